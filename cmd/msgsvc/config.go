@@ -1,0 +1,108 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+)
+
+// Config is the service's configuration, read from the environment
+// (decisions 9).
+type Config struct {
+	DatabaseURL          string
+	RedisURL             string
+	Addr                 string
+	Secret               string
+	AdminToken           string
+	WebhookAllowInsecure bool
+	WebhookRetrySchedule []time.Duration
+	WebhookGiveUpAfter   time.Duration
+	WebhookTimeout       time.Duration
+	SandboxDeliveryDelay time.Duration
+	EgressIPs            []string
+	EventRetention       time.Duration
+}
+
+// loadConfig reads the environment; an invalid value is an error that names
+// its variable.
+func loadConfig(getenv func(string) string) (*Config, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	duration := func(name, def string) (time.Duration, error) {
+		d, err := time.ParseDuration(get(name, def))
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("%s: %q is not a duration like 10s, 2m or 72h", name, get(name, def))
+		}
+		return d, nil
+	}
+	c := &Config{
+		DatabaseURL: get("DATABASE_URL", "postgres://localhost:5432/msgsvc?sslmode=disable"),
+		RedisURL:    get("REDIS_URL", "redis://localhost:6379/0"),
+		Addr:        get("MSGSVC_ADDR", "127.0.0.1:8080"),
+		Secret:      get("MSGSVC_SECRET", ""),
+		AdminToken:  get("MSGSVC_ADMIN_TOKEN", ""),
+	}
+	var err error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return nil, fmt.Errorf("MSGSVC_ADDR: %q is not host:port", c.Addr)
+	}
+	switch v := strings.ToLower(get("MSGSVC_WEBHOOK_ALLOW_INSECURE", "false")); v {
+	case "true", "1", "yes":
+		c.WebhookAllowInsecure = true
+	case "false", "0", "no":
+	default:
+		return nil, fmt.Errorf("MSGSVC_WEBHOOK_ALLOW_INSECURE: %q is not true or false", v)
+	}
+	for _, part := range strings.Split(get("MSGSVC_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h"), ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("MSGSVC_WEBHOOK_RETRY_SCHEDULE: %q is not a positive duration", part)
+		}
+		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
+	}
+	if c.WebhookGiveUpAfter, err = duration("MSGSVC_WEBHOOK_GIVE_UP_AFTER", "72h"); err != nil {
+		return nil, err
+	}
+	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
+		return nil, err
+	}
+	if c.SandboxDeliveryDelay, err = duration("MSGSVC_SANDBOX_DELIVERY_DELAY", "2s"); err != nil {
+		return nil, err
+	}
+	if c.EventRetention, err = duration("MSGSVC_EVENT_RETENTION", "720h"); err != nil {
+		return nil, err
+	}
+	for _, ip := range strings.Split(get("MSGSVC_EGRESS_IPS", ""), ",") {
+		if ip = strings.TrimSpace(ip); ip == "" {
+			continue
+		}
+		if net.ParseIP(ip) == nil {
+			return nil, fmt.Errorf("MSGSVC_EGRESS_IPS: %q is not an IP address", ip)
+		}
+		c.EgressIPs = append(c.EgressIPs, ip)
+	}
+	if c.EgressIPs == nil {
+		c.EgressIPs = []string{}
+	}
+	if c.Secret == "" {
+		if getenv("MSGSVC_ENV") == "production" {
+			return nil, fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")
+		}
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		c.Secret = hex.EncodeToString(b)
+		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors and file links die with this process")
+	} else if len(c.Secret) < 16 {
+		return nil, fmt.Errorf("MSGSVC_SECRET: use at least 16 characters")
+	}
+	return c, nil
+}
+

@@ -1,0 +1,256 @@
+package graph
+
+import (
+	"context"
+	"errors"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// contactsActor returns the caller if it may use contacts: they belong to the
+// whole workspace, so a key limited to some websites may not.
+func contactsActor(ctx context.Context) (*Actor, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.WebsiteIDs) > 0 {
+		return nil, Fail("contacts_need_all_websites", "Contacts need a key that is not limited to some websites.")
+	}
+	return a, nil
+}
+
+func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
+	a, err := contactsActor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.page("contacts", limit, after)
+	if err != nil {
+		return nil, err
+	}
+	var f repo.ContactFilter
+	if filter != nil {
+		f.Email = filter.Email
+		if filter.Phone != nil {
+			phone, err := normalizePhone(*filter.Phone)
+			if err != nil {
+				return nil, err
+			}
+			f.Phone = &phone
+		}
+		if filter.UpdatedSince != nil {
+			since, err := parseSince(*filter.UpdatedSince)
+			if err != nil {
+				return nil, err
+			}
+			f.UpdatedSince = &since
+		}
+	}
+	rows, err := r.Store.Contacts(ctx, a.Scope(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, next := trim(r, "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
+	return &model.ContactPage{Items: mapSlice(rows, toContact), HasMore: more, NextCursor: next}, nil
+}
+
+func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, error) {
+	a, err := contactsActor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.Contact(ctx, a.Scope(), id)
+	if err != nil {
+		return nil, notFound(err, "contact_not_found", "contact", id)
+	}
+	return toContact(c), nil
+}
+
+// normalizeIdentity validates and normalizes an optional email and phone.
+func normalizeIdentity(email, phone *string) (*string, *string, error) {
+	if email != nil {
+		e, err := normalizeEmail(*email)
+		if err != nil {
+			return nil, nil, err
+		}
+		email = &e
+	}
+	if phone != nil {
+		p, err := normalizePhone(*phone)
+		if err != nil {
+			return nil, nil, err
+		}
+		phone = &p
+	}
+	return email, phone, nil
+}
+
+// ensureUnique answers contact_exists when another contact of the scope has
+// the email or phone; the message names it.
+func ensureUnique(ctx context.Context, q repo.Queries, s repo.Scope, selfID string, email, phone *string) error {
+	for column, value := range map[string]*string{"email": email, "phone": phone} {
+		if value == nil {
+			continue
+		}
+		other, err := q.ContactBy(ctx, s, column, *value)
+		if errors.Is(err, repo.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if other.ID != selfID {
+			return Fail("contact_exists", "Contact %s already has this %s.", other.ID, column)
+		}
+	}
+	return nil
+}
+
+// conflictAsExists turns a unique violation that raced past ensureUnique into
+// contact_exists.
+func conflictAsExists(ctx context.Context, q repo.Queries, s repo.Scope, selfID string, email, phone *string, err error) error {
+	var conflict *repo.ConflictError
+	if errors.As(err, &conflict) {
+		if again := ensureUnique(ctx, q, s, selfID, email, phone); again != nil {
+			return again
+		}
+		return Fail("contact_exists", "Another contact has this email or phone.")
+	}
+	return err
+}
+
+func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
+	a, err := contactsActor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	email, phone, err := normalizeIdentity(in.Email, in.Phone)
+	if err != nil {
+		return nil, err
+	}
+	if email == nil && phone == nil {
+		return nil, Fail("invalid_request", "A contact needs an email or a phone.")
+	}
+	now := r.now()
+	c := &repo.Contact{
+		ID: repo.NewID("ct_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
+		Email: email, Phone: phone, Source: "api", CreatedAt: now, UpdatedAt: now,
+	}
+	if in.Name != nil {
+		c.Name = *in.Name
+	}
+	s := a.Scope()
+	var out *model.Contact
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		if err := ensureUnique(ctx, q, s, "", email, phone); err != nil {
+			return err
+		}
+		if err := q.InsertContact(ctx, c); err != nil {
+			return err
+		}
+		out = toContact(c)
+		return r.record(ctx, q, s, EventContactCreated, nil, out)
+	})
+	if err != nil {
+		return nil, conflictAsExists(ctx, r.Store.Queries, s, "", email, phone, err)
+	}
+	r.afterCommit(ctx)
+	return out, nil
+}
+
+func (r *Resolver) updateContact(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
+	a, err := contactsActor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	email, phone, err := normalizeIdentity(in.Email, in.Phone)
+	if err != nil {
+		return nil, err
+	}
+	s := a.Scope()
+	var out *model.ContactUpdate
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.Contact(ctx, s, id)
+		if err != nil {
+			return notFound(err, "contact_not_found", "contact", id)
+		}
+		if err := ensureUnique(ctx, q, s, id, email, phone); err != nil {
+			return err
+		}
+		var changed []string
+		set := func(name string, changes bool, apply func()) {
+			if changes {
+				apply()
+				changed = append(changed, name)
+			}
+		}
+		if in.Name != nil {
+			set("name", *in.Name != c.Name, func() { c.Name = *in.Name })
+		}
+		if email != nil {
+			set("email", !equalPtr(email, c.Email), func() { c.Email = email })
+		}
+		if phone != nil {
+			set("phone", !equalPtr(phone, c.Phone), func() { c.Phone = phone })
+		}
+		optOut := func(v *bool, field *bool) {
+			if v != nil {
+				set("opt_outs", *v != *field, func() { *field = *v })
+			}
+		}
+		optOut(in.WhatsappOptOut, &c.OptOutWhatsapp)
+		optOut(in.EmailOptOut, &c.OptOutEmail)
+		optOut(in.InstagramOptOut, &c.OptOutInstagram)
+		if len(changed) > 0 {
+			c.UpdatedAt = r.now()
+			if err := q.UpdateContact(ctx, s, c); err != nil {
+				return err
+			}
+		}
+		out = &model.ContactUpdate{Contact: toContact(c), Changed: dedupe(changed)}
+		if len(changed) == 0 {
+			return nil
+		}
+		return r.record(ctx, q, s, EventContactUpdated, nil, contactUpdate{out.Contact, out.Changed})
+	})
+	if err != nil {
+		return nil, conflictAsExists(ctx, r.Store.Queries, s, id, email, phone, err)
+	}
+	r.afterCommit(ctx)
+	return out, nil
+}
+
+func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted, error) {
+	a, err := contactsActor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := a.Scope()
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.Contact(ctx, s, id)
+		if err != nil {
+			return notFound(err, "contact_not_found", "contact", id)
+		}
+		if err := q.DeleteContact(ctx, s, id); err != nil {
+			return err
+		}
+		return r.record(ctx, q, s, EventContactDeleted, nil, toContact(c))
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.afterCommit(ctx)
+	return &model.Deleted{ID: id, Object: "contact", Deleted: true}, nil
+}
+
+func dedupe(in []string) []string {
+	out := in[:0:0]
+	for _, v := range in {
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,237 @@
+package graph
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+func conversationPosition(c repo.Conversation) repo.Position {
+	return repo.Position{At: c.CreatedAt, ID: c.ID}
+}
+
+func (r *Resolver) listConversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.page("conversations", limit, after)
+	if err != nil {
+		return nil, err
+	}
+	var f repo.ConversationFilter
+	if filter != nil {
+		if c := filter.Channel; c != nil {
+			if !validChannel(*c) {
+				return nil, Fail("invalid_request", "channel must be one of website, whatsapp, instagram, email.")
+			}
+			if err := a.checkChannel(*c); err != nil {
+				return nil, err
+			}
+			f.Channel = c
+		}
+		if s := filter.Status; s != nil {
+			if *s != "open" && *s != "closed" {
+				return nil, Fail("invalid_request", "status must be open or closed.")
+			}
+			f.Status = s
+		}
+		if w := filter.WebsiteID; w != nil {
+			if err := a.checkWebsite(*w); err != nil {
+				return nil, err
+			}
+			f.WebsiteID = w
+		}
+		if u := filter.UpdatedSince; u != nil {
+			since, err := parseSince(*u)
+			if err != nil {
+				return nil, err
+			}
+			f.UpdatedSince = &since
+		}
+	}
+	rows, err := r.Store.Conversations(ctx, a.Scope(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, next := trim(r, "conversations", rows, p, conversationPosition)
+	return &model.ConversationPage{Items: mapSlice(rows, toConversation), HasMore: more, NextCursor: next}, nil
+}
+
+func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conversation, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.Conversation(ctx, a.Scope(), id)
+	if err != nil {
+		return nil, notFound(err, "conversation_not_found", "conversation", id)
+	}
+	return toConversation(c), nil
+}
+
+func (r *Resolver) listMessages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := "messages:" + conversationID
+	p, err := r.page(list, limit, after)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
+		return nil, notFound(err, "conversation_not_found", "conversation", conversationID)
+	}
+	rows, err := r.Store.Messages(ctx, a.Scope(), conversationID, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, next := trim(r, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
+	return &model.MessagePage{Items: mapSlice(rows, toMessage), HasMore: more, NextCursor: next}, nil
+}
+
+// cleanTags validates a tag list and drops repeats, keeping the order given.
+func cleanTags(tags []string) ([]string, error) {
+	if len(tags) > 50 {
+		return nil, Fail("invalid_request", "A conversation takes at most 50 tags.")
+	}
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t == "" || len(t) > 100 {
+			return nil, Fail("invalid_request", "Each tag must be 1 to 100 characters.")
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// reopenMode is the mode of a conversation that opens again: the AI, unless
+// the service's processing is off for its channel account.
+func (r *Resolver) reopenMode(ctx context.Context, q repo.Queries, c *repo.Conversation) (string, error) {
+	acc, err := q.Account(ctx, c.WorkspaceID, c.Channel, c.AccountID)
+	if err != nil {
+		return "", err
+	}
+	processing, err := r.processing(ctx, q, acc)
+	if err != nil || processing {
+		return "ai", err
+	}
+	return "external", nil
+}
+
+// processing says whether the service itself handles an account's messages;
+// for email that is set per domain.
+func (r *Resolver) processing(ctx context.Context, q repo.Queries, acc *repo.Account) (bool, error) {
+	if acc.Channel == "email" {
+		domain := acc.Address[strings.LastIndex(acc.Address, "@")+1:]
+		return q.EmailDomainProcessing(ctx, acc.WorkspaceID, domain)
+	}
+	return acc.Processing, nil
+}
+
+// updateConversation applies a PATCH: status first, then mode, assignment and
+// tags (decisions 5), and records conversation.updated with what changed.
+func (r *Resolver) updateConversation(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.Status != nil && *in.Status != "open" && *in.Status != "closed" {
+		return nil, Fail("invalid_request", "status must be open or closed.")
+	}
+	if in.Mode != nil && *in.Mode != "human" && *in.Mode != "ai" {
+		return nil, Fail("invalid_request", "mode must be human or ai.")
+	}
+	var tags []string
+	if in.Tags != nil {
+		if tags, err = cleanTags(in.Tags); err != nil {
+			return nil, err
+		}
+	}
+	s := a.Scope()
+	var out *model.Conversation
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, s, id)
+		if err != nil {
+			return notFound(err, "conversation_not_found", "conversation", id)
+		}
+		var changed []string
+		if in.Status != nil && *in.Status != c.Status {
+			c.Status = *in.Status
+			changed = append(changed, "status")
+			if c.Status == "open" {
+				mode, err := r.reopenMode(ctx, q, c)
+				if err != nil {
+					return err
+				}
+				if mode != c.Mode {
+					c.Mode = mode
+					changed = append(changed, "mode")
+				}
+			}
+		}
+		if in.Mode != nil {
+			if c.Status == "closed" {
+				return Fail("conversation_closed", "Conversation %s is closed; reopen it before changing its mode.", id)
+			}
+			mode := "ai"
+			if *in.Mode == "human" {
+				mode = "queued_for_human"
+				if c.Mode == "human" {
+					mode = "human" // an agent already has it
+				}
+			}
+			if mode != c.Mode && !slices.Contains(changed, "mode") {
+				changed = append(changed, "mode")
+			}
+			c.Mode = mode
+		}
+		if agentID, set := in.AssignedAgentID.ValueOK(); set {
+			if agentID != nil {
+				agent, err := q.Agent(ctx, a.WorkspaceID, *agentID)
+				if err != nil && err != repo.ErrNotFound {
+					return err
+				}
+				if err != nil || !agent.Active {
+					return Fail("agent_not_found", "%s is not an active agent of this workspace.", *agentID)
+				}
+			}
+			if !equalPtr(agentID, c.AssignedAgentID) {
+				c.AssignedAgentID = agentID
+				changed = append(changed, "assigned_agent_id")
+			}
+		}
+		if tags != nil && !slices.Equal(tags, c.Tags) {
+			c.Tags = tags
+			changed = append(changed, "tags")
+		}
+		out = toConversation(c)
+		if len(changed) == 0 {
+			return nil
+		}
+		c.UpdatedAt = r.now()
+		if err := q.UpdateConversation(ctx, s, c); err != nil {
+			return err
+		}
+		return r.record(ctx, q, s, EventConversationUpdated, out, conversationUpdate{out, changed})
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.afterCommit(ctx)
+	return out, nil
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

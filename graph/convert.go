@@ -1,0 +1,70 @@
+package graph
+
+import (
+	"encoding/json"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+func toConversation(c *repo.Conversation) *model.Conversation {
+	tags := []string(c.Tags)
+	if tags == nil {
+		tags = []string{}
+	}
+	return &model.Conversation{
+		ID: c.ID, Object: "conversation", Channel: c.Channel, WebsiteID: c.WebsiteID,
+		Status: c.Status, Mode: c.Mode, Subject: c.Subject,
+		Contact: model.ConversationContact{
+			Name: c.ContactName, Email: c.ContactEmail, Phone: c.ContactPhone, ExternalID: c.ContactExternalID,
+		},
+		AssignedAgentID: c.AssignedAgentID, Tags: tags, IntegrationReplies: c.IntegrationReplies,
+		MessageCount: c.MessageCount, CreatedAt: model.NewTimestamp(c.CreatedAt),
+		LastMessageAt: model.NewTimestamp(c.LastMessageAt),
+		ContactID:     c.ContactID, AccountID: c.AccountID, Livemode: c.Livemode, IsComment: c.IsComment,
+	}
+}
+
+func toMessage(m *repo.Message) *model.Message {
+	out := &model.Message{
+		ID: m.ID, Object: "message", ConversationID: m.ConversationID, Channel: m.Channel,
+		Direction: m.Direction, Sender: model.MessageSender{Type: m.SenderType, Name: m.SenderName},
+		Type: m.Type, Text: m.Text, HTML: m.HTML, HTMLRaw: m.HTMLRaw, Status: m.Status,
+		Attachments: []*model.Attachment{}, CreatedAt: model.NewTimestamp(m.CreatedAt), Livemode: m.Livemode,
+	}
+	if len(m.Email) > 0 && string(m.Email) != "null" {
+		out.Email = &model.EmailHeaders{}
+		_ = json.Unmarshal(m.Email, out.Email)
+	}
+	if len(m.Attachments) > 0 {
+		_ = json.Unmarshal(m.Attachments, &out.Attachments)
+	}
+	if len(m.Delivery) > 0 && string(m.Delivery) != "null" {
+		out.Delivery = &model.Delivery{}
+		_ = json.Unmarshal(m.Delivery, out.Delivery)
+	}
+	return out
+}
+
+func toContact(c *repo.Contact) *model.Contact {
+	out := &model.Contact{
+		ID: c.ID, Object: "contact", Name: c.Name, Email: c.Email, Phone: c.Phone,
+		InstagramUserID:  c.InstagramUserID,
+		OptOuts:          model.OptOuts{Whatsapp: c.OptOutWhatsapp, Email: c.OptOutEmail, Instagram: c.OptOutInstagram},
+		FirstSeenChannel: c.FirstSeenChannel, Source: c.Source, CreatedAt: model.NewTimestamp(c.CreatedAt),
+		LastSeenAt: model.TimestampPtr(c.LastSeenAt), ExternalID: c.ExternalID, Livemode: c.Livemode,
+	}
+	if len(c.EmailSuppressed) > 0 && string(c.EmailSuppressed) != "null" {
+		j := model.JSON(c.EmailSuppressed)
+		out.EmailSuppressed = &j
+	}
+	return out
+}
+
+func mapSlice[T, U any](in []T, f func(*T) U) []U {
+	out := make([]U, len(in))
+	for i := range in {
+		out[i] = f(&in[i])
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package graph
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Page sizes (spec Pagination).
+const (
+	defaultLimit = 25
+	maxLimit     = 100
+)
+
+type cursorBody struct {
+	List string    `json:"l"`
+	At   time.Time `json:"t"`
+	ID   string    `json:"i"`
+}
+
+// encodeCursor signs a list position so that only cursors this service
+// returned, for this list, are accepted back.
+func (r *Resolver) encodeCursor(list string, p repo.Position) string {
+	body, _ := json.Marshal(cursorBody{List: list, At: p.At, ID: p.ID})
+	payload := base64.RawURLEncoding.EncodeToString(body)
+	return payload + "." + r.cursorMAC(payload)
+}
+
+func (r *Resolver) cursorMAC(payload string) string {
+	m := hmac.New(sha256.New, []byte("cursor:"+r.Secret))
+	m.Write([]byte(payload))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+}
+
+// page turns limit and cursor arguments into a repo page for one list.
+func (r *Resolver) page(list string, limit *int, after *string) (repo.Page, error) {
+	p := repo.Page{Limit: defaultLimit}
+	if limit != nil {
+		if *limit < 1 || *limit > maxLimit {
+			return p, Fail("invalid_limit", "limit must be between 1 and 100.")
+		}
+		p.Limit = *limit
+	}
+	if after == nil || *after == "" {
+		return p, nil
+	}
+	bad := Fail("invalid_cursor", "starting_after is not a cursor this list returned.")
+	payload, mac, ok := strings.Cut(*after, ".")
+	if !ok || !hmac.Equal([]byte(mac), []byte(r.cursorMAC(payload))) {
+		return p, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	var c cursorBody
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.List != list {
+		return p, bad
+	}
+	p.After = &repo.Position{At: c.At, ID: c.ID}
+	return p, nil
+}
+
+// trim cuts the extra row a repo list returns and gives the next cursor.
+func trim[T any](r *Resolver, list string, rows []T, p repo.Page, pos func(T) repo.Position) ([]T, bool, *string) {
+	if len(rows) <= p.Limit {
+		return rows, false, nil
+	}
+	rows = rows[:p.Limit]
+	c := r.encodeCursor(list, pos(rows[len(rows)-1]))
+	return rows, true, &c
+}

@@ -1,0 +1,237 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// identityColumn is the contact column a channel's sender is known by.
+var identityColumn = map[string]string{
+	"website": "external_id", "whatsapp": "phone", "instagram": "instagram_user_id", "email": "email",
+}
+
+// receivingAccount picks the account a simulated message lands on: the one
+// named, or the oldest of the channel that the key may use.
+func (r *Resolver) receivingAccount(ctx context.Context, a *Actor, channel string, accountID *string) (*repo.Account, error) {
+	if accountID != nil {
+		acc, err := r.Store.Account(ctx, a.WorkspaceID, channel, *accountID)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil, Fail("invalid_request", "account_id %s is no %s account of this workspace.", *accountID, channel)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return acc, a.checkWebsite(acc.WebsiteID)
+	}
+	usable, err := r.Store.Accounts(ctx, a.Scope(), channel)
+	if err != nil || len(usable) > 0 {
+		return firstOrNil(usable), err
+	}
+	all, err := r.Store.Accounts(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}, channel)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) > 0 {
+		return nil, Fail("website_not_allowed", "This key may not use any website with a %s account.", channel)
+	}
+	return nil, Fail("invalid_request", "This workspace has no %s account to receive the message.", channel)
+}
+
+func firstOrNil[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+// simulateInbound injects a customer message into the sandbox as a channel
+// would deliver it: the same sender continues its conversation.
+func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a.Livemode {
+		return nil, Fail("test_key_required", "Simulated messages need a test key (svc_test_).")
+	}
+	if !validChannel(in.Channel) {
+		return nil, Fail("invalid_request", "channel must be one of website, whatsapp, instagram, email.")
+	}
+	from := strings.TrimSpace(in.From)
+	if from == "" {
+		return nil, Fail("invalid_request", "from is required.")
+	}
+	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
+		return nil, Fail("invalid_request", "text is required.")
+	}
+	comment := in.Comment != nil && *in.Comment
+	if comment && in.Channel != "instagram" {
+		return nil, Fail("invalid_request", "comment applies to Instagram only.")
+	}
+	switch in.Channel {
+	case "whatsapp":
+		if from, err = normalizePhone(from); err != nil {
+			return nil, err
+		}
+	case "email":
+		if from, err = normalizeEmail(from); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.checkChannel(in.Channel); err != nil {
+		return nil, err
+	}
+	acc, err := r.receivingAccount(ctx, a, in.Channel, in.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	var out *model.InboundResult
+	receive := func(q repo.Queries) error {
+		var err error
+		out, err = r.receive(ctx, q, a.Scope(), acc, from, in, comment)
+		return err
+	}
+	err = r.Store.InTx(ctx, receive)
+	var conflict *repo.ConflictError
+	if errors.As(err, &conflict) {
+		// A concurrent first message from the same sender created the
+		// contact; the second attempt finds it.
+		err = r.Store.InTx(ctx, receive)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.afterCommit(ctx)
+	return out, nil
+}
+
+// receive stores one inbound message with its contact and conversation, and
+// records the events it causes, in order.
+func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, from string, in model.SimulateInboundInput, comment bool) (*model.InboundResult, error) {
+	now := r.now()
+	channel := in.Channel
+	name := from
+	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
+		name = strings.TrimSpace(*in.Name)
+	}
+	contact, err := q.ContactBy(ctx, s, identityColumn[channel], from)
+	newContact := errors.Is(err, repo.ErrNotFound)
+	if err != nil && !newContact {
+		return nil, err
+	}
+	if newContact {
+		contact = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+			Name: name, FirstSeenChannel: &channel, Source: "captured", CreatedAt: now, UpdatedAt: now}
+		switch identityColumn[channel] {
+		case "external_id":
+			contact.ExternalID = &from
+		case "phone":
+			contact.Phone = &from
+		case "instagram_user_id":
+			contact.InstagramUserID = &from
+		case "email":
+			contact.Email = &from
+		}
+	}
+	contact.LastSeenAt = &now
+	optOut := channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !contact.OptOutWhatsapp
+	if optOut {
+		contact.OptOutWhatsapp = true
+		contact.UpdatedAt = now
+	}
+	if newContact {
+		if err := q.InsertContact(ctx, contact); err != nil {
+			return nil, err
+		}
+		if err := r.record(ctx, q, s, EventContactCreated, nil, toContact(contact)); err != nil {
+			return nil, err
+		}
+	} else if err := q.UpdateContact(ctx, s, contact); err != nil {
+		return nil, err
+	}
+
+	conv, err := q.LatestConversation(ctx, s, contact.ID, channel, acc.ID, comment)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return nil, err
+	}
+	// A closed website chat stays closed: the visitor starts a new one.
+	// Other channels reopen the thread (decisions 5).
+	var changed []string
+	if conv != nil && conv.Status == "closed" {
+		if channel == "website" {
+			conv = nil
+		} else {
+			mode, err := r.reopenMode(ctx, q, conv)
+			if err != nil {
+				return nil, err
+			}
+			changed = append(changed, "status")
+			if mode != conv.Mode {
+				changed = append(changed, "mode")
+			}
+			conv.Status, conv.Mode = "open", mode
+		}
+	}
+	created := conv == nil
+	if created {
+		processing, err := r.processing(ctx, q, acc)
+		if err != nil {
+			return nil, err
+		}
+		mode := "ai"
+		if !processing {
+			mode = "external"
+		}
+		conv = &repo.Conversation{ID: repo.NewID("conv_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+			Channel: channel, AccountID: acc.ID, WebsiteID: acc.WebsiteID, ContactID: &contact.ID,
+			Status: "open", Mode: mode, IntegrationReplies: true, IsComment: comment, CreatedAt: now}
+		if channel == "email" && in.Subject != nil {
+			conv.Subject = in.Subject
+		}
+	}
+	conv.MessageCount++
+	conv.UpdatedAt, conv.LastMessageAt, conv.LastInboundAt = now, now, &now
+	conv.ContactName, conv.ContactEmail, conv.ContactPhone, conv.ContactExternalID = &contact.Name, contact.Email, contact.Phone, contact.ExternalID
+
+	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+		ConversationID: conv.ID, Channel: channel, Direction: "inbound", SenderType: "visitor",
+		SenderName: &contact.Name, Type: "text", Text: in.Text, Status: "received", CreatedAt: now}
+	if channel == "email" {
+		msg.Email, _ = json.Marshal(model.EmailHeaders{From: from, To: []string{acc.Address}, Cc: []string{}, References: []string{}})
+	}
+	if created {
+		err = q.InsertConversation(ctx, conv)
+	} else {
+		err = q.UpdateConversation(ctx, s, conv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := q.InsertMessage(ctx, msg); err != nil {
+		return nil, err
+	}
+	convOut, msgOut := toConversation(conv), toMessage(msg)
+	switch {
+	case created:
+		err = r.record(ctx, q, s, EventConversationCreated, convOut, convOut)
+	case changed != nil:
+		err = r.record(ctx, q, s, EventConversationUpdated, convOut, conversationUpdate{convOut, changed})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.record(ctx, q, s, EventMessageReceived, convOut, msgOut); err != nil {
+		return nil, err
+	}
+	if optOut {
+		if err := r.record(ctx, q, s, EventContactUpdated, nil, contactUpdate{toContact(contact), []string{"opt_outs"}}); err != nil {
+			return nil, err
+		}
+	}
+	return &model.InboundResult{Livemode: s.Livemode, Conversation: convOut, Message: msgOut}, nil
+}

@@ -1,0 +1,55 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/vikstrous/dataloadgen"
+)
+
+// Loaders batch the look-ups of one GraphQL request, so a page of 100
+// conversations with their contacts costs two queries, not 101.
+type Loaders struct {
+	contacts *dataloadgen.Loader[string, *model.Contact]
+}
+
+type loadersKey struct{}
+
+// WithLoaders returns a context with fresh per-request loaders.
+func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
+	l := &Loaders{contacts: dataloadgen.NewMappedLoader(r.fetchContacts, dataloadgen.WithWait(time.Millisecond))}
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+// For returns the loaders of a request.
+func For(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	return l
+}
+
+func (r *Resolver) fetchContacts(ctx context.Context, ids []string) (map[string]*model.Contact, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.ContactsByID(ctx, a.Scope(), ids)
+	out := make(map[string]*model.Contact, len(rows))
+	for i := range rows {
+		out[rows[i].ID] = toContact(&rows[i])
+	}
+	return out, err
+}
+
+// customer loads the full contact of a conversation through the batch.
+func (l *Loaders) customer(ctx context.Context, c *model.Conversation) (*model.Contact, error) {
+	if c.ContactID == nil || l == nil {
+		return nil, nil
+	}
+	contact, err := l.contacts.Load(ctx, *c.ContactID)
+	if errors.Is(err, dataloadgen.ErrNotFound) {
+		return nil, nil
+	}
+	return contact, err
+}

@@ -1,0 +1,44 @@
+// Package graph holds the resolvers: the one place where the business rules
+// of msgsvc live. REST /v1 and GraphQL both call them.
+package graph
+
+//go:generate go tool gqlgen generate
+
+import (
+	"context"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Enqueuer hands background work to the job queue; jobs carry only ids.
+type Enqueuer interface {
+	// EventsRecorded says that new events wait to be fanned out.
+	EventsRecorded(ctx context.Context) error
+}
+
+// Resolver holds the dependencies of every resolver.
+type Resolver struct {
+	Store  *repo.Store
+	Jobs   Enqueuer
+	Secret string
+	// Clock returns the current time; tests inject their own.
+	Clock func() time.Time
+}
+
+// now is the current time at the millisecond precision the contract shows.
+func (r *Resolver) now() time.Time {
+	clock := r.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return clock().UTC().Truncate(time.Millisecond)
+}
+
+// afterCommit tells the job queue about new events; a lost notice is caught
+// up by the periodic sweep, so its failure does not fail the request.
+func (r *Resolver) afterCommit(ctx context.Context) {
+	if r.Jobs != nil {
+		_ = r.Jobs.EventsRecorded(ctx)
+	}
+}

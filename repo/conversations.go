@@ -1,0 +1,143 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Conversation is a thread with one customer on one channel account, with the
+// summary of its contact joined in.
+type Conversation struct {
+	ID                 string         `db:"id"`
+	WorkspaceID        string         `db:"workspace_id"`
+	Livemode           bool           `db:"livemode"`
+	Channel            string         `db:"channel"`
+	AccountID          string         `db:"account_id"`
+	WebsiteID          string         `db:"website_id"`
+	ContactID          *string        `db:"contact_id"`
+	Status             string         `db:"status"`
+	Mode               string         `db:"mode"`
+	Subject            *string        `db:"subject"`
+	AssignedAgentID    *string        `db:"assigned_agent_id"`
+	Tags               pq.StringArray `db:"tags"`
+	IntegrationReplies bool           `db:"integration_replies"`
+	IsComment          bool           `db:"is_comment"`
+	MessageCount       int            `db:"message_count"`
+	CreatedAt          time.Time      `db:"created_at"`
+	UpdatedAt          time.Time      `db:"updated_at"`
+	LastMessageAt      time.Time      `db:"last_message_at"`
+	LastInboundAt      *time.Time     `db:"last_inbound_at"`
+
+	ContactName       *string `db:"contact_name"`
+	ContactEmail      *string `db:"contact_email"`
+	ContactPhone      *string `db:"contact_phone"`
+	ContactExternalID *string `db:"contact_external_id"`
+}
+
+// ConversationFilter narrows a conversation list.
+type ConversationFilter struct {
+	Channel      *string
+	Status       *string
+	WebsiteID    *string
+	UpdatedSince *time.Time
+}
+
+const conversationSelect = `SELECT c.id, c.workspace_id, c.livemode, c.channel, c.account_id,
+	c.website_id, c.contact_id, c.status, c.mode, c.subject, c.assigned_agent_id, c.tags,
+	c.integration_replies, c.is_comment, c.message_count, c.created_at, c.updated_at,
+	c.last_message_at, c.last_inbound_at,
+	ct.name AS contact_name, ct.email AS contact_email, ct.phone AS contact_phone,
+	ct.external_id AS contact_external_id
+	FROM conversations c LEFT JOIN contacts ct ON ct.id = c.contact_id`
+
+// scopeWhere is the visibility of a scope over conversations (alias c): its
+// workspace, its mode, and the key's channels and websites.
+func scopeWhere(s Scope, args *[]any) string {
+	*args = append(*args, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
+	n := len(*args)
+	return fmt.Sprintf(`c.workspace_id = $%d AND c.livemode = $%d
+		AND (cardinality($%d::text[]) = 0 OR c.channel = ANY($%d))
+		AND (cardinality($%d::text[]) = 0 OR c.website_id = ANY($%d))`, n-3, n-2, n-1, n-1, n, n)
+}
+
+// Conversation returns one conversation visible to the scope.
+func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
+	args := []any{id}
+	return one[Conversation](ctx, q, conversationSelect+` WHERE c.id = $1 AND `+scopeWhere(s, &args), args...)
+}
+
+// LockConversation returns a conversation visible to the scope, locked for
+// update until the transaction ends.
+func (q Queries) LockConversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
+	args := []any{id}
+	return one[Conversation](ctx, q, conversationSelect+` WHERE c.id = $1 AND `+scopeWhere(s, &args)+` FOR UPDATE OF c`, args...)
+}
+
+// Conversations lists conversations newest first, up to Limit+1 rows.
+func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilter, p Page) ([]Conversation, error) {
+	var args []any
+	where := []string{scopeWhere(s, &args)}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.Channel != nil {
+		add("c.channel = ?", *f.Channel)
+	}
+	if f.Status != nil {
+		add("c.status = ?", *f.Status)
+	}
+	if f.WebsiteID != nil {
+		add("c.website_id = ?", *f.WebsiteID)
+	}
+	if f.UpdatedSince != nil {
+		add("c.last_message_at >= ?", *f.UpdatedSince)
+	}
+	if p.After != nil {
+		args = append(args, p.After.At, p.After.ID)
+		where = append(where, fmt.Sprintf("(c.created_at, c.id) < ($%d, $%d)", len(args)-1, len(args)))
+	}
+	args = append(args, p.Limit+1)
+	var out []Conversation
+	return out, q.selectRows(ctx, &out, fmt.Sprintf(`%s WHERE %s ORDER BY c.created_at DESC, c.id DESC LIMIT $%d`,
+		conversationSelect, strings.Join(where, " AND "), len(args)), args...)
+}
+
+// LatestConversation returns the newest conversation of a contact on one
+// account (comment threads apart from direct ones), locked for update.
+func (q Queries) LatestConversation(ctx context.Context, s Scope, contactID, channel, accountID string, comment bool) (*Conversation, error) {
+	args := []any{contactID, channel, accountID, comment}
+	return one[Conversation](ctx, q, conversationSelect+` WHERE c.contact_id = $1 AND c.channel = $2
+		AND c.account_id = $3 AND c.is_comment = $4 AND `+scopeWhere(s, &args)+`
+		ORDER BY c.created_at DESC, c.id DESC LIMIT 1 FOR UPDATE OF c`, args...)
+}
+
+// InsertConversation stores a new conversation.
+func (q Queries) InsertConversation(ctx context.Context, c *Conversation) error {
+	c.Tags = array(c.Tags)
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO conversations (id, workspace_id, livemode, channel,
+		account_id, website_id, contact_id, status, mode, subject, assigned_agent_id, tags,
+		integration_replies, is_comment, message_count, created_at, updated_at, last_message_at,
+		last_inbound_at) VALUES (:id, :workspace_id, :livemode, :channel, :account_id, :website_id,
+		:contact_id, :status, :mode, :subject, :assigned_agent_id, :tags, :integration_replies,
+		:is_comment, :message_count, :created_at, :updated_at, :last_message_at, :last_inbound_at)`, c)
+	return err
+}
+
+// UpdateConversation writes the mutable columns of a conversation.
+func (q Queries) UpdateConversation(ctx context.Context, s Scope, c *Conversation) error {
+	n, err := q.exec(ctx, `UPDATE conversations SET status = $4, mode = $5, subject = $6,
+		assigned_agent_id = $7, tags = $8, integration_replies = $9, message_count = $10,
+		updated_at = $11, last_message_at = $12, last_inbound_at = $13
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
+		s.WorkspaceID, s.Livemode, c.ID, c.Status, c.Mode, c.Subject, c.AssignedAgentID, c.Tags,
+		c.IntegrationReplies, c.MessageCount, c.UpdatedAt, c.LastMessageAt, c.LastInboundAt)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+// Package repo is the Postgres storage of msgsvc: sqlx over lib/pq, raw SQL,
+// one file per aggregate. Every query over customer data is scoped by
+// workspace and mode (decisions 2), so no caller can forget it.
+package repo
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// ErrNotFound is returned when a row does not exist in the caller's scope.
+var ErrNotFound = errors.New("not found")
+
+// ConflictError is a unique violation, naming the constraint that refused it.
+type ConflictError struct{ Constraint string }
+
+func (e *ConflictError) Error() string { return "conflict on " + e.Constraint }
+
+// translate maps database errors onto the package's errors, in one place.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+		return &ConflictError{Constraint: pqErr.Constraint}
+	}
+	return err
+}
+
+// Queries runs statements on the database or inside a transaction.
+type Queries struct{ q sqlx.ExtContext }
+
+// Store is the database handle.
+type Store struct {
+	Queries
+	DB *sqlx.DB
+}
+
+// Open connects to Postgres and checks the connection.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sqlx.ConnectContext(ctx, "postgres", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	db.SetMaxOpenConns(40)
+	db.SetMaxIdleConns(20)
+	return &Store{Queries: Queries{q: db}, DB: db}, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// InTx runs fn in one transaction, committed only when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {
+	tx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if err := fn(Queries{q: tx}); err != nil {
+		return err
+	}
+	return translate(tx.Commit())
+}
+
+func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
+	return translate(sqlx.GetContext(ctx, q.q, dest, query, args...))
+}
+
+func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
+	return translate(sqlx.SelectContext(ctx, q.q, dest, query, args...))
+}
+
+func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := q.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return res.RowsAffected()
+}
+
+// Scope is what one caller may see: a workspace, a mode, and the key's
+// channel and website restrictions (empty means all).
+type Scope struct {
+	WorkspaceID string
+	Livemode    bool
+	Channels    []string
+	WebsiteIDs  []string
+}
+
+// array binds a string slice as a Postgres array; nil binds as empty, not
+// NULL, so "no restriction" checks stay true.
+func array(s []string) pq.StringArray {
+	if s == nil {
+		return pq.StringArray{}
+	}
+	return pq.StringArray(s)
+}
+
+// one runs a query for a single row; it returns nil with the error.
+func one[T any](ctx context.Context, q Queries, query string, args ...any) (*T, error) {
+	var v T
+	if err := q.get(ctx, &v, query, args...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// JSONB is a jsonb column that may be NULL (nil).
+type JSONB []byte
+
+// Scan reads a jsonb value; NULL becomes nil.
+func (j *JSONB) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = nil
+	case []byte:
+		*j = append(JSONB(nil), v...)
+	case string:
+		*j = JSONB(v)
+	default:
+		return fmt.Errorf("JSONB: cannot scan %T", src)
+	}
+	return nil
+}
+
+// Value writes nil as NULL.
+func (j JSONB) Value() (driver.Value, error) {
+	if j == nil {
+		return nil, nil
+	}
+	return []byte(j), nil
+}

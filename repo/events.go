@@ -1,0 +1,41 @@
+package repo
+
+import (
+	"context"
+	"time"
+)
+
+// Event is one recorded event: the envelope webhooks carry, stored in the
+// same transaction as the change it announces.
+type Event struct {
+	Seq            int64     `db:"seq"`
+	ID             string    `db:"id"`
+	WorkspaceID    string    `db:"workspace_id"`
+	Livemode       bool      `db:"livemode"`
+	Type           string    `db:"type"`
+	Channel        *string   `db:"channel"`
+	WebsiteID      *string   `db:"website_id"`
+	ConversationID *string   `db:"conversation_id"`
+	Envelope       JSONB     `db:"envelope"`
+	CreatedAt      time.Time `db:"created_at"`
+}
+
+// InsertEvent records an event.
+func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO events (id, workspace_id, livemode, type, channel,
+		website_id, conversation_id, envelope, created_at) VALUES (:id, :workspace_id, :livemode,
+		:type, :channel, :website_id, :conversation_id, :envelope, :created_at)`, e)
+	return err
+}
+
+// Event returns one event of the scope's workspace and mode.
+func (q Queries) Event(ctx context.Context, s Scope, id string) (*Event, error) {
+	return one[Event](ctx, q, `SELECT * FROM events WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
+		s.WorkspaceID, s.Livemode, id)
+}
+
+// EventsAfter lists events recorded after a sequence number, in order.
+func (q Queries) EventsAfter(ctx context.Context, seq int64, limit int) ([]Event, error) {
+	var out []Event
+	return out, q.selectRows(ctx, &out, `SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`, seq, limit)
+}

@@ -1,0 +1,123 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Template is a WhatsApp message template of a number.
+type Template struct {
+	ID                string `db:"id"`
+	WorkspaceID       string `db:"workspace_id"`
+	WhatsappAccountID string `db:"whatsapp_account_id"`
+	Name              string `db:"name"`
+	Language          string `db:"language"`
+	Category          string `db:"category"`
+	Status            string `db:"status"`
+	Body              string `db:"body"`
+}
+
+// EmailDomain is a sending and receiving domain of a workspace.
+type EmailDomain struct {
+	WorkspaceID string `db:"workspace_id"`
+	Domain      string `db:"domain"`
+	Verified    bool   `db:"verified"`
+	Processing  bool   `db:"processing"`
+}
+
+// upsert inserts a row or rewrites it in place; a row with the same key in
+// another workspace is refused, so fixtures cannot take over others' ids.
+func (q Queries) upsert(ctx context.Context, table, conflict string, columns []string, row any, keep ...string) error {
+	sets := make([]string, 0, len(columns))
+	for _, c := range columns {
+		if !strings.Contains(conflict, c) && !slices.Contains(keep, c) {
+			sets = append(sets, fmt.Sprintf("%s = EXCLUDED.%s", c, c))
+		}
+	}
+	query := fmt.Sprintf(`INSERT INTO %s AS t (%s) VALUES (:%s) ON CONFLICT (%s) DO UPDATE SET %s`,
+		table, strings.Join(columns, ", "), strings.Join(columns, ", :"), conflict, strings.Join(sets, ", "))
+	if table != "workspaces" {
+		query += " WHERE t.workspace_id = EXCLUDED.workspace_id"
+	}
+	n, err := sqlxNamedExec(ctx, q, query, row)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return &ConflictError{Constraint: table + "_id_in_other_workspace"}
+	}
+	return nil
+}
+
+// UpsertWorkspace stores a workspace.
+func (q Queries) UpsertWorkspace(ctx context.Context, w *Workspace) error {
+	return q.upsert(ctx, "workspaces", "id", []string{"id", "name", "plan", "status", "owner_email",
+		"messages_limit", "rate_per_second", "rate_per_minute"}, w)
+}
+
+// UpsertWebsite stores a website.
+func (q Queries) UpsertWebsite(ctx context.Context, w *Website) error {
+	return q.upsert(ctx, "websites", "id", []string{"id", "workspace_id", "name", "domains"}, w)
+}
+
+// UpsertAccount stores a WhatsApp, Instagram or email account.
+func (q Queries) UpsertAccount(ctx context.Context, a *Account) error {
+	return q.upsert(ctx, "channel_accounts", "workspace_id, id", []string{"workspace_id", "id", "channel",
+		"website_id", "name", "phone_number", "username", "address", "status", "marketing_messages",
+		"processing", "forwarding_active"}, a)
+}
+
+// UpsertEmailDomain stores an email domain.
+func (q Queries) UpsertEmailDomain(ctx context.Context, d *EmailDomain) error {
+	return q.upsert(ctx, "email_domains", "workspace_id, domain", []string{"workspace_id", "domain",
+		"verified", "processing"}, d)
+}
+
+// UpsertAgent stores an agent.
+func (q Queries) UpsertAgent(ctx context.Context, a *Agent) error {
+	return q.upsert(ctx, "agents", "id", []string{"id", "workspace_id", "name", "email", "active"}, a)
+}
+
+// UpsertTemplate stores a template.
+func (q Queries) UpsertTemplate(ctx context.Context, t *Template) error {
+	return q.upsert(ctx, "templates", "id", []string{"id", "workspace_id", "whatsapp_account_id",
+		"name", "language", "category", "status", "body"}, t)
+}
+
+// UpsertAPIKey stores a key.
+func (q Queries) UpsertAPIKey(ctx context.Context, k *APIKey) error {
+	return q.upsert(ctx, "api_keys", "id", []string{"id", "workspace_id", "secret_hash", "livemode",
+		"scopes", "channels", "website_ids", "ip_allowlist", "expires_at", "revoked", "rolled_to",
+		"grace_until", "version"}, k)
+}
+
+// UpsertContact stores a contact as the fixture gives it.
+func (q Queries) UpsertContact(ctx context.Context, c *Contact) error {
+	return q.upsert(ctx, "contacts", "id", strings.Split(strings.Join(strings.Fields(contactColumns), ""), ","), c,
+		"created_at", "updated_at", "last_seen_at")
+}
+
+// UpsertConversation stores a conversation as the fixture gives it.
+func (q Queries) UpsertConversation(ctx context.Context, c *Conversation) error {
+	return q.upsert(ctx, "conversations", "id", []string{"id", "workspace_id", "livemode", "channel",
+		"account_id", "website_id", "contact_id", "status", "mode", "subject", "assigned_agent_id",
+		"tags", "integration_replies", "is_comment", "message_count", "created_at", "updated_at",
+		"last_message_at", "last_inbound_at"}, c)
+}
+
+// UpsertMessage stores a message as the fixture gives it.
+func (q Queries) UpsertMessage(ctx context.Context, m *Message) error {
+	return q.upsert(ctx, "messages", "id", []string{"id", "workspace_id", "livemode", "conversation_id",
+		"channel", "direction", "sender_type", "sender_name", "type", "text", "html", "html_raw",
+		"email", "attachments", "status", "delivery", "created_at"}, m)
+}
+
+// Templates lists a workspace's templates, optionally of one number.
+func (q Queries) Templates(ctx context.Context, workspaceID string, accountIDs []string) ([]Template, error) {
+	var out []Template
+	return out, q.selectRows(ctx, &out, `SELECT * FROM templates WHERE workspace_id = $1
+		AND (cardinality($2::text[]) = 0 OR whatsapp_account_id = ANY($2)) ORDER BY name, language`,
+		workspaceID, array(accountIDs))
+}

@@ -1,0 +1,64 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Message is one message of a conversation.
+type Message struct {
+	ID             string    `db:"id"`
+	WorkspaceID    string    `db:"workspace_id"`
+	Livemode       bool      `db:"livemode"`
+	ConversationID string    `db:"conversation_id"`
+	Channel        string    `db:"channel"`
+	Direction      string    `db:"direction"`
+	SenderType     string    `db:"sender_type"`
+	SenderName     *string   `db:"sender_name"`
+	Type           string    `db:"type"`
+	Text           *string   `db:"text"`
+	HTML           *string   `db:"html"`
+	HTMLRaw        *string   `db:"html_raw"`
+	Email          JSONB     `db:"email"`
+	Attachments    JSONB     `db:"attachments"`
+	Status         string    `db:"status"`
+	Delivery       JSONB     `db:"delivery"`
+	CreatedAt      time.Time `db:"created_at"`
+}
+
+// Messages lists a conversation's messages oldest first, up to Limit+1 rows.
+// The conversation must already have been found in the scope.
+func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p Page) ([]Message, error) {
+	args := []any{s.WorkspaceID, s.Livemode, conversationID}
+	cond := ""
+	if p.After != nil {
+		args = append(args, p.After.At, p.After.ID)
+		cond = " AND (created_at, id) > ($4, $5)"
+	}
+	args = append(args, p.Limit+1)
+	var out []Message
+	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT * FROM messages
+		WHERE workspace_id = $1 AND livemode = $2 AND conversation_id = $3%s
+		ORDER BY created_at, id LIMIT $%d`, cond, len(args)), args...)
+}
+
+// Message returns one message visible to the scope (its conversation must be).
+func (q Queries) Message(ctx context.Context, s Scope, id string) (*Message, error) {
+	args := []any{id}
+	return one[Message](ctx, q, `SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+		WHERE m.id = $1 AND `+scopeWhere(s, &args), args...)
+}
+
+// InsertMessage stores a new message.
+func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
+	if m.Attachments == nil {
+		m.Attachments = JSONB(`[]`)
+	}
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO messages (id, workspace_id, livemode, conversation_id,
+		channel, direction, sender_type, sender_name, type, text, html, html_raw, email, attachments,
+		status, delivery, created_at) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
+		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
+		:status, :delivery, :created_at)`, m)
+	return err
+}

@@ -1,0 +1,157 @@
+package repo
+
+import (
+	"context"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Workspace is a customer account of msgsvc.
+type Workspace struct {
+	ID            string `db:"id"`
+	Name          string `db:"name"`
+	Plan          string `db:"plan"`
+	Status        string `db:"status"`
+	OwnerEmail    string `db:"owner_email"`
+	MessagesLimit int    `db:"messages_limit"`
+	RatePerSecond int    `db:"rate_per_second"`
+	RatePerMinute int    `db:"rate_per_minute"`
+}
+
+// APIKey is a key as stored: only the hash of its secret.
+type APIKey struct {
+	ID          string         `db:"id"`
+	WorkspaceID string         `db:"workspace_id"`
+	SecretHash  string         `db:"secret_hash"`
+	Livemode    bool           `db:"livemode"`
+	Scopes      pq.StringArray `db:"scopes"`
+	Channels    pq.StringArray `db:"channels"`
+	WebsiteIDs  pq.StringArray `db:"website_ids"`
+	IPAllowlist pq.StringArray `db:"ip_allowlist"`
+	ExpiresAt   *time.Time     `db:"expires_at"`
+	Revoked     bool           `db:"revoked"`
+	RolledTo    *string        `db:"rolled_to"`
+	GraceUntil  *time.Time     `db:"grace_until"`
+	Version     string         `db:"version"`
+}
+
+// Account is a channel account: a website, WhatsApp number, Instagram account
+// or email address.
+type Account struct {
+	WorkspaceID       string `db:"workspace_id"`
+	ID                string `db:"id"`
+	Channel           string `db:"channel"`
+	WebsiteID         string `db:"website_id"`
+	Name              string `db:"name"`
+	PhoneNumber       string `db:"phone_number"`
+	Username          string `db:"username"`
+	Address           string `db:"address"`
+	Status            string `db:"status"`
+	MarketingMessages string `db:"marketing_messages"`
+	Processing        bool   `db:"processing"`
+	ForwardingActive  bool   `db:"forwarding_active"`
+}
+
+// Website is a site with a chat widget.
+type Website struct {
+	ID          string         `db:"id"`
+	WorkspaceID string         `db:"workspace_id"`
+	Name        string         `db:"name"`
+	Domains     pq.StringArray `db:"domains"`
+}
+
+// Agent is a team member who can be assigned conversations.
+type Agent struct {
+	ID          string `db:"id"`
+	WorkspaceID string `db:"workspace_id"`
+	Name        string `db:"name"`
+	Email       string `db:"email"`
+	Active      bool   `db:"active"`
+}
+
+// Workspace returns one workspace.
+func (q Queries) Workspace(ctx context.Context, id string) (*Workspace, error) {
+	return one[Workspace](ctx, q, `SELECT * FROM workspaces WHERE id = $1`, id)
+}
+
+// APIKeyByHash finds a key by the hash of its secret.
+func (q Queries) APIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
+	return one[APIKey](ctx, q, `SELECT * FROM api_keys WHERE secret_hash = $1`, hash)
+}
+
+// APIKey finds a key of a workspace by id.
+func (q Queries) APIKey(ctx context.Context, workspaceID, id string) (*APIKey, error) {
+	return one[APIKey](ctx, q, `SELECT * FROM api_keys WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+}
+
+// Websites lists the websites the scope may use, oldest first.
+func (q Queries) Websites(ctx context.Context, s Scope) ([]Website, error) {
+	var out []Website
+	return out, q.selectRows(ctx, &out, `
+		SELECT id, workspace_id, name, domains FROM websites
+		WHERE workspace_id = $1 AND (cardinality($2::text[]) = 0 OR id = ANY($2))
+		ORDER BY seq`, s.WorkspaceID, array(s.WebsiteIDs))
+}
+
+// Accounts lists the channel accounts of one channel (or all, for "") that the
+// scope may use, oldest first. Website chat accounts are the websites.
+func (q Queries) Accounts(ctx context.Context, s Scope, channel string) ([]Account, error) {
+	var out []Account
+	return out, q.selectRows(ctx, &out, `
+		SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
+		       status, marketing_messages, processing, forwarding_active FROM (
+			SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
+			       status, marketing_messages, processing, forwarding_active, seq AS s
+			FROM channel_accounts WHERE workspace_id = $1
+			UNION ALL
+			SELECT workspace_id, id, 'website', id, name, '', '', '', 'connected', '', true, false, seq
+			FROM websites WHERE workspace_id = $1
+		) a
+		WHERE ($2 = '' OR channel = $2)
+		  AND (cardinality($3::text[]) = 0 OR channel = ANY($3))
+		  AND (cardinality($4::text[]) = 0 OR website_id = ANY($4))
+		ORDER BY s, id`,
+		s.WorkspaceID, channel, array(s.Channels), array(s.WebsiteIDs))
+}
+
+// Account returns one channel account of the workspace, whatever the key's
+// restrictions; callers decide what a restricted key may do with it.
+func (q Queries) Account(ctx context.Context, workspaceID, channel, id string) (*Account, error) {
+	accounts, err := q.Accounts(ctx, Scope{WorkspaceID: workspaceID}, channel)
+	if err != nil {
+		return nil, err
+	}
+	for i := range accounts {
+		if accounts[i].ID == id {
+			return &accounts[i], nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
+// EmailDomainProcessing says whether the service processes mail of a domain;
+// an unknown domain is processed.
+func (q Queries) EmailDomainProcessing(ctx context.Context, workspaceID, domain string) (bool, error) {
+	var processing bool
+	err := q.get(ctx, &processing, `SELECT processing FROM email_domains WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
+	if err == ErrNotFound {
+		return true, nil
+	}
+	return processing, err
+}
+
+// Agent returns one agent of the workspace.
+func (q Queries) Agent(ctx context.Context, workspaceID, id string) (*Agent, error) {
+	return one[Agent](ctx, q, `SELECT * FROM agents WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+}
+
+// MessagesUsed returns the quota counter of a workspace, mode and month.
+func (q Queries) MessagesUsed(ctx context.Context, workspaceID string, livemode bool, period string) (int, error) {
+	var used int
+	err := q.get(ctx, &used, `SELECT used FROM usage_counters WHERE workspace_id = $1 AND livemode = $2 AND period = $3`, workspaceID, livemode, period)
+	if err == ErrNotFound {
+		return 0, nil
+	}
+	return used, err
+}

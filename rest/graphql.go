@@ -1,0 +1,50 @@
+package rest
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/generated"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// graphql serves the same resolvers to internal dashboards. The admin token
+// opens it; Msgsvc-Workspace and Msgsvc-Livemode say whose data to act on.
+func (s *Server) graphql() http.Handler {
+	srv := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: s.Resolver}))
+	srv.AddTransport(transport.POST{})
+	srv.AddTransport(transport.GET{})
+	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
+		out := graphql.DefaultErrorPresenter(ctx, err)
+		if e, ok := graph.AsError(err); ok {
+			out.Message = e.Message
+			out.Extensions = map[string]any{"code": e.Code}
+		} else if !errors.As(err, new(*gqlerror.Error)) {
+			out.Message = "internal error"
+		}
+		return out
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
+			writeError(w, r, graph.Fail("invalid_api_key", "/graphql needs the admin token as a Bearer token."))
+			return
+		}
+		workspace := r.Header.Get("Msgsvc-Workspace")
+		if workspace == "" {
+			writeError(w, r, graph.Fail("invalid_request", "Name the workspace in the Msgsvc-Workspace header."))
+			return
+		}
+		a := &graph.Actor{WorkspaceID: workspace, Livemode: r.Header.Get("Msgsvc-Livemode") == "true",
+			Scopes: []string{"*"}, Version: graph.ServedVersion}
+		ctx := s.Resolver.WithLoaders(graph.WithActor(r.Context(), a))
+		srv.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -1,0 +1,132 @@
+package rest
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Server is the HTTP facade over the resolvers.
+type Server struct {
+	Resolver   *graph.Resolver
+	Limiter    Limiter
+	AdminToken string
+	// Extra lets later parts of the service add their /v1 routes.
+	Extra []func(r chi.Router, s *Server)
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// endpoint is one /v1 handler: it returns the status and payload of a
+// success, or an error that writeError answers.
+type endpoint func(r *http.Request) (int, any, error)
+
+// Handler returns the whole HTTP surface.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.withRequestID)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, graph.Fail("route_not_found", "No route %s %s.", r.Method, r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, graph.Fail("method_not_allowed", "%s is not allowed on %s.", r.Method, r.URL.Path))
+	})
+	r.Handle("/graphql", s.graphql())
+	r.Route("/v1", func(v chi.Router) {
+		v.Method("GET", "/channels", s.api("", s.channels))
+		v.Method("GET", "/usage", s.api("", s.usage))
+		v.Method("GET", "/conversations", s.api("conversations:read", s.listConversations))
+		v.Method("GET", "/conversations/{id}", s.api("conversations:read", s.getConversation))
+		v.Method("PATCH", "/conversations/{id}", s.api("conversations:write", s.patchConversation))
+		v.Method("GET", "/conversations/{id}/messages", s.api("messages:read", s.listMessages))
+		v.Method("GET", "/contacts", s.api("contacts:read", s.listContacts))
+		v.Method("POST", "/contacts", s.api("contacts:write", s.createContact))
+		v.Method("GET", "/contacts/{id}", s.api("contacts:read", s.getContact))
+		v.Method("PATCH", "/contacts/{id}", s.api("contacts:write", s.patchContact))
+		v.Method("DELETE", "/contacts/{id}", s.api("contacts:write", s.deleteContact))
+		v.Method("GET", "/events/{id}", s.api("webhooks:manage", s.getEvent))
+		v.Method("POST", "/test/inbound", s.api("", s.inbound))
+		for _, extra := range s.Extra {
+			extra(v, s)
+		}
+	})
+	return r
+}
+
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := repo.NewID("req_", time.Now())
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+	})
+}
+
+// API wraps an endpoint in the pipeline every /v1 route shares, in the order
+// decisions 3 gives: authentication, version, rate limit, scope.
+func (s *Server) API(scope string, h endpoint) http.Handler { return s.api(scope, h) }
+
+func (s *Server) api(scope string, h endpoint) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, ws, err := s.authenticate(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		version := a.Version
+		if v := r.Header.Get("Service-Version"); v != "" {
+			if v != graph.ServedVersion {
+				writeError(w, r, graph.Fail("invalid_version", "Service-Version %q is not served; use %s.", v, graph.ServedVersion))
+				return
+			}
+			version = v
+		}
+		w.Header().Set("Service-Version", version)
+		if s.Limiter != nil {
+			if err := s.rateLimit(w, r, a.KeyID, ws); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		if scope != "" && !a.HasScope(scope) {
+			writeError(w, r, graph.Fail("insufficient_scope", "This key lacks the %s permission.", scope))
+			return
+		}
+		r = r.WithContext(graph.WithActor(r.Context(), a))
+		status, payload, err := h(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, status, dataBody{payload})
+	})
+}
+
+func (s *Server) authenticate(r *http.Request) (*graph.Actor, *repo.Workspace, error) {
+	header := r.Header.Get("Authorization")
+	secret, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok {
+		return nil, nil, graph.Fail("invalid_api_key", "Send the API key as Authorization: Bearer <key>.")
+	}
+	return s.Resolver.Authenticate(r.Context(), strings.TrimSpace(secret), clientIP(r))
+}
+
+func clientIP(r *http.Request) net.IP {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return net.ParseIP(host)
+}
