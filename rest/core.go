@@ -127,4 +127,3 @@ func (s *Server) inbound(r *http.Request) (int, any, error) {
 	out, err := s.Resolver.Mutation().SimulateInbound(r.Context(), in)
 	return http.StatusCreated, out, err
 }
-

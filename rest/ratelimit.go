@@ -19,7 +19,11 @@ type Limiter interface {
 }
 
 // RedisLimiter keeps GCRA limits in Redis, so API processes share them.
-type RedisLimiter struct{ limiter *redis_rate.Limiter }
+type RedisLimiter struct {
+	limiter *redis_rate.Limiter
+	// Prefix namespaces the Redis keys (tests share one Redis).
+	Prefix string
+}
 
 // NewRedisLimiter returns a limiter over a Redis client.
 func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
@@ -29,14 +33,14 @@ func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
 // Allow spends one request from the per-second window, then the per-minute
 // one; it answers the smaller remainder, or how long to wait.
 func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
-	sec, err := l.limiter.Allow(ctx, "rl:s:"+keyID, redis_rate.PerSecond(perSecond))
+	sec, err := l.limiter.Allow(ctx, l.Prefix+"rl:s:"+keyID, redis_rate.PerSecond(perSecond))
 	if err != nil {
 		return 0, 0, err
 	}
 	if sec.Allowed == 0 {
 		return 0, sec.RetryAfter, nil
 	}
-	min, err := l.limiter.Allow(ctx, "rl:m:"+keyID, redis_rate.PerMinute(perMinute))
+	min, err := l.limiter.Allow(ctx, l.Prefix+"rl:m:"+keyID, redis_rate.PerMinute(perMinute))
 	if err != nil {
 		return 0, 0, err
 	}

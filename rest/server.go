@@ -17,8 +17,6 @@ type Server struct {
 	Resolver   *graph.Resolver
 	Limiter    Limiter
 	AdminToken string
-	// Extra lets later parts of the service add their /v1 routes.
-	Extra []func(r chi.Router, s *Server)
 }
 
 type ctxKey int
@@ -59,9 +57,6 @@ func (s *Server) Handler() http.Handler {
 		v.Method("DELETE", "/contacts/{id}", s.api("contacts:write", s.deleteContact))
 		v.Method("GET", "/events/{id}", s.api("webhooks:manage", s.getEvent))
 		v.Method("POST", "/test/inbound", s.api("", s.inbound))
-		for _, extra := range s.Extra {
-			extra(v, s)
-		}
 	})
 	return r
 }
@@ -74,10 +69,8 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 	})
 }
 
-// API wraps an endpoint in the pipeline every /v1 route shares, in the order
+// api wraps an endpoint in the pipeline every /v1 route shares, in the order
 // decisions 3 gives: authentication, version, rate limit, scope.
-func (s *Server) API(scope string, h endpoint) http.Handler { return s.api(scope, h) }
-
 func (s *Server) api(scope string, h endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ws, err := s.authenticate(r)

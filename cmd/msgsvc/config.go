@@ -105,4 +105,3 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	}
 	return c, nil
 }
-

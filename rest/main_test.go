@@ -1,0 +1,9 @@
+package rest_test
+
+import (
+	"testing"
+
+	"github.com/msgsvc/msgsvc/repo/repotest"
+)
+
+func TestMain(m *testing.M) { repotest.Main(m) }
