@@ -19,7 +19,7 @@ type loadersKey struct{}
 
 // WithLoaders returns a context with fresh per-request loaders.
 func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
-	l := &Loaders{contacts: dataloadgen.NewMappedLoader(r.fetchContacts, dataloadgen.WithWait(time.Millisecond))}
+	l := &Loaders{contacts: dataloadgen.NewMappedLoader(r.fetchContacts, dataloadgen.WithWait(2*time.Millisecond))}
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 

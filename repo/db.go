@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -38,7 +39,11 @@ func translate(err error) error {
 }
 
 // Queries runs statements on the database or inside a transaction.
-type Queries struct{ q sqlx.ExtContext }
+type Queries struct {
+	q sqlx.ExtContext
+	// count, when set, counts the statements run (tests bound query counts).
+	count *atomic.Int64
+}
 
 // Store is the database handle.
 type Store struct {
@@ -54,7 +59,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(40)
 	db.SetMaxIdleConns(20)
-	return &Store{Queries: Queries{q: db}, DB: db}, nil
+	return &Store{Queries: Queries{q: db, count: new(atomic.Int64)}, DB: db}, nil
 }
 
 // Close closes the pool.
@@ -67,21 +72,33 @@ func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := fn(Queries{q: tx}); err != nil {
+	if err := fn(Queries{q: tx, count: s.count}); err != nil {
 		return err
 	}
 	return translate(tx.Commit())
 }
 
+// Statements returns how many statements the store has run.
+func (s *Store) Statements() int64 { return s.count.Load() }
+
+func (q Queries) tally() {
+	if q.count != nil {
+		q.count.Add(1)
+	}
+}
+
 func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
+	q.tally()
 	return translate(sqlx.GetContext(ctx, q.q, dest, query, args...))
 }
 
 func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
+	q.tally()
 	return translate(sqlx.SelectContext(ctx, q.q, dest, query, args...))
 }
 
 func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	q.tally()
 	res, err := q.q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, translate(err)

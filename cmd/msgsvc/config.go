@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"net"
 	"strings"
 	"time"
@@ -25,6 +24,8 @@ type Config struct {
 	SandboxDeliveryDelay time.Duration
 	EgressIPs            []string
 	EventRetention       time.Duration
+	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
+	SecretGenerated bool
 }
 
 // loadConfig reads the environment; an invalid value is an error that names
@@ -98,8 +99,7 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		}
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
-		c.Secret = hex.EncodeToString(b)
-		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors and file links die with this process")
+		c.Secret, c.SecretGenerated = hex.EncodeToString(b), true
 	} else if len(c.Secret) < 16 {
 		return nil, fmt.Errorf("MSGSVC_SECRET: use at least 16 characters")
 	}

@@ -230,3 +230,29 @@ func (a *API) Inbound(channel, from, text string) map[string]any {
 	}), 201, "")
 	return r.Data()
 }
+
+// Event is one recorded event as the outbox holds it.
+type Event struct {
+	Type     string
+	Envelope map[string]any
+}
+
+// Events returns the events recorded for a workspace, in order.
+func (a *API) Events(workspaceID string) []Event {
+	a.T.Helper()
+	var rows []struct {
+		Type     string `db:"type"`
+		Envelope []byte `db:"envelope"`
+	}
+	if err := a.Store.DB.Select(&rows, `SELECT type, envelope FROM events WHERE workspace_id = $1 ORDER BY seq`, workspaceID); err != nil {
+		a.T.Fatal(err)
+	}
+	out := make([]Event, len(rows))
+	for i, r := range rows {
+		out[i].Type = r.Type
+		if err := json.Unmarshal(r.Envelope, &out[i].Envelope); err != nil {
+			a.T.Fatal(err)
+		}
+	}
+	return out
+}

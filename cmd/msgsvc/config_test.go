@@ -1,0 +1,67 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := loadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.WebhookTimeout != 10*time.Second || c.WebhookGiveUpAfter != 72*time.Hour ||
+		c.SandboxDeliveryDelay != 2*time.Second || c.EventRetention != 720*time.Hour || c.WebhookAllowInsecure {
+		t.Errorf("defaults %+v", c)
+	}
+	want := []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
+	if !reflect.DeepEqual(c.WebhookRetrySchedule, want) {
+		t.Errorf("retry schedule %v", c.WebhookRetrySchedule)
+	}
+	if !c.SecretGenerated || len(c.Secret) < 32 {
+		t.Errorf("generated secret %q", c.Secret)
+	}
+}
+
+func TestConfigValues(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{
+		"MSGSVC_WEBHOOK_RETRY_SCHEDULE": "1s, 2s,3s", "MSGSVC_WEBHOOK_ALLOW_INSECURE": "true",
+		"MSGSVC_EGRESS_IPS": "203.0.113.10,203.0.113.11", "MSGSVC_SECRET": "conformance-secret-0123456789",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.WebhookRetrySchedule, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}) ||
+		!c.WebhookAllowInsecure || len(c.EgressIPs) != 2 || c.SecretGenerated {
+		t.Errorf("config %+v", c)
+	}
+}
+
+func TestConfigErrorsNameTheVariable(t *testing.T) {
+	cases := map[string]string{
+		"MSGSVC_ADDR":                   "8080",
+		"MSGSVC_WEBHOOK_ALLOW_INSECURE": "maybe",
+		"MSGSVC_WEBHOOK_RETRY_SCHEDULE": "1m,soon",
+		"MSGSVC_WEBHOOK_GIVE_UP_AFTER":  "3 days",
+		"MSGSVC_WEBHOOK_TIMEOUT":        "-1s",
+		"MSGSVC_SANDBOX_DELIVERY_DELAY": "two",
+		"MSGSVC_EGRESS_IPS":             "203.0.113.10,not-an-ip",
+		"MSGSVC_EVENT_RETENTION":        "30d",
+		"MSGSVC_SECRET":                 "short",
+	}
+	for name, value := range cases {
+		_, err := loadConfig(env(map[string]string{name: value}))
+		if err == nil || !strings.HasPrefix(err.Error(), name+":") {
+			t.Errorf("%s=%q: got %v, want an error naming %s", name, value, err, name)
+		}
+	}
+	if _, err := loadConfig(env(map[string]string{"MSGSVC_ENV": "production"})); err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_SECRET:") {
+		t.Errorf("production without a secret: %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/rest/resttest"
+)
+
+func graphql(t *testing.T, api *resttest.API, token, workspace, query string) (int, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest("POST", api.HTTP.URL+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Msgsvc-Workspace", workspace)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestGraphQLNeedsTheAdminToken(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	status, body := graphql(t, api, "wrong", "ws_main", `{ usage { period } }`)
+	if status != 401 || body["error"].(map[string]any)["code"] != "invalid_api_key" {
+		t.Errorf("wrong token: %d %v", status, body)
+	}
+	status, body = graphql(t, api, api.Key("test_all"), "ws_main", `{ usage { period } }`)
+	if status != 401 {
+		t.Errorf("an API key opened /graphql: %d %v", status, body)
+	}
+}
+
+// TestGraphQLBatchesContacts: 100 conversations with their contacts cost a
+// bounded number of statements, not one per conversation.
+func TestGraphQLBatchesContacts(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	for i := 0; i < 100; i++ {
+		api.Inbound("whatsapp", fmt.Sprintf("+1555020%04d", i), "hi")
+	}
+	before := api.Store.Statements()
+	status, body := graphql(t, api, "admin-token", "ws_main",
+		`{ conversations(limit: 100) { items { id contact { name } customer { id phone optOuts { whatsapp } } } hasMore } }`)
+	used := api.Store.Statements() - before
+	if status != 200 || body["errors"] != nil {
+		t.Fatalf("%d %v", status, body)
+	}
+	items := body["data"].(map[string]any)["conversations"].(map[string]any)["items"].([]any)
+	if len(items) != 100 {
+		t.Fatalf("%d items", len(items))
+	}
+	for _, item := range items {
+		if item.(map[string]any)["customer"] == nil {
+			t.Fatalf("conversation without its customer: %v", item)
+		}
+	}
+	if used > 10 { // unbatched it would be 101
+		t.Errorf("listing 100 conversations with contacts ran %d statements", used)
+	}
+}
+
+func TestGraphQLErrorsCarryTheCode(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	_, body := graphql(t, api, "admin-token", "ws_main", `{ conversation(id: "conv_missing") { id } }`)
+	errs, _ := body["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["extensions"].(map[string]any)["code"] != "conversation_not_found" {
+		t.Errorf("errors %v", body["errors"])
+	}
+}
