@@ -98,37 +98,30 @@ func (q Queries) Websites(ctx context.Context, s Scope) ([]Website, error) {
 // scope may use, oldest first. Website chat accounts are the websites.
 func (q Queries) Accounts(ctx context.Context, s Scope, channel string) ([]Account, error) {
 	var out []Account
-	return out, q.selectRows(ctx, &out, `
-		SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
-		       status, marketing_messages, processing, forwarding_active FROM (
-			SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
-			       status, marketing_messages, processing, forwarding_active, seq AS s
-			FROM channel_accounts WHERE workspace_id = $1
-			UNION ALL
-			SELECT workspace_id, id, 'website', id, name, '', '', '', 'connected', '', true, false, seq
-			FROM websites WHERE workspace_id = $1
-		) a
-		WHERE ($2 = '' OR channel = $2)
-		  AND (cardinality($3::text[]) = 0 OR channel = ANY($3))
-		  AND (cardinality($4::text[]) = 0 OR website_id = ANY($4))
-		ORDER BY s, id`,
-		s.WorkspaceID, channel, array(s.Channels), array(s.WebsiteIDs))
+	return out, q.selectRows(ctx, &out, accountsQuery, s.WorkspaceID, channel, array(s.Channels), array(s.WebsiteIDs), "")
 }
 
 // Account returns one channel account of the workspace, whatever the key's
 // restrictions; callers decide what a restricted key may do with it.
 func (q Queries) Account(ctx context.Context, workspaceID, channel, id string) (*Account, error) {
-	accounts, err := q.Accounts(ctx, Scope{WorkspaceID: workspaceID}, channel)
-	if err != nil {
-		return nil, err
-	}
-	for i := range accounts {
-		if accounts[i].ID == id {
-			return &accounts[i], nil
-		}
-	}
-	return nil, ErrNotFound
+	return one[Account](ctx, q, accountsQuery, workspaceID, channel, array(nil), array(nil), id)
 }
+
+const accountsQuery = `
+	SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
+	       status, marketing_messages, processing, forwarding_active FROM (
+		SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
+		       status, marketing_messages, processing, forwarding_active, seq AS s
+		FROM channel_accounts WHERE workspace_id = $1
+		UNION ALL
+		SELECT workspace_id, id, 'website', id, name, '', '', '', 'connected', '', true, false, seq
+		FROM websites WHERE workspace_id = $1
+	) a
+	WHERE ($2 = '' OR channel = $2)
+	  AND (cardinality($3::text[]) = 0 OR channel = ANY($3))
+	  AND (cardinality($4::text[]) = 0 OR website_id = ANY($4))
+	  AND ($5 = '' OR id = $5)
+	ORDER BY s, id`
 
 // EmailDomainProcessing says whether the service processes mail of a domain;
 // an unknown domain is processed.
