@@ -90,7 +90,11 @@ func normalizeIdentity(email, phone *string) (*string, *string, error) {
 // ensureUnique answers contact_exists when another contact of the scope has
 // the email or phone; the message names it.
 func ensureUnique(ctx context.Context, q repo.Queries, s repo.Scope, selfID string, email, phone *string) error {
-	for column, value := range map[string]*string{"email": email, "phone": phone} {
+	for _, f := range []struct {
+		column string
+		value  *string
+	}{{"email", email}, {"phone", phone}} {
+		column, value := f.column, f.value
 		if value == nil {
 			continue
 		}
