@@ -163,3 +163,19 @@ func TestUnknownRoutesAndBadBodies(t *testing.T) {
 	big := `{"name":"` + strings.Repeat("a", 15<<20) + `"}`
 	api.Want(api.Do("POST", "/v1/contacts", "test_all", big), 400, "invalid_request")
 }
+
+func TestOpenAPINeedsNoKey(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	r := api.Want(api.Do("GET", "/v1/openapi.json", "", nil), 200, "")
+	info, _ := r.Body["info"].(map[string]any)
+	if r.Body["openapi"] != "3.1.0" || info["version"] != "2026-10-01" {
+		t.Errorf("openapi %v, info %v", r.Body["openapi"], info)
+	}
+	paths, _ := r.Body["paths"].(map[string]any)
+	for _, p := range []string{"/v1/conversations", "/v1/messages", "/v1/webhook-endpoints", "/v1/test/inbound"} {
+		if paths[p] == nil {
+			t.Errorf("no path %s", p)
+		}
+	}
+}

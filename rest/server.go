@@ -44,6 +44,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Handle("/graphql", s.graphql())
 	r.Route("/v1", func(v chi.Router) {
+		v.Get("/openapi.json", serveOpenAPI)
 		v.Method("GET", "/channels", s.api("", s.channels))
 		v.Method("GET", "/usage", s.api("", s.usage))
 		v.Method("GET", "/conversations", s.api("conversations:read", s.listConversations))

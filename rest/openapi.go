@@ -1,0 +1,17 @@
+package rest
+
+import (
+	_ "embed"
+	"net/http"
+)
+
+// openAPI is the OpenAPI 3.1 description of /v1 (decisions 8).
+//
+//go:embed openapi.json
+var openAPI []byte
+
+// serveOpenAPI needs no key: the description is public.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openAPI)
+}
