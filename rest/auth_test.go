@@ -93,7 +93,10 @@ func TestVersionHeader(t *testing.T) {
 	api.Want(api.Do("GET", "/v1/usage", "test_all", nil, "Service-Version", "2026-10-01"), 200, "")
 	api.Want(api.Do("GET", "/v1/usage", "test_all", nil, "Service-Version", "2025-01-01"), 400, "invalid_version")
 	// Authentication comes before the version check.
-	api.Want(api.Do("GET", "/v1/usage", "", nil, "Service-Version", "2025-01-01"), 401, "invalid_api_key")
+	r = api.Want(api.Do("GET", "/v1/usage", "", nil, "Service-Version", "2025-01-01"), 401, "invalid_api_key")
+	if got := r.Header.Get("Service-Version"); got != "2026-10-01" {
+		t.Errorf("Service-Version on an error: %q", got)
+	}
 }
 
 func TestScopes(t *testing.T) {

@@ -66,6 +66,9 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := repo.NewID("req_", time.Now())
 		w.Header().Set("X-Request-Id", id)
+		// Every response names the version it was served in (decisions 8);
+		// a key's own version replaces this once the key is known.
+		w.Header().Set("Service-Version", graph.ServedVersion)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
 }
