@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -166,5 +168,43 @@ func TestInboundRecordsEventsInOrder(t *testing.T) {
 	msg := api.Events("ws_main")[2].Envelope
 	if msg["channel"] != "whatsapp" || msg["website_id"] != "web_main" || msg["data"].(map[string]any)["id"] != data["message"].(map[string]any)["id"] {
 		t.Errorf("message.received envelope %v", msg)
+	}
+}
+
+// TestConcurrentInboundFromANewSender: parallel first messages of one sender
+// make one contact and one conversation, and count every message.
+func TestConcurrentInboundFromANewSender(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	const n = 10
+	var wg sync.WaitGroup
+	statuses := make([]int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := inbound(api, "test_all", map[string]any{"channel": "whatsapp", "from": "+15550100099", "text": fmt.Sprintf("m%d", i)})
+			statuses[i] = r.Status
+		}()
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != 201 {
+			t.Errorf("message %d answered %d", i, s)
+		}
+	}
+	var contacts, convs, count int
+	db := api.Store.DB
+	if err := db.Get(&contacts, `SELECT count(*) FROM contacts WHERE phone = '+15550100099'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&convs, `SELECT count(*) FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.phone = '+15550100099'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&count, `SELECT coalesce(sum(message_count), 0) FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.phone = '+15550100099'`); err != nil {
+		t.Fatal(err)
+	}
+	if contacts != 1 || convs != 1 || count != n {
+		t.Errorf("%d contacts, %d conversations, message_count %d; want 1, 1, %d", contacts, convs, count, n)
 	}
 }
