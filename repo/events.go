@@ -18,7 +18,11 @@ type Event struct {
 	ConversationID *string   `db:"conversation_id"`
 	Envelope       JSONB     `db:"envelope"`
 	CreatedAt      time.Time `db:"created_at"`
+	// FannedOut is set once the event has produced its webhook deliveries.
+	FannedOut bool `db:"fanned_out"`
 }
+
+const eventColumns = `seq, id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at`
 
 // InsertEvent records an event.
 func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
@@ -30,12 +34,12 @@ func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
 
 // Event returns one event of the scope's workspace and mode.
 func (q Queries) Event(ctx context.Context, s Scope, id string) (*Event, error) {
-	return one[Event](ctx, q, `SELECT * FROM events WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
+	return one[Event](ctx, q, `SELECT `+eventColumns+` FROM events WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
 		s.WorkspaceID, s.Livemode, id)
 }
 
 // EventsAfter lists events recorded after a sequence number, in order.
 func (q Queries) EventsAfter(ctx context.Context, seq int64, limit int) ([]Event, error) {
 	var out []Event
-	return out, q.selectRows(ctx, &out, `SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`, seq, limit)
+	return out, q.selectRows(ctx, &out, `SELECT `+eventColumns+` FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`, seq, limit)
 }
