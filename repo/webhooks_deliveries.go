@@ -1,0 +1,184 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// WebhookDelivery is one event on its way to one endpoint.
+type WebhookDelivery struct {
+	ID                 string     `db:"id"`
+	WorkspaceID        string     `db:"workspace_id"`
+	Livemode           bool       `db:"livemode"`
+	EndpointID         string     `db:"endpoint_id"`
+	EventID            string     `db:"event_id"`
+	EventType          string     `db:"event_type"`
+	EventSeq           int64      `db:"event_seq"`
+	Channel            *string    `db:"channel"`
+	WebsiteID          *string    `db:"website_id"`
+	ConversationID     *string    `db:"conversation_id"`
+	ReplayOf           *string    `db:"replay_of"`
+	Status             string     `db:"status"`
+	Attempts           int        `db:"attempts"`
+	LastResponseStatus *int       `db:"last_response_status"`
+	LastError          *string    `db:"last_error"`
+	FirstAttemptAt     *time.Time `db:"first_attempt_at"`
+	NextAttemptAt      *time.Time `db:"next_attempt_at"`
+	LeaseUntil         *time.Time `db:"lease_until"`
+	LeaseToken         *string    `db:"lease_token"`
+	SweptAt            *time.Time `db:"swept_at"`
+	CreatedAt          time.Time  `db:"created_at"`
+}
+
+// WebhookDeliveryFilter narrows a delivery list.
+type WebhookDeliveryFilter struct {
+	EndpointID *string
+	Status     *string
+}
+
+// openDelivery is the status of a delivery still to be attempted.
+const openDelivery = `status IN ('pending', 'retrying')`
+
+// waitsForEarlier is true for an ordered delivery (alias d) while an earlier
+// one of its endpoint and conversation is still to be attempted.
+const waitsForEarlier = `d.conversation_id IS NOT NULL AND EXISTS (
+	SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+	AND p.conversation_id = d.conversation_id AND p.event_seq < d.event_seq
+	AND p.status IN ('pending', 'retrying'))`
+
+// InsertWebhookDelivery stores a new delivery (a replay).
+func (q Queries) InsertWebhookDelivery(ctx context.Context, d *WebhookDelivery) error {
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
+		endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id, replay_of,
+		status, next_attempt_at, created_at) VALUES (:id, :workspace_id, :livemode, :endpoint_id,
+		:event_id, :event_type, :event_seq, :channel, :website_id, :conversation_id, :replay_of,
+		:status, :next_attempt_at, :created_at)`, d)
+	return err
+}
+
+// WebhookDelivery returns a delivery of the scope's workspace and mode,
+// unless its event's channel or website is outside the scope.
+func (q Queries) WebhookDelivery(ctx context.Context, s Scope, id string) (*WebhookDelivery, error) {
+	return one[WebhookDelivery](ctx, q, `SELECT * FROM webhook_deliveries
+		WHERE id = $1 AND workspace_id = $2 AND livemode = $3
+		AND (cardinality($4::text[]) = 0 OR channel IS NULL OR channel = ANY($4))
+		AND (cardinality($5::text[]) = 0 OR website_id IS NULL OR website_id = ANY($5))`,
+		id, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
+}
+
+// WebhookDeliveries lists deliveries newest first, up to Limit+1 rows.
+func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDeliveryFilter, p Page) ([]WebhookDelivery, error) {
+	args := []any{s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs)}
+	where := []string{`workspace_id = $1 AND livemode = $2
+		AND (cardinality($3::text[]) = 0 OR channel IS NULL OR channel = ANY($3))
+		AND (cardinality($4::text[]) = 0 OR website_id IS NULL OR website_id = ANY($4))`}
+	add := func(cond string, values ...any) {
+		for _, v := range values {
+			args = append(args, v)
+			cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(args)), 1)
+		}
+		where = append(where, cond)
+	}
+	if f.EndpointID != nil {
+		add("endpoint_id = ?", *f.EndpointID)
+	}
+	if f.Status != nil {
+		add("status = ?", *f.Status)
+	}
+	if p.After != nil {
+		add("(created_at, id) < (?, ?)", p.After.At, p.After.ID)
+	}
+	args = append(args, p.Limit+1)
+	var out []WebhookDelivery
+	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT * FROM webhook_deliveries WHERE %s
+		ORDER BY created_at DESC, id DESC LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+}
+
+// ClaimWebhookDelivery leases a delivery to one worker for one attempt. It
+// returns ErrNotFound when the delivery is not to be attempted now: finished,
+// not yet due, held by another worker, or waiting for an earlier delivery of
+// its conversation.
+func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*WebhookDelivery, error) {
+	return one[WebhookDelivery](ctx, q, `UPDATE webhook_deliveries d
+		SET lease_until = $3, lease_token = $4, first_attempt_at = coalesce(first_attempt_at, $2)
+		WHERE d.id = $1 AND d.`+openDelivery+` AND d.next_attempt_at <= $2
+		AND (d.lease_until IS NULL OR d.lease_until <= $2) AND NOT (`+waitsForEarlier+`)
+		RETURNING d.*`, id, now, until, token)
+}
+
+// ReleaseWebhookDelivery gives up a lease without recording an attempt (the
+// worker is shutting down).
+func (q Queries) ReleaseWebhookDelivery(ctx context.Context, id, token string) error {
+	_, err := q.exec(ctx, `UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
+		WHERE id = $1 AND lease_token = $2`, id, token)
+	return err
+}
+
+// WebhookAttempt is the outcome of one attempt, as recorded.
+type WebhookAttempt struct {
+	Status         string
+	ResponseStatus *int
+	Error          *string
+	NextAttemptAt  *time.Time
+	// Attempted is false when nothing was sent (the endpoint was off); the
+	// attempt is then not counted.
+	Attempted bool
+}
+
+// RecordWebhookAttempt stores the outcome of a leased attempt and ends the
+// lease. It reports false when the lease was lost (the delivery was dropped,
+// switched off or taken over), in which case nothing was written.
+func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a WebhookAttempt) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE webhook_deliveries SET status = $3,
+		attempts = attempts + CASE WHEN $7 THEN 1 ELSE 0 END,
+		last_response_status = $4, last_error = $5, next_attempt_at = $6, lease_until = NULL,
+		lease_token = NULL, swept_at = NULL
+		WHERE id = $1 AND lease_token = $2 AND `+openDelivery,
+		id, token, a.Status, a.ResponseStatus, a.Error, a.NextAttemptAt, a.Attempted)
+	return n == 1, err
+}
+
+// NextInOrder returns the earliest delivery still to be attempted of an
+// endpoint and conversation, with when it is due.
+func (q Queries) NextInOrder(ctx context.Context, endpointID, conversationID string) (*WebhookDelivery, error) {
+	return one[WebhookDelivery](ctx, q, `SELECT * FROM webhook_deliveries
+		WHERE endpoint_id = $1 AND conversation_id = $2 AND `+openDelivery+`
+		ORDER BY event_seq LIMIT 1`, endpointID, conversationID)
+}
+
+// DueWebhookDelivery is a delivery id with when it is due.
+type DueWebhookDelivery struct {
+	ID            string    `db:"id"`
+	NextAttemptAt time.Time `db:"next_attempt_at"`
+}
+
+// SweepWebhookDeliveries returns, and marks as swept, up to limit deliveries
+// whose task looks lost: due for longer than grace, not leased, not swept in
+// the last grace, and not waiting for an earlier delivery.
+func (q Queries) SweepWebhookDeliveries(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]DueWebhookDelivery, error) {
+	var out []DueWebhookDelivery
+	return out, q.selectRows(ctx, &out, `UPDATE webhook_deliveries SET swept_at = $1
+		WHERE id IN (SELECT d.id FROM webhook_deliveries d
+			WHERE d.`+openDelivery+` AND d.next_attempt_at <= $2
+			AND (d.lease_until IS NULL OR d.lease_until <= $1)
+			AND (d.swept_at IS NULL OR d.swept_at <= $2)
+			AND NOT (`+waitsForEarlier+`)
+			ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING id, next_attempt_at`, now, now.Add(-grace), limit)
+}
+
+// PurgeEvents deletes up to limit events recorded before a time, and with
+// them their deliveries; it returns how many events went.
+func (q Queries) PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return q.exec(ctx, `DELETE FROM events WHERE id IN (
+		SELECT id FROM events WHERE created_at < $1 LIMIT $2)`, before, limit)
+}
+
+// EventByID returns an event whatever its workspace, for the workers, which
+// act on ids they stored themselves.
+func (q Queries) EventByID(ctx context.Context, id string) (*Event, error) {
+	return one[Event](ctx, q, `SELECT seq, id, workspace_id, livemode, type, channel, website_id,
+		conversation_id, envelope, created_at FROM events WHERE id = $1`, id) // not *: fanned_out has no field
+}

@@ -1,0 +1,73 @@
+package repo
+
+import (
+	"context"
+
+	"github.com/lib/pq"
+)
+
+// fanOutLock is the advisory lock key of the fan-out; one runs at a time, so
+// events become deliveries in seq order.
+const fanOutLock = 727002
+
+// TryLockFanOut takes the fan-out lock for the rest of the transaction; it
+// reports false, without waiting, when another fan-out holds it.
+func (q Queries) TryLockFanOut(ctx context.Context) (bool, error) {
+	var ok bool
+	return ok, q.get(ctx, &ok, `SELECT pg_try_advisory_xact_lock($1)`, fanOutLock)
+}
+
+// UnfannedEvents returns up to limit events that have not produced their
+// deliveries yet, oldest seq first, without their envelopes.
+func (q Queries) UnfannedEvents(ctx context.Context, limit int) ([]Event, error) {
+	var out []Event
+	return out, q.selectRows(ctx, &out, `SELECT seq, id, workspace_id, livemode, type, channel,
+		website_id, conversation_id, created_at FROM events WHERE NOT fanned_out
+		ORDER BY seq LIMIT $1`, limit)
+}
+
+// HasUnfannedEvents says whether any event waits for fan-out.
+func (q Queries) HasUnfannedEvents(ctx context.Context) (bool, error) {
+	var ok bool
+	return ok, q.get(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM events WHERE NOT fanned_out)`)
+}
+
+// MarkFannedOut records that events have produced their deliveries.
+func (q Queries) MarkFannedOut(ctx context.Context, seqs []int64) error {
+	_, err := q.exec(ctx, `UPDATE events SET fanned_out = true WHERE seq = ANY($1)`, pq.Int64Array(seqs))
+	return err
+}
+
+// ActiveWebhookEndpoints returns the enabled, verified, not deleted endpoints
+// of some workspaces: the candidates of a fan-out.
+func (q Queries) ActiveWebhookEndpoints(ctx context.Context, workspaceIDs []string) ([]WebhookEndpoint, error) {
+	var out []WebhookEndpoint
+	return out, q.selectRows(ctx, &out, `SELECT * FROM webhook_endpoints WHERE workspace_id = ANY($1)
+		AND enabled AND verified_at IS NOT NULL AND deleted_at IS NULL ORDER BY created_at, id`,
+		array(workspaceIDs))
+}
+
+// InsertWebhookDeliveries stores new deliveries, many rows per statement.
+func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
+	const chunk = 1000 // 14 parameters a row stays far below Postgres' 65535
+	for len(ds) > 0 {
+		n := min(chunk, len(ds))
+		if _, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
+			endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id,
+			replay_of, status, next_attempt_at, created_at) VALUES (:id, :workspace_id, :livemode,
+			:endpoint_id, :event_id, :event_type, :event_seq, :channel, :website_id, :conversation_id,
+			:replay_of, :status, :next_attempt_at, :created_at)`, ds[:n]); err != nil {
+			return err
+		}
+		ds = ds[n:]
+	}
+	return nil
+}
+
+// ReadyWebhookDeliveries returns which of some deliveries may be attempted
+// now, that is, do not wait for an earlier delivery of their conversation.
+func (q Queries) ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error) {
+	var out []string
+	return out, q.selectRows(ctx, &out, `SELECT d.id FROM webhook_deliveries d
+		WHERE d.id = ANY($1) AND NOT (`+waitsForEarlier+`) ORDER BY d.event_seq`, array(ids))
+}
