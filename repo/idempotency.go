@@ -1,0 +1,61 @@
+package repo
+
+import (
+	"context"
+	"time"
+)
+
+// IdempotencyRecord is one Idempotency-Key of one API key: the hash of the
+// request that claimed it and, once final, its response.
+type IdempotencyRecord struct {
+	APIKeyID       string    `db:"api_key_id"`
+	Key            string    `db:"key"`
+	WorkspaceID    string    `db:"workspace_id"`
+	Livemode       bool      `db:"livemode"`
+	RequestHash    string    `db:"request_hash"`
+	RequestID      string    `db:"request_id"`
+	ResponseStatus *int      `db:"response_status"`
+	ResponseBody   []byte    `db:"response_body"`
+	CreatedAt      time.Time `db:"created_at"`
+}
+
+// ClaimIdempotencyKey inserts the record unless the key exists; it reports
+// whether this request now owns the key. It runs as its own statement, so a
+// concurrent duplicate on any API process sees the claim at once.
+func (q Queries) ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) (bool, error) {
+	n, err := sqlxNamedExec(ctx, q, `INSERT INTO idempotency_keys (api_key_id, key, workspace_id,
+		livemode, request_hash, request_id, created_at) VALUES (:api_key_id, :key, :workspace_id,
+		:livemode, :request_hash, :request_id, :created_at) ON CONFLICT DO NOTHING`, rec)
+	return n == 1, err
+}
+
+// IdempotencyKey returns the record of a key.
+func (q Queries) IdempotencyKey(ctx context.Context, apiKeyID, key string) (*IdempotencyRecord, error) {
+	return one[IdempotencyRecord](ctx, q, `SELECT * FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`, apiKeyID, key)
+}
+
+// RetakeIdempotencyKey gives a key whose record expired to a new request. It
+// succeeds only if the record is still the one the caller read, so two
+// requests retaking the same key agree on one owner.
+func (q Queries) RetakeIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, oldRequestID string) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE idempotency_keys SET workspace_id = $4, livemode = $5, request_hash = $6,
+		request_id = $7, response_status = NULL, response_body = NULL, created_at = $8
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3`,
+		rec.APIKeyID, rec.Key, oldRequestID, rec.WorkspaceID, rec.Livemode, rec.RequestHash, rec.RequestID, rec.CreatedAt)
+	return n == 1, err
+}
+
+// FinishIdempotencyKey stores the final response of the request owning a key.
+func (q Queries) FinishIdempotencyKey(ctx context.Context, apiKeyID, key, requestID string, status int, body []byte) error {
+	_, err := q.exec(ctx, `UPDATE idempotency_keys SET response_status = $4, response_body = $5
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3`, apiKeyID, key, requestID, status, body)
+	return err
+}
+
+// ReleaseIdempotencyKey forgets a key whose request did not reach a final
+// answer, so a retry runs it again.
+func (q Queries) ReleaseIdempotencyKey(ctx context.Context, apiKeyID, key, requestID string) error {
+	_, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND request_id = $3`,
+		apiKeyID, key, requestID)
+	return err
+}

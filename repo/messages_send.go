@@ -1,0 +1,78 @@
+package repo
+
+import (
+	"context"
+	"time"
+)
+
+// LockMessage returns a message of a workspace and mode, locked for update
+// until the transaction ends.
+func (q Queries) LockMessage(ctx context.Context, workspaceID string, livemode bool, id string) (*Message, error) {
+	return one[Message](ctx, q, `SELECT * FROM messages WHERE workspace_id = $1 AND livemode = $2 AND id = $3 FOR UPDATE`,
+		workspaceID, livemode, id)
+}
+
+// UpdateMessageDelivery writes a message's status and delivery.
+func (q Queries) UpdateMessageDelivery(ctx context.Context, m *Message) error {
+	n, err := q.exec(ctx, `UPDATE messages SET status = $4, delivery = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, m.WorkspaceID, m.Livemode, m.ID, m.Status, m.Delivery)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// LastInbound returns when a contact last wrote to one channel account in
+// direct (non-comment) conversations, or nil if never.
+func (q Queries) LastInbound(ctx context.Context, s Scope, contactID, channel, accountID string) (*time.Time, error) {
+	var at *time.Time
+	err := q.get(ctx, &at, `SELECT max(last_inbound_at) FROM conversations WHERE workspace_id = $1
+		AND livemode = $2 AND contact_id = $3 AND channel = $4 AND account_id = $5 AND NOT is_comment`,
+		s.WorkspaceID, s.Livemode, contactID, channel, accountID)
+	return at, err
+}
+
+// LatestInboundMessage returns a conversation's newest inbound message.
+func (q Queries) LatestInboundMessage(ctx context.Context, s Scope, conversationID string) (*Message, error) {
+	return one[Message](ctx, q, `SELECT * FROM messages WHERE workspace_id = $1 AND livemode = $2
+		AND conversation_id = $3 AND direction = 'inbound' ORDER BY created_at DESC, id DESC LIMIT 1`,
+		s.WorkspaceID, s.Livemode, conversationID)
+}
+
+// HasPrivateReply says whether a comment already has its private reply.
+func (q Queries) HasPrivateReply(ctx context.Context, commentMessageID string) (bool, error) {
+	var exists bool
+	err := q.get(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM private_replies WHERE comment_message_id = $1)`, commentMessageID)
+	return exists, err
+}
+
+// InsertPrivateReply records a comment's private reply; a second one is a
+// ConflictError.
+func (q Queries) InsertPrivateReply(ctx context.Context, commentMessageID, messageID string, at time.Time) error {
+	_, err := q.exec(ctx, `INSERT INTO private_replies (comment_message_id, message_id, created_at) VALUES ($1, $2, $3)`,
+		commentMessageID, messageID, at)
+	return err
+}
+
+// Template returns one template of a WhatsApp number by name and language.
+func (q Queries) Template(ctx context.Context, workspaceID, accountID, name, language string) (*Template, error) {
+	return one[Template](ctx, q, `SELECT * FROM templates WHERE workspace_id = $1 AND whatsapp_account_id = $2
+		AND name = $3 AND language = $4`, workspaceID, accountID, name, language)
+}
+
+// EmailDomains lists a workspace's email domains.
+func (q Queries) EmailDomains(ctx context.Context, workspaceID string) ([]EmailDomain, error) {
+	var out []EmailDomain
+	return out, q.selectRows(ctx, &out, `SELECT * FROM email_domains WHERE workspace_id = $1 ORDER BY domain`, workspaceID)
+}
+
+// EmailDomainVerified says whether a workspace verified a domain; an unknown
+// domain is not verified.
+func (q Queries) EmailDomainVerified(ctx context.Context, workspaceID, domain string) (bool, error) {
+	var verified bool
+	err := q.get(ctx, &verified, `SELECT verified FROM email_domains WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
+	if err == ErrNotFound {
+		return false, nil
+	}
+	return verified, err
+}
