@@ -91,7 +91,9 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 		return nil, err
 	}
 	rows, more, next := trim(r, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
-	return &model.MessagePage{Items: mapSlice(rows, toMessage), HasMore: more, NextCursor: next}, nil
+	items := mapSlice(rows, toMessage)
+	r.signAttachments(items...)
+	return &model.MessagePage{Items: items, HasMore: more, NextCursor: next}, nil
 }
 
 // cleanTags validates a tag list and drops repeats, keeping the order given.

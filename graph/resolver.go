@@ -15,6 +15,9 @@ import (
 type Enqueuer interface {
 	// EventsRecorded says that new events wait to be fanned out.
 	EventsRecorded(ctx context.Context) error
+	// SandboxSent schedules the delivered/failed step of a sandbox message
+	// (decisions 4).
+	SandboxSent(ctx context.Context, workspaceID, messageID string) error
 }
 
 // Resolver holds the dependencies of every resolver.
@@ -24,6 +27,11 @@ type Resolver struct {
 	Secret string
 	// Clock returns the current time; tests inject their own.
 	Clock func() time.Time
+	// Adapters send live messages, one per channel; a channel without one
+	// refuses live sends (test keys always use the sandbox adapter).
+	Adapters map[string]Adapter
+	// PublicURL is the base of signed file links ("" gives relative links).
+	PublicURL string
 }
 
 // now is the current time at the millisecond precision the contract shows.

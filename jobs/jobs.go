@@ -17,10 +17,17 @@ const Queue = "msgsvc"
 // Client enqueues tasks; it is the resolvers' Enqueuer.
 type Client struct {
 	asynq *asynq.Client
+	// Queue is the asynq queue tasks go to; tests give each their own.
+	Queue string
+	// SandboxDelay is how long a sandbox message stays sent before it is
+	// delivered (MSGSVC_SANDBOX_DELIVERY_DELAY).
+	SandboxDelay time.Duration
 }
 
-// NewClient returns a client over a Redis connection.
-func NewClient(opt asynq.RedisConnOpt) *Client { return &Client{asynq: asynq.NewClient(opt)} }
+// NewClient returns a client over a Redis connection, on the default queue.
+func NewClient(opt asynq.RedisConnOpt) *Client {
+	return &Client{asynq: asynq.NewClient(opt), Queue: Queue, SandboxDelay: 2 * time.Second}
+}
 
 // Close closes the client's connection.
 func (c *Client) Close() error { return c.asynq.Close() }
@@ -33,9 +40,14 @@ func (c *Client) EventsRecorded(ctx context.Context) error { return nil }
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
 // delayed tasks run within a second of their due time (decisions 4).
 func NewServer(opt asynq.RedisConnOpt, concurrency int) *asynq.Server {
+	return NewServerOn(opt, concurrency, Queue)
+}
+
+// NewServerOn is NewServer working one named queue (tests use their own).
+func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.Server {
 	return asynq.NewServer(opt, asynq.Config{
 		Concurrency:              concurrency,
-		Queues:                   map[string]int{Queue: 1},
+		Queues:                   map[string]int{queue: 1},
 		DelayedTaskCheckInterval: 200 * time.Millisecond,
 		LogLevel:                 asynq.WarnLevel,
 	})

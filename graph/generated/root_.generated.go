@@ -138,6 +138,20 @@ type ComplexityRoot struct {
 		To         func(childComplexity int) int
 	}
 
+	EmailSender struct {
+		Address   func(childComplexity int) int
+		Domain    func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Verified  func(childComplexity int) int
+		WebsiteID func(childComplexity int) int
+	}
+
+	EmailSenderPage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+	}
+
 	Event struct {
 		Channel   func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -146,6 +160,15 @@ type ComplexityRoot struct {
 		Livemode  func(childComplexity int) int
 		Type      func(childComplexity int) int
 		WebsiteID func(childComplexity int) int
+	}
+
+	File struct {
+		ContentType func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Filename    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Object      func(childComplexity int) int
+		Size        func(childComplexity int) int
 	}
 
 	InboundResult struct {
@@ -190,12 +213,23 @@ type ComplexityRoot struct {
 		Type func(childComplexity int) int
 	}
 
+	MessagingWindow struct {
+		Channel          func(childComplexity int) int
+		FreeTextUntil    func(childComplexity int) int
+		LastInboundAt    func(childComplexity int) int
+		Open             func(childComplexity int) int
+		TemplateRequired func(childComplexity int) int
+	}
+
 	Mutation struct {
-		CreateContact      func(childComplexity int, input model.CreateContactInput) int
-		DeleteContact      func(childComplexity int, id string) int
-		SimulateInbound    func(childComplexity int, input model.SimulateInboundInput) int
-		UpdateContact      func(childComplexity int, id string, input model.UpdateContactInput) int
-		UpdateConversation func(childComplexity int, id string, input model.UpdateConversationInput) int
+		CreateContact        func(childComplexity int, input model.CreateContactInput) int
+		DeleteContact        func(childComplexity int, id string) int
+		SendMarketingMessage func(childComplexity int, input model.MarketingMessageInput) int
+		SendMessage          func(childComplexity int, input model.SendMessageInput) int
+		SimulateInbound      func(childComplexity int, input model.SimulateInboundInput) int
+		UpdateContact        func(childComplexity int, id string, input model.UpdateContactInput) int
+		UpdateConversation   func(childComplexity int, id string, input model.UpdateConversationInput) int
+		UploadFile           func(childComplexity int, input model.UploadFileInput) int
 	}
 
 	OptOuts struct {
@@ -205,14 +239,24 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Channels      func(childComplexity int) int
-		Contact       func(childComplexity int, id string) int
-		Contacts      func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
-		Conversation  func(childComplexity int, id string) int
-		Conversations func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
-		Event         func(childComplexity int, id string) int
-		Messages      func(childComplexity int, conversationID string, limit *int, after *string) int
-		Usage         func(childComplexity int) int
+		Channels          func(childComplexity int) int
+		Contact           func(childComplexity int, id string) int
+		Contacts          func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
+		Conversation      func(childComplexity int, id string) int
+		Conversations     func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
+		EmailSenders      func(childComplexity int) int
+		Event             func(childComplexity int, id string) int
+		Message           func(childComplexity int, id string) int
+		Messages          func(childComplexity int, conversationID string, limit *int, after *string) int
+		MessagingWindow   func(childComplexity int, input model.MessagingWindowInput) int
+		Usage             func(childComplexity int) int
+		WhatsappTemplates func(childComplexity int, filter *model.TemplateFilter) int
+	}
+
+	TemplatePage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
 	}
 
 	Usage struct {
@@ -235,6 +279,16 @@ type ComplexityRoot struct {
 		PhoneNumber       func(childComplexity int) int
 		Status            func(childComplexity int) int
 		WebsiteID         func(childComplexity int) int
+	}
+
+	WhatsappTemplate struct {
+		Body              func(childComplexity int) int
+		Category          func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Language          func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Status            func(childComplexity int) int
+		WhatsappAccountID func(childComplexity int) int
 	}
 }
 
@@ -673,6 +727,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailHeaders.To(childComplexity), true
 
+	case "EmailSender.address":
+		if e.ComplexityRoot.EmailSender.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.Address(childComplexity), true
+	case "EmailSender.domain":
+		if e.ComplexityRoot.EmailSender.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.Domain(childComplexity), true
+	case "EmailSender.id":
+		if e.ComplexityRoot.EmailSender.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.ID(childComplexity), true
+	case "EmailSender.verified":
+		if e.ComplexityRoot.EmailSender.Verified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.Verified(childComplexity), true
+	case "EmailSender.websiteId":
+		if e.ComplexityRoot.EmailSender.WebsiteID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.WebsiteID(childComplexity), true
+
+	case "EmailSenderPage.hasMore":
+		if e.ComplexityRoot.EmailSenderPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSenderPage.HasMore(childComplexity), true
+	case "EmailSenderPage.items":
+		if e.ComplexityRoot.EmailSenderPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSenderPage.Items(childComplexity), true
+	case "EmailSenderPage.nextCursor":
+		if e.ComplexityRoot.EmailSenderPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSenderPage.NextCursor(childComplexity), true
+
 	case "Event.channel":
 		if e.ComplexityRoot.Event.Channel == nil {
 			break
@@ -715,6 +819,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.WebsiteID(childComplexity), true
+
+	case "File.contentType":
+		if e.ComplexityRoot.File.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.ContentType(childComplexity), true
+	case "File.createdAt":
+		if e.ComplexityRoot.File.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.CreatedAt(childComplexity), true
+	case "File.filename":
+		if e.ComplexityRoot.File.Filename == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.Filename(childComplexity), true
+	case "File.id":
+		if e.ComplexityRoot.File.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.ID(childComplexity), true
+	case "File.object":
+		if e.ComplexityRoot.File.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.Object(childComplexity), true
+	case "File.size":
+		if e.ComplexityRoot.File.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.File.Size(childComplexity), true
 
 	case "InboundResult.conversation":
 		if e.ComplexityRoot.InboundResult.Conversation == nil {
@@ -883,6 +1024,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageSender.Type(childComplexity), true
 
+	case "MessagingWindow.channel":
+		if e.ComplexityRoot.MessagingWindow.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagingWindow.Channel(childComplexity), true
+	case "MessagingWindow.freeTextUntil":
+		if e.ComplexityRoot.MessagingWindow.FreeTextUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagingWindow.FreeTextUntil(childComplexity), true
+	case "MessagingWindow.lastInboundAt":
+		if e.ComplexityRoot.MessagingWindow.LastInboundAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagingWindow.LastInboundAt(childComplexity), true
+	case "MessagingWindow.open":
+		if e.ComplexityRoot.MessagingWindow.Open == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagingWindow.Open(childComplexity), true
+	case "MessagingWindow.templateRequired":
+		if e.ComplexityRoot.MessagingWindow.TemplateRequired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessagingWindow.TemplateRequired(childComplexity), true
+
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -905,6 +1077,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContact(childComplexity, args["id"].(string)), true
+	case "Mutation.sendMarketingMessage":
+		if e.ComplexityRoot.Mutation.SendMarketingMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendMarketingMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendMarketingMessage(childComplexity, args["input"].(model.MarketingMessageInput)), true
+	case "Mutation.sendMessage":
+		if e.ComplexityRoot.Mutation.SendMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["input"].(model.SendMessageInput)), true
 	case "Mutation.simulateInbound":
 		if e.ComplexityRoot.Mutation.SimulateInbound == nil {
 			break
@@ -938,6 +1132,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateConversation(childComplexity, args["id"].(string), args["input"].(model.UpdateConversationInput)), true
+	case "Mutation.uploadFile":
+		if e.ComplexityRoot.Mutation.UploadFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadFile(childComplexity, args["input"].(model.UploadFileInput)), true
 
 	case "OptOuts.email":
 		if e.ComplexityRoot.OptOuts.Email == nil {
@@ -1008,6 +1213,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Conversations(childComplexity, args["filter"].(*model.ConversationFilter), args["limit"].(*int), args["after"].(*string)), true
+	case "Query.emailSenders":
+		if e.ComplexityRoot.Query.EmailSenders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.EmailSenders(childComplexity), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -1020,6 +1231,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Event(childComplexity, args["id"].(string)), true
 
+	case "Query.message":
+		if e.ComplexityRoot.Query.Message == nil {
+			break
+		}
+
+		args, err := ec.field_Query_message_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Message(childComplexity, args["id"].(string)), true
 	case "Query.messages":
 		if e.ComplexityRoot.Query.Messages == nil {
 			break
@@ -1031,12 +1253,53 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Messages(childComplexity, args["conversationId"].(string), args["limit"].(*int), args["after"].(*string)), true
+	case "Query.messagingWindow":
+		if e.ComplexityRoot.Query.MessagingWindow == nil {
+			break
+		}
+
+		args, err := ec.field_Query_messagingWindow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MessagingWindow(childComplexity, args["input"].(model.MessagingWindowInput)), true
 	case "Query.usage":
 		if e.ComplexityRoot.Query.Usage == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Usage(childComplexity), true
+	case "Query.whatsappTemplates":
+		if e.ComplexityRoot.Query.WhatsappTemplates == nil {
+			break
+		}
+
+		args, err := ec.field_Query_whatsappTemplates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WhatsappTemplates(childComplexity, args["filter"].(*model.TemplateFilter)), true
+
+	case "TemplatePage.hasMore":
+		if e.ComplexityRoot.TemplatePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.HasMore(childComplexity), true
+	case "TemplatePage.items":
+		if e.ComplexityRoot.TemplatePage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.Items(childComplexity), true
+	case "TemplatePage.nextCursor":
+		if e.ComplexityRoot.TemplatePage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplatePage.NextCursor(childComplexity), true
 
 	case "Usage.messagesLimit":
 		if e.ComplexityRoot.Usage.MessagesLimit == nil {
@@ -1119,6 +1382,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WhatsappNumber.WebsiteID(childComplexity), true
 
+	case "WhatsappTemplate.body":
+		if e.ComplexityRoot.WhatsappTemplate.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Body(childComplexity), true
+	case "WhatsappTemplate.category":
+		if e.ComplexityRoot.WhatsappTemplate.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Category(childComplexity), true
+	case "WhatsappTemplate.id":
+		if e.ComplexityRoot.WhatsappTemplate.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.ID(childComplexity), true
+	case "WhatsappTemplate.language":
+		if e.ComplexityRoot.WhatsappTemplate.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Language(childComplexity), true
+	case "WhatsappTemplate.name":
+		if e.ComplexityRoot.WhatsappTemplate.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Name(childComplexity), true
+	case "WhatsappTemplate.status":
+		if e.ComplexityRoot.WhatsappTemplate.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Status(childComplexity), true
+	case "WhatsappTemplate.whatsappAccountId":
+		if e.ComplexityRoot.WhatsappTemplate.WhatsappAccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.WhatsappAccountID(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1127,12 +1433,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAttachmentInput,
 		ec.unmarshalInputContactFilter,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
+		ec.unmarshalInputMarketingMessageInput,
+		ec.unmarshalInputMessagingWindowInput,
+		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
+		ec.unmarshalInputTemplateFilter,
+		ec.unmarshalInputTemplateInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateConversationInput,
+		ec.unmarshalInputUploadFileInput,
 	)
 	first := true
 
@@ -1486,6 +1799,147 @@ input SimulateInboundInput {
   subject: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/messages.graphqls", Input: `# Sending: one send endpoint for every channel, WhatsApp templates and
+# marketing messages, email senders, files, and the messaging-window check.
+# REST /v1 calls these resolvers; field names are camelCase here and
+# snake_case in the REST JSON.
+
+extend type Query {
+  "One message with its current status and delivery."
+  message(id: ID!): Message!
+  "Whether free text can be sent now, to a conversation or a would-be one."
+  messagingWindow(input: MessagingWindowInput!): MessagingWindow!
+  "WhatsApp templates of the numbers the caller may use."
+  whatsappTemplates(filter: TemplateFilter): TemplatePage!
+  "Email addresses the caller may send from."
+  emailSenders: EmailSenderPage!
+}
+
+extend type Mutation {
+  "Send a message on any channel: a reply, or the start of a conversation."
+  sendMessage(input: SendMessageInput!): Message!
+  "Send a WhatsApp MARKETING template."
+  sendMarketingMessage(input: MarketingMessageInput!): Message!
+  "Store a file that one later message may attach."
+  uploadFile(input: UploadFileInput!): File!
+}
+
+type MessagingWindow {
+  channel: String!
+  "Free text (or attachments) can be sent now."
+  open: Boolean!
+  freeTextUntil: Timestamp
+  "Only an approved WhatsApp template can be sent now."
+  templateRequired: Boolean!
+  lastInboundAt: Timestamp
+}
+
+type WhatsappTemplate {
+  id: ID!
+  whatsappAccountId: ID!
+  name: String!
+  language: String!
+  "MARKETING, UTILITY or AUTHENTICATION"
+  category: String!
+  "APPROVED, PENDING or REJECTED"
+  status: String!
+  body: String!
+}
+
+type TemplatePage {
+  items: [WhatsappTemplate!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type EmailSender {
+  id: ID!
+  address: String!
+  domain: String!
+  verified: Boolean!
+  websiteId: ID!
+}
+
+type EmailSenderPage {
+  items: [EmailSender!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type File {
+  id: ID!
+  object: String!
+  filename: String!
+  contentType: String!
+  size: Int!
+  createdAt: Timestamp!
+}
+
+input SendMessageInput {
+  "A reply: the conversation to answer."
+  conversationId: ID
+  "A new conversation: whatsapp, instagram or email, with to or contactId."
+  channel: String
+  "WhatsApp: +phone; email: address; Instagram: instagram_user_id."
+  to: String
+  contactId: ID
+  text: String
+  "Email only."
+  html: String
+  "Email only; required for a new thread."
+  subject: String
+  "Email only; required for a new thread: an address the key may send from."
+  from: String
+  cc: [String!]
+  "WhatsApp only."
+  template: TemplateInput
+  whatsappAccountId: ID
+  attachments: [AttachmentInput!]
+  "Instagram comment conversations: comment (public reply) or dm (the one private reply)."
+  replyAs: String
+}
+
+input TemplateInput {
+  name: String
+  language: String
+  "Values for the body's {{1}}, {{2}}, …"
+  parameters: [String!]
+}
+
+input AttachmentInput {
+  "An uploaded file, or filename with contentBase64."
+  fileId: ID
+  filename: String
+  contentBase64: String
+  contentType: String
+}
+
+input MarketingMessageInput {
+  to: String
+  contactId: ID
+  template: TemplateInput
+  whatsappAccountId: ID
+}
+
+input MessagingWindowInput {
+  conversationId: ID
+  channel: String
+  to: String
+  whatsappAccountId: ID
+}
+
+input TemplateFilter {
+  whatsappAccountId: ID
+  status: String
+  category: String
+}
+
+input UploadFileInput {
+  filename: String
+  contentBase64: String
+  contentType: String
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -1707,6 +2161,34 @@ func (ec *executionContext) childFields_EmailHeaders(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type EmailHeaders", field.Name)
 }
 
+func (ec *executionContext) childFields_EmailSender(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EmailSender_id(ctx, field)
+	case "address":
+		return ec.fieldContext_EmailSender_address(ctx, field)
+	case "domain":
+		return ec.fieldContext_EmailSender_domain(ctx, field)
+	case "verified":
+		return ec.fieldContext_EmailSender_verified(ctx, field)
+	case "websiteId":
+		return ec.fieldContext_EmailSender_websiteId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSender", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSenderPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_EmailSenderPage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_EmailSenderPage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_EmailSenderPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSenderPage", field.Name)
+}
+
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1725,6 +2207,24 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_data(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_File(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_File_id(ctx, field)
+	case "object":
+		return ec.fieldContext_File_object(ctx, field)
+	case "filename":
+		return ec.fieldContext_File_filename(ctx, field)
+	case "contentType":
+		return ec.fieldContext_File_contentType(ctx, field)
+	case "size":
+		return ec.fieldContext_File_size(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_File_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type File", field.Name)
 }
 
 func (ec *executionContext) childFields_InboundResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1811,6 +2311,22 @@ func (ec *executionContext) childFields_MessageSender(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type MessageSender", field.Name)
 }
 
+func (ec *executionContext) childFields_MessagingWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "channel":
+		return ec.fieldContext_MessagingWindow_channel(ctx, field)
+	case "open":
+		return ec.fieldContext_MessagingWindow_open(ctx, field)
+	case "freeTextUntil":
+		return ec.fieldContext_MessagingWindow_freeTextUntil(ctx, field)
+	case "templateRequired":
+		return ec.fieldContext_MessagingWindow_templateRequired(ctx, field)
+	case "lastInboundAt":
+		return ec.fieldContext_MessagingWindow_lastInboundAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessagingWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_OptOuts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "whatsapp":
@@ -1821,6 +2337,18 @@ func (ec *executionContext) childFields_OptOuts(ctx context.Context, field graph
 		return ec.fieldContext_OptOuts_instagram(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OptOuts", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplatePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_TemplatePage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_TemplatePage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_TemplatePage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplatePage", field.Name)
 }
 
 func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1865,6 +2393,26 @@ func (ec *executionContext) childFields_WhatsappNumber(ctx context.Context, fiel
 		return ec.fieldContext_WhatsappNumber_marketingMessages(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WhatsappNumber", field.Name)
+}
+
+func (ec *executionContext) childFields_WhatsappTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WhatsappTemplate_id(ctx, field)
+	case "whatsappAccountId":
+		return ec.fieldContext_WhatsappTemplate_whatsappAccountId(ctx, field)
+	case "name":
+		return ec.fieldContext_WhatsappTemplate_name(ctx, field)
+	case "language":
+		return ec.fieldContext_WhatsappTemplate_language(ctx, field)
+	case "category":
+		return ec.fieldContext_WhatsappTemplate_category(ctx, field)
+	case "status":
+		return ec.fieldContext_WhatsappTemplate_status(ctx, field)
+	case "body":
+		return ec.fieldContext_WhatsappTemplate_body(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WhatsappTemplate", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -1,0 +1,196 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Attachment limits (spec Limits).
+const (
+	// MaxFileSize is the largest file, and the most all attachments of one
+	// message may add up to.
+	MaxFileSize = 10 << 20
+	// linkTTL is how long a signed file link works.
+	linkTTL = time.Hour
+)
+
+// Executables and scripts are refused by name, by declared type and by their
+// first bytes, so renaming a program does not get it through.
+var (
+	blockedExtensions = map[string]bool{
+		".exe": true, ".dll": true, ".com": true, ".bat": true, ".cmd": true, ".msi": true, ".msp": true,
+		".scr": true, ".pif": true, ".cpl": true, ".hta": true, ".jar": true, ".js": true, ".jse": true,
+		".vbs": true, ".vbe": true, ".wsf": true, ".wsh": true, ".ps1": true, ".psm1": true, ".sh": true,
+		".bash": true, ".zsh": true, ".csh": true, ".ksh": true, ".py": true, ".pl": true, ".rb": true,
+		".php": true, ".apk": true, ".app": true, ".deb": true, ".rpm": true, ".dmg": true, ".reg": true,
+		".lnk": true, ".msc": true, ".elf": true, ".bin": true, ".run": true, ".command": true,
+	}
+	blockedTypes = map[string]bool{
+		"application/x-msdownload": true, "application/x-dosexec": true, "application/x-executable": true,
+		"application/vnd.microsoft.portable-executable": true, "application/x-msi": true,
+		"application/x-elf": true, "application/x-mach-binary": true, "application/java-archive": true,
+		"application/x-java-archive": true, "application/javascript": true, "application/x-javascript": true,
+		"text/javascript": true, "application/x-sh": true, "application/x-shellscript": true,
+		"text/x-shellscript": true, "text/x-sh": true, "application/x-csh": true, "application/x-bat": true,
+		"application/x-msdos-program": true, "application/x-powershell": true, "text/x-python": true,
+		"application/x-python-code": true, "text/x-perl": true, "application/x-perl": true,
+		"application/x-php": true, "text/x-php": true, "application/x-ruby": true,
+		"application/vnd.android.package-archive": true, "application/x-apple-diskimage": true,
+	}
+	executableMagic = [][]byte{
+		[]byte("MZ"), []byte("\x7fELF"), []byte("#!"), {0xfe, 0xed, 0xfa, 0xce}, {0xfe, 0xed, 0xfa, 0xcf},
+		{0xce, 0xfa, 0xed, 0xfe}, {0xcf, 0xfa, 0xed, 0xfe}, {0xca, 0xfe, 0xba, 0xbe},
+	}
+)
+
+// fileMeta is a file's name and type before it is stored.
+type fileMeta struct {
+	filename    string
+	contentType string
+}
+
+// cleanFilename keeps the last path element of a name; empty names, and
+// names that are only a path, are refused.
+func cleanFilename(raw string) (string, bool) {
+	name := path.Base(strings.ReplaceAll(strings.TrimSpace(raw), "\\", "/"))
+	if name == "" || name == "." || name == "/" || len(name) > 255 || strings.ContainsAny(name, "\x00\r\n") {
+		return "", false
+	}
+	return name, true
+}
+
+// contentTypeOf is the declared type without parameters, or the type the
+// name or the bytes suggest.
+func contentTypeOf(declared *string, filename string, content []byte) (string, bool) {
+	if declared != nil && strings.TrimSpace(*declared) != "" {
+		t, _, err := mime.ParseMediaType(*declared)
+		return strings.ToLower(t), err == nil
+	}
+	if t := mime.TypeByExtension(strings.ToLower(path.Ext(filename))); t != "" {
+		t, _, _ = mime.ParseMediaType(t)
+		return t, true
+	}
+	t, _, _ := mime.ParseMediaType(http.DetectContentType(content))
+	return t, true
+}
+
+// fileRejected says why a file may not be stored or sent, or nil.
+func fileRejected(m fileMeta, size int, head []byte) error {
+	switch {
+	case size == 0:
+		return Fail("file_rejected", "%s is empty.", m.filename)
+	case size > MaxFileSize:
+		return Fail("file_rejected", "%s is %d bytes; files may be at most 10 MB.", m.filename, size)
+	case blockedExtensions[strings.ToLower(path.Ext(m.filename))] || blockedTypes[m.contentType]:
+		return Fail("file_rejected", "%s is an executable or script (%s); those are not accepted.", m.filename, m.contentType)
+	}
+	for _, magic := range executableMagic {
+		if bytes.HasPrefix(head, magic) {
+			return Fail("file_rejected", "%s holds an executable or script; those are not accepted.", m.filename)
+		}
+	}
+	return nil
+}
+
+// decodeBase64 reads standard or URL-safe base64, padded or not.
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, errors.New("not base64")
+}
+
+// uploadFile stores a file for one later message (POST /v1/files).
+func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.Filename == nil {
+		return nil, Fail("invalid_request", "filename is required.")
+	}
+	name, ok := cleanFilename(*in.Filename)
+	if !ok {
+		return nil, Fail("invalid_request", "filename must be a file name of 1 to 255 characters.")
+	}
+	content := in.Content
+	if content == nil {
+		if in.ContentBase64 == nil {
+			return nil, Fail("invalid_request", "content_base64 is required.")
+		}
+		if content, err = decodeBase64(*in.ContentBase64); err != nil {
+			return nil, Fail("invalid_request", "content_base64 is not base64.")
+		}
+	}
+	ctype, ok := contentTypeOf(in.ContentType, name, content)
+	if !ok {
+		return nil, Fail("file_rejected", "content_type %q is not a media type.", *in.ContentType)
+	}
+	meta := fileMeta{filename: name, contentType: ctype}
+	if err := fileRejected(meta, len(content), content); err != nil {
+		return nil, err
+	}
+	now := r.now()
+	f := &repo.File{ID: repo.NewID("file_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
+		Filename: name, ContentType: ctype, Size: len(content), Content: content, CreatedAt: now}
+	if err := r.Store.InsertFile(ctx, f); err != nil {
+		return nil, err
+	}
+	return &model.File{ID: f.ID, Object: "file", Filename: f.Filename, ContentType: f.ContentType,
+		Size: f.Size, CreatedAt: model.NewTimestamp(now)}, nil
+}
+
+// fileMAC signs a file id and an expiry time.
+func (r *Resolver) fileMAC(id string, expires int64) string {
+	m := hmac.New(sha256.New, []byte("file:"+r.Secret))
+	m.Write([]byte(id + "." + strconv.FormatInt(expires, 10)))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// FileURL is a link to a file's bytes that works for one hour without a key.
+func (r *Resolver) FileURL(id string) string {
+	expires := r.now().Add(linkTTL).Unix()
+	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?expires=" +
+		strconv.FormatInt(expires, 10) + "&signature=" + r.fileMAC(id, expires)
+}
+
+// FileContent returns the file a signed link names, while the link is valid.
+func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
+	bad := Fail("file_link_invalid", "This file link is invalid or has expired; read the message again for a fresh link.")
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if err != nil || !hmac.Equal([]byte(signature), []byte(r.fileMAC(id, exp))) || !r.now().Before(time.Unix(exp, 0)) {
+		return nil, bad
+	}
+	f, err := r.Store.FileByID(ctx, id)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil, bad
+	}
+	return f, err
+}
+
+// signAttachments gives each attachment a fresh one-hour link.
+func (r *Resolver) signAttachments(msgs ...*model.Message) {
+	for _, m := range msgs {
+		for _, att := range m.Attachments {
+			att.URL = r.FileURL(att.ID)
+		}
+	}
+}

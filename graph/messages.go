@@ -1,0 +1,201 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// getMessage is GET /v1/messages/{id}: the message with its current status.
+func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.Store.Message(ctx, a.Scope(), id)
+	if err != nil {
+		return nil, notFound(err, "message_not_found", "message", id)
+	}
+	out := toMessage(m)
+	r.signAttachments(out)
+	return out, nil
+}
+
+// messagingWindow is GET /v1/messaging-window, for a conversation or for a
+// customer on a channel.
+func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	if in.ConversationID != nil {
+		if in.Channel != nil || in.To != nil || in.WhatsappAccountID != nil {
+			return nil, Fail("invalid_request", "Give conversation_id, or channel with to; not both.")
+		}
+		c, err := r.Store.Conversation(ctx, a.Scope(), *in.ConversationID)
+		if err != nil {
+			return nil, notFound(err, "conversation_not_found", "conversation", *in.ConversationID)
+		}
+		return windowOf(c.Channel, c.Status == "open", c.IsComment, c.LastInboundAt, now), nil
+	}
+	if in.Channel == nil || in.To == nil {
+		return nil, Fail("invalid_request", "Give conversation_id, or channel with to.")
+	}
+	channel := *in.Channel
+	if !validChannel(channel) || channel == "website" {
+		return nil, Fail("invalid_request", "channel must be whatsapp, instagram or email (website chats have no window to ask about).")
+	}
+	if in.WhatsappAccountID != nil && channel != "whatsapp" {
+		return nil, Fail("invalid_request", "whatsapp_account_id applies to the whatsapp channel only.")
+	}
+	req := &sendRequest{in: model.SendMessageInput{Channel: &channel, To: in.To, WhatsappAccountID: in.WhatsappAccountID}, channel: channel}
+	if err := req.addresses(); err != nil {
+		return nil, err
+	}
+	if channel == "email" {
+		if err := a.checkChannel(channel); err != nil {
+			return nil, err
+		}
+		return windowOf(channel, true, false, nil, now), nil
+	}
+	if channel == "whatsapp" {
+		accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+		if err != nil {
+			return nil, err
+		}
+		for _, acc := range accounts {
+			if acc.Status == "connected" {
+				req.numbers = append(req.numbers, acc)
+			}
+		}
+		if in.WhatsappAccountID == nil && len(req.numbers) > 1 {
+			return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
+		}
+	}
+	var t *sendTarget
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		if err := a.checkChannel(channel); err != nil {
+			return err
+		}
+		t = &sendTarget{}
+		if c, err := q.ContactBy(ctx, a.Scope(), identityColumn[channel], req.to); err == nil {
+			t.contact = c
+		} else if !errors.Is(err, repo.ErrNotFound) {
+			return err
+		}
+		return r.newConversationAccount(ctx, q, a, req, t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if channel == "whatsapp" && t.acc == nil {
+		return nil, Fail("no_whatsapp_account", "This key reaches no connected WhatsApp number.")
+	}
+	return windowOf(channel, true, false, t.lastInbound, now), nil
+}
+
+// windowOf describes the free-text window of a conversation: WhatsApp and
+// Instagram direct messages allow free text for 24 hours after the customer
+// wrote; Instagram comments take public replies at any time; website chats
+// while open; email always.
+func windowOf(channel string, open, comment bool, lastInbound *time.Time, now time.Time) *model.MessagingWindow {
+	w := &model.MessagingWindow{Channel: channel, Open: open, LastInboundAt: model.TimestampPtr(lastInbound)}
+	if (channel == "whatsapp" || channel == "instagram") && !comment {
+		w.Open = windowOpen(lastInbound, now)
+		if lastInbound != nil {
+			until := lastInbound.Add(freeTextWindow)
+			w.FreeTextUntil = model.TimestampPtr(&until)
+		}
+		w.TemplateRequired = channel == "whatsapp" && !w.Open
+	}
+	return w
+}
+
+// listTemplates is GET /v1/whatsapp/templates: templates of the numbers the
+// key may use.
+func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var f model.TemplateFilter
+	if filter != nil {
+		f = *filter
+	}
+	if f.Status != nil && !slices.Contains([]string{"APPROVED", "PENDING", "REJECTED"}, *f.Status) {
+		return nil, Fail("invalid_request", "status must be APPROVED, PENDING or REJECTED.")
+	}
+	if f.Category != nil && !slices.Contains([]string{"MARKETING", "UTILITY", "AUTHENTICATION"}, *f.Category) {
+		return nil, Fail("invalid_request", "category must be MARKETING, UTILITY or AUTHENTICATION.")
+	}
+	numbers, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(numbers))
+	for _, n := range numbers {
+		if f.WhatsappAccountID == nil || n.ID == *f.WhatsappAccountID {
+			ids = append(ids, n.ID)
+		}
+	}
+	page := &model.TemplatePage{Items: []*model.WhatsappTemplate{}}
+	if f.WhatsappAccountID != nil && len(ids) == 0 {
+		// A number outside the key is a 403, as for any filter (decisions 2).
+		acc, err := r.Store.Account(ctx, a.WorkspaceID, "whatsapp", *f.WhatsappAccountID)
+		if err == nil {
+			if err := a.checkChannel("whatsapp"); err != nil {
+				return nil, err
+			}
+			return nil, a.checkWebsite(acc.WebsiteID)
+		}
+		return page, nil
+	}
+	if len(ids) == 0 {
+		return page, nil
+	}
+	rows, err := r.Store.Templates(ctx, a.WorkspaceID, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range rows {
+		if (f.Status == nil || *f.Status == t.Status) && (f.Category == nil || *f.Category == t.Category) {
+			page.Items = append(page.Items, &model.WhatsappTemplate{ID: t.ID, WhatsappAccountID: t.WhatsappAccountID,
+				Name: t.Name, Language: t.Language, Category: t.Category, Status: t.Status, Body: t.Body})
+		}
+	}
+	return page, nil
+}
+
+// emailSenders is GET /v1/email/senders: the addresses the key may send
+// from, and whether their domain is verified (only verified ones work).
+func (r *Resolver) emailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	accounts, err := r.Store.Accounts(ctx, a.Scope(), "email")
+	if err != nil {
+		return nil, err
+	}
+	domains, err := r.Store.EmailDomains(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	verified := map[string]bool{}
+	for _, d := range domains {
+		verified[d.Domain] = d.Verified
+	}
+	page := &model.EmailSenderPage{Items: []*model.EmailSender{}}
+	for _, acc := range accounts {
+		domain := strings.ToLower(acc.Address[strings.LastIndex(acc.Address, "@")+1:])
+		page.Items = append(page.Items, &model.EmailSender{ID: acc.ID, Address: acc.Address, Domain: domain,
+			Verified: verified[domain], WebsiteID: acc.WebsiteID})
+	}
+	return page, nil
+}

@@ -1,0 +1,120 @@
+package model
+
+// SendMessageInput is the body of POST /v1/messages (decisions 3).
+type SendMessageInput struct {
+	ConversationID    *string            `json:"conversation_id"`
+	Channel           *string            `json:"channel"`
+	To                *string            `json:"to"`
+	ContactID         *string            `json:"contact_id"`
+	Text              *string            `json:"text"`
+	HTML              *string            `json:"html"`
+	Subject           *string            `json:"subject"`
+	From              *string            `json:"from"`
+	Cc                []string           `json:"cc"`
+	Template          *TemplateInput     `json:"template"`
+	WhatsappAccountID *string            `json:"whatsapp_account_id"`
+	Attachments       []*AttachmentInput `json:"attachments"`
+	ReplyAs           *string            `json:"reply_as"`
+}
+
+// TemplateInput names a WhatsApp template and the values of its {{n}}.
+type TemplateInput struct {
+	Name       *string  `json:"name"`
+	Language   *string  `json:"language"`
+	Parameters []string `json:"parameters"`
+}
+
+// AttachmentInput is an uploaded file by id, or a file given inline.
+type AttachmentInput struct {
+	FileID        *string `json:"file_id"`
+	Filename      *string `json:"filename"`
+	ContentBase64 *string `json:"content_base64"`
+	ContentType   *string `json:"content_type"`
+}
+
+// MarketingMessageInput is the body of POST /v1/whatsapp/marketing-messages.
+type MarketingMessageInput struct {
+	To                *string        `json:"to"`
+	ContactID         *string        `json:"contact_id"`
+	Template          *TemplateInput `json:"template"`
+	WhatsappAccountID *string        `json:"whatsapp_account_id"`
+}
+
+// MessagingWindowInput is the query of GET /v1/messaging-window.
+type MessagingWindowInput struct {
+	ConversationID    *string `json:"conversation_id"`
+	Channel           *string `json:"channel"`
+	To                *string `json:"to"`
+	WhatsappAccountID *string `json:"whatsapp_account_id"`
+}
+
+// MessagingWindow says whether free text can be sent now.
+type MessagingWindow struct {
+	Channel          string     `json:"channel"`
+	Open             bool       `json:"open"`
+	FreeTextUntil    *Timestamp `json:"free_text_until"`
+	TemplateRequired bool       `json:"template_required"`
+	LastInboundAt    *Timestamp `json:"last_inbound_at"`
+}
+
+// TemplateFilter narrows the template list.
+type TemplateFilter struct {
+	WhatsappAccountID *string `json:"whatsapp_account_id"`
+	Status            *string `json:"status"`
+	Category          *string `json:"category"`
+}
+
+// WhatsappTemplate is a message template of a WhatsApp number.
+type WhatsappTemplate struct {
+	ID                string `json:"id"`
+	WhatsappAccountID string `json:"whatsapp_account_id"`
+	Name              string `json:"name"`
+	Language          string `json:"language"`
+	Category          string `json:"category"`
+	Status            string `json:"status"`
+	Body              string `json:"body"`
+}
+
+// TemplatePage lists templates; it is never cut into pages.
+type TemplatePage struct {
+	Items      []*WhatsappTemplate `json:"items"`
+	HasMore    bool                `json:"has_more"`
+	NextCursor *string             `json:"next_cursor"`
+}
+
+// EmailSender is an address a key may send email from.
+type EmailSender struct {
+	ID        string `json:"id"`
+	Address   string `json:"address"`
+	Domain    string `json:"domain"`
+	Verified  bool   `json:"verified"`
+	WebsiteID string `json:"website_id"`
+}
+
+// EmailSenderPage lists email senders; it is never cut into pages.
+type EmailSenderPage struct {
+	Items      []*EmailSender `json:"items"`
+	HasMore    bool           `json:"has_more"`
+	NextCursor *string        `json:"next_cursor"`
+}
+
+// File is an uploaded file that one message may attach.
+type File struct {
+	ID          string    `json:"id"`
+	Object      string    `json:"object"`
+	Filename    string    `json:"filename"`
+	ContentType string    `json:"content_type"`
+	Size        int       `json:"size"`
+	CreatedAt   Timestamp `json:"created_at"`
+}
+
+// UploadFileInput is a file to store: the JSON form of POST /v1/files.
+type UploadFileInput struct {
+	Filename      *string `json:"filename"`
+	ContentBase64 *string `json:"content_base64"`
+	ContentType   *string `json:"content_type"`
+
+	// Content holds the bytes of a multipart upload, which REST reads
+	// directly so a 10 MB file is not base64-encoded only to be decoded.
+	Content []byte `json:"-"`
+}

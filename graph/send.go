@@ -1,0 +1,241 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the
+// body as given.
+var htmlPolicy = bluemonday.UGCPolicy()
+
+// sendMessage is POST /v1/messages: the checks of decisions 3 in order, then
+// quota, then the channel's adapter, all in one transaction so that a refused
+// send stores nothing and counts nothing.
+func (r *Resolver) sendMessage(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
+	return r.send(ctx, in, false)
+}
+
+// sendMarketingMessage is POST /v1/whatsapp/marketing-messages: a send of a
+// MARKETING template to a WhatsApp customer.
+func (r *Resolver) sendMarketingMessage(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
+	if in.Template == nil {
+		return nil, Fail("text_required", "A marketing message needs a template.")
+	}
+	whatsapp := "whatsapp"
+	return r.send(ctx, model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
+		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}, true)
+}
+
+func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := r.sendFields(ctx, a, in, marketing)
+	if err != nil {
+		return nil, err
+	}
+	var out *model.Message
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		// Only q is used inside: a second pool connection per send could
+		// starve the pool under concurrent sends.
+		t, err := r.lookups(ctx, q, a, req)
+		if err != nil {
+			return err
+		}
+		msgID := repo.NewID("msg_", r.now())
+		content, err := r.channelRules(ctx, q, a, req, t, msgID)
+		if err != nil {
+			return err
+		}
+		if a.Livemode {
+			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, Period(r.now()))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return Fail("api_quota_exceeded", "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
+			}
+		}
+		out, err = r.deliver(ctx, q, a, req, t, content, msgID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.afterCommit(ctx)
+	if !a.Livemode && r.Jobs != nil {
+		if err := r.Jobs.SandboxSent(ctx, a.WorkspaceID, out.ID); err != nil {
+			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
+		}
+	}
+	return out, nil
+}
+
+// deliver hands the message to the channel's adapter and, once accepted,
+// stores it with its conversation and contact and records the events.
+func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
+	s := a.Scope()
+	now := r.now()
+	msg := &repo.Message{ID: msgID, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Channel: req.channel,
+		Direction: "outbound", SenderType: "api", Type: "text", Text: req.text, Status: "sent", CreatedAt: now}
+	if content.template != nil {
+		msg.Type, msg.Text = "template", &content.templateText
+	} else if req.text == nil && req.html == nil {
+		msg.Type = "attachment"
+	}
+	if req.html != nil {
+		safe := htmlPolicy.Sanitize(*req.html)
+		msg.HTML, msg.HTMLRaw = &safe, req.html
+	}
+	to := req.to
+	if t.contact != nil {
+		switch req.channel {
+		case "whatsapp":
+			to = deref(t.contact.Phone)
+		case "instagram":
+			to = deref(t.contact.InstagramUserID)
+		case "email":
+			to = deref(t.contact.Email)
+		case "website":
+			to = deref(t.contact.ExternalID)
+		}
+	}
+	ob := &Outbound{MessageID: msgID, Livemode: a.Livemode, Channel: req.channel, Account: t.acc, To: to,
+		Text: msg.Text, HTML: msg.HTML, ReplyAs: req.replyAs}
+	if t.comment != nil {
+		ob.CommentMessageID = t.comment.ID
+	}
+	if content.template != nil {
+		ob.Template = &OutboundTemplate{Name: content.template.Name, Language: content.template.Language,
+			Category: content.template.Category, Parameters: req.in.Template.Parameters, Marketing: req.marketing}
+	}
+	if req.channel == "email" {
+		subject := req.subject
+		if subject == "" && t.conv != nil && t.conv.Subject != nil {
+			subject = "Re: " + strings.TrimPrefix(*t.conv.Subject, "Re: ")
+		}
+		ob.Email = &OutboundEmail{From: req.from, Subject: subject, Cc: req.cc}
+		cc := req.cc
+		if cc == nil {
+			cc = []string{}
+		}
+		msg.Email, _ = json.Marshal(model.EmailHeaders{From: req.from, To: []string{to}, Cc: cc, References: []string{}})
+	}
+	var atts []*model.Attachment
+	for _, f := range req.files {
+		id, size := f.fileID, len(f.content)
+		if id == "" {
+			id = repo.NewID("file_", now)
+			file := &repo.File{ID: id, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Filename: f.meta.filename,
+				ContentType: f.meta.contentType, Size: size, Content: f.content, MessageID: &msgID, CreatedAt: now}
+			if err := q.InsertFile(ctx, file); err != nil {
+				return nil, err
+			}
+		} else {
+			size = t.files[id].Size
+		}
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.filename, ContentType: f.meta.contentType, Size: size})
+		ob.Attachments = append(ob.Attachments, OutboundFile{ID: id, Filename: f.meta.filename,
+			ContentType: f.meta.contentType, Size: size, URL: r.FileURL(id)})
+	}
+	if atts != nil {
+		msg.Attachments, _ = json.Marshal(atts)
+	}
+
+	providerID, err := r.adapter(a.Livemode, req.channel).Send(ctx, ob)
+	if err != nil {
+		if refusal, ok := err.(*Refusal); ok {
+			return nil, Fail(refusal.Code, "%s", refusal.Reason)
+		}
+		return nil, err
+	}
+	sentAt := model.NewTimestamp(now)
+	msg.Delivery, _ = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt})
+	return r.store(ctx, q, s, req, t, msg)
+}
+
+// store writes an accepted message, with the contact and conversation it
+// starts, and records contact.created, conversation.created and message.sent
+// in that order.
+func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
+	now := msg.CreatedAt
+	if t.newContact {
+		channel := req.channel
+		t.contact = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+			Name: req.to, FirstSeenChannel: &channel, Source: "api", CreatedAt: now, UpdatedAt: now}
+		switch req.channel {
+		case "whatsapp":
+			t.contact.Phone = &req.to
+		case "instagram":
+			t.contact.InstagramUserID = &req.to
+		case "email":
+			t.contact.Email = &req.to
+		}
+		if err := q.InsertContact(ctx, t.contact); err != nil {
+			return nil, err
+		}
+		if err := r.record(ctx, q, s, EventContactCreated, nil, toContact(t.contact)); err != nil {
+			return nil, err
+		}
+	}
+	created := t.conv == nil
+	if created {
+		processing, err := r.processing(ctx, q, t.acc)
+		if err != nil {
+			return nil, err
+		}
+		mode := "ai"
+		if !processing {
+			mode = "external"
+		}
+		t.conv = &repo.Conversation{ID: repo.NewID("conv_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+			Channel: req.channel, AccountID: t.acc.ID, WebsiteID: t.acc.WebsiteID, ContactID: &t.contact.ID,
+			Status: "open", Mode: mode, IntegrationReplies: true, CreatedAt: now}
+		if req.channel == "email" {
+			t.conv.Subject = &req.subject
+		}
+	}
+	if t.contact != nil {
+		t.conv.ContactName, t.conv.ContactEmail, t.conv.ContactPhone, t.conv.ContactExternalID =
+			&t.contact.Name, t.contact.Email, t.contact.Phone, t.contact.ExternalID
+	}
+	t.conv.MessageCount++
+	t.conv.UpdatedAt, t.conv.LastMessageAt = now, now
+	msg.ConversationID = t.conv.ID
+	var err error
+	if created {
+		err = q.InsertConversation(ctx, t.conv)
+	} else {
+		err = q.UpdateConversation(ctx, s, t.conv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := q.InsertMessage(ctx, msg); err != nil {
+		return nil, err
+	}
+	if t.comment != nil {
+		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
+			if _, dup := err.(*repo.ConflictError); dup {
+				return nil, Fail("private_reply_used", "The comment already has its one private reply.")
+			}
+			return nil, err
+		}
+	}
+	convOut, msgOut := toConversation(t.conv), toMessage(msg)
+	r.signAttachments(msgOut)
+	if created {
+		if err := r.record(ctx, q, s, EventConversationCreated, convOut, convOut); err != nil {
+			return nil, err
+		}
+	}
+	return msgOut, r.record(ctx, q, s, EventMessageSent, convOut, msgOut)
+}

@@ -1,0 +1,230 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// sendRequest is a send whose body shape and field rules passed: who it goes
+// to and what it says, normalized.
+type sendRequest struct {
+	in        model.SendMessageInput
+	marketing bool
+	// channel is known up front for a new conversation and set from the
+	// conversation for a reply.
+	channel string
+	to      string
+	from    string
+	cc      []string
+	text    *string
+	html    *string
+	subject string
+	replyAs string
+	files   []attachmentRequest
+	// numbers are the connected WhatsApp numbers the key reaches (read for
+	// new WhatsApp conversations only).
+	numbers []repo.Account
+}
+
+// attachmentRequest is one attachment: an uploaded file's id, or a file
+// given inline.
+type attachmentRequest struct {
+	fileID   string
+	meta     fileMeta
+	content  []byte
+	declared *string
+}
+
+type longKeyKey struct{}
+
+// WithLongIdempotencyKey marks a send whose Idempotency-Key is too long, so
+// that its field rules answer invalid_idempotency_key in its place in the
+// order of decisions 3. The send then always fails before it writes.
+func WithLongIdempotencyKey(ctx context.Context, length int) context.Context {
+	return context.WithValue(ctx, longKeyKey{}, length)
+}
+
+func nonBlank(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	return s
+}
+
+// sendFields checks the body shape and the field rules of decisions 3, in
+// order, before anything is looked up (but the key's WhatsApp numbers, which
+// whatsapp_account_required needs).
+func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
+	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
+	reply := in.ConversationID != nil
+	switch {
+	case reply && (in.Channel != nil || in.To != nil || in.ContactID != nil):
+		return nil, Fail("invalid_request", "Give conversation_id to reply, or channel with to or contact_id to start a conversation; not both.")
+	case reply && strings.TrimSpace(*in.ConversationID) == "":
+		return nil, Fail("invalid_request", "conversation_id must not be empty.")
+	case !reply && in.Channel == nil:
+		return nil, Fail("invalid_request", "Give conversation_id to reply, or channel with to or contact_id to start a conversation.")
+	}
+	if !reply {
+		req.channel = *in.Channel
+		switch {
+		case !validChannel(req.channel):
+			return nil, Fail("invalid_request", "channel must be one of whatsapp, instagram, email.")
+		case req.channel == "website":
+			return nil, Fail("invalid_request", "Website chats cannot be started through the API; reply to one with conversation_id.")
+		case (in.To == nil) == (in.ContactID == nil):
+			return nil, Fail("invalid_request", "A new conversation needs to or contact_id (exactly one of them).")
+		}
+	}
+	if in.ReplyAs != nil {
+		if req.replyAs = *in.ReplyAs; req.replyAs != "comment" && req.replyAs != "dm" {
+			return nil, Fail("invalid_request", "reply_as must be comment or dm.")
+		}
+	}
+	if t := in.Template; t != nil && (nonBlank(t.Name) == nil || nonBlank(t.Language) == nil) {
+		return nil, Fail("invalid_request", "template needs name and language.")
+	}
+	if req.channel != "" {
+		if err := fieldsFit(req, nil); err != nil {
+			return nil, err
+		}
+	}
+	// Field rules, in the order of decisions 3.
+	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 {
+		return nil, Fail("text_required", "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
+	}
+	if req.channel == "email" {
+		if nonBlank(in.From) == nil {
+			return nil, Fail("from_required", "A new email needs from, an address of a verified domain.")
+		}
+		if nonBlank(in.Subject) == nil {
+			return nil, Fail("subject_required", "A new email needs a subject.")
+		}
+	}
+	if in.Subject != nil {
+		req.subject = strings.TrimSpace(*in.Subject)
+	}
+	if err := req.addresses(); err != nil {
+		return nil, err
+	}
+	if err := req.attachments(); err != nil {
+		return nil, err
+	}
+	if n, ok := ctx.Value(longKeyKey{}).(int); ok {
+		return nil, Fail("invalid_idempotency_key", "Idempotency-Key is %d characters; at most 255 are allowed.", n)
+	}
+	if req.channel == "whatsapp" {
+		accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+		if err != nil {
+			return nil, err
+		}
+		for _, acc := range accounts {
+			if acc.Status == "connected" {
+				req.numbers = append(req.numbers, acc)
+			}
+		}
+		if in.WhatsappAccountID == nil && len(req.numbers) > 1 {
+			return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
+		}
+	}
+	return req, nil
+}
+
+// addresses normalizes to, from and cc: invalid_email, invalid_phone.
+func (req *sendRequest) addresses() error {
+	in := req.in
+	var err error
+	if in.To != nil {
+		switch req.channel {
+		case "email":
+			req.to, err = normalizeEmail(*in.To)
+		case "whatsapp":
+			req.to, err = normalizePhone(*in.To)
+		case "instagram":
+			if req.to = strings.TrimSpace(*in.To); req.to == "" {
+				err = Fail("invalid_request", "to must be the customer's instagram_user_id.")
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if from := nonBlank(in.From); from != nil {
+		if req.from, err = normalizeEmail(*from); err != nil {
+			return err
+		}
+	}
+	for _, c := range in.Cc {
+		addr, err := normalizeEmail(c)
+		if err != nil {
+			return err
+		}
+		req.cc = append(req.cc, addr)
+	}
+	return nil
+}
+
+// attachments checks each attachment's form: invalid_attachment.
+func (req *sendRequest) attachments() error {
+	for i, att := range req.in.Attachments {
+		if att == nil {
+			return Fail("invalid_attachment", "attachments[%d] is empty; give file_id, or filename with content_base64.", i)
+		}
+		inline := att.Filename != nil || att.ContentBase64 != nil
+		switch {
+		case att.FileID != nil && (inline || att.ContentType != nil):
+			return Fail("invalid_attachment", "attachments[%d] gives file_id and inline content; give one.", i)
+		case att.FileID != nil:
+			if strings.TrimSpace(*att.FileID) == "" {
+				return Fail("invalid_attachment", "attachments[%d].file_id is empty.", i)
+			}
+			req.files = append(req.files, attachmentRequest{fileID: *att.FileID})
+			continue
+		case att.Filename == nil || att.ContentBase64 == nil:
+			return Fail("invalid_attachment", "attachments[%d] needs file_id, or filename with content_base64.", i)
+		}
+		name, ok := cleanFilename(*att.Filename)
+		if !ok {
+			return Fail("invalid_attachment", "attachments[%d].filename must be a file name of 1 to 255 characters.", i)
+		}
+		content, err := decodeBase64(*att.ContentBase64)
+		if err != nil {
+			return Fail("invalid_attachment", "attachments[%d].content_base64 is not base64.", i)
+		}
+		req.files = append(req.files, attachmentRequest{meta: fileMeta{filename: name}, content: content, declared: att.ContentType})
+	}
+	return nil
+}
+
+// fieldsFit refuses fields that the channel (or, for a reply, the
+// conversation) does not take: invalid_request.
+func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
+	in, ch := req.in, req.channel
+	onlyOn := func(field, channel string) error {
+		return Fail("invalid_request", "%s applies to %s messages only, not %s.", field, channel, ch)
+	}
+	switch {
+	case in.Template != nil && ch != "whatsapp":
+		return onlyOn("template", "whatsapp")
+	case in.Template != nil && (req.text != nil || len(in.Attachments) > 0):
+		return Fail("invalid_request", "A template message carries no text or attachments of its own; put values in template.parameters.")
+	case in.WhatsappAccountID != nil && ch != "whatsapp":
+		return onlyOn("whatsapp_account_id", "whatsapp")
+	case conv != nil && in.WhatsappAccountID != nil && *in.WhatsappAccountID != conv.AccountID:
+		return Fail("invalid_request", "Conversation %s is on WhatsApp number %s, not %s.", conv.ID, conv.AccountID, *in.WhatsappAccountID)
+	case ch != "email" && in.HTML != nil:
+		return onlyOn("html", "email")
+	case ch != "email" && in.Subject != nil:
+		return onlyOn("subject", "email")
+	case ch != "email" && in.From != nil:
+		return onlyOn("from", "email")
+	case ch != "email" && in.Cc != nil:
+		return onlyOn("cc", "email")
+	case in.ReplyAs != nil && (conv == nil || ch != "instagram" || !conv.IsComment):
+		return Fail("invalid_request", "reply_as applies to replies in Instagram comment conversations only.")
+	}
+	return nil
+}

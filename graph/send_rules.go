@@ -1,0 +1,244 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Channel limits (spec Limits).
+const (
+	freeTextWindow    = 24 * time.Hour
+	privateReplyLimit = 7 * 24 * time.Hour
+)
+
+// windowOpen says whether free text may go out: within 24 hours of the
+// customer's last message.
+func windowOpen(lastInbound *time.Time, now time.Time) bool {
+	return lastInbound != nil && now.Before(lastInbound.Add(freeTextWindow))
+}
+
+// sendContent is what the channel rules settled: the rendered template and
+// the email sender.
+type sendContent struct {
+	templateText string
+	template     *repo.Template
+}
+
+// channelRules refuses what the channel would refuse, in the order of
+// decisions 3; the first failing rule answers.
+func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
+	now := r.now()
+	out := &sendContent{}
+	in := req.in
+	if t.conv != nil && !t.conv.IntegrationReplies {
+		return nil, Fail("integration_paused", "An agent paused integration replies on conversation %s; stop retrying until conversation.updated says they resumed.", t.conv.ID)
+	}
+	if req.channel == "website" && t.conv.Status != "open" {
+		return nil, Fail("conversation_closed", "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
+	}
+	if req.channel == "whatsapp" && (t.acc == nil || t.acc.Status != "connected") {
+		return nil, Fail("no_whatsapp_account", "This key reaches no connected WhatsApp number.")
+	}
+	comment := t.conv != nil && t.conv.IsComment
+	if (req.channel == "whatsapp" || (req.channel == "instagram" && !comment)) && in.Template == nil && !windowOpen(t.lastInbound, now) {
+		if req.channel == "whatsapp" {
+			return nil, Fail("window_closed", "Over 24 hours since the customer last wrote; send an approved template instead.")
+		}
+		return nil, Fail("window_closed", "Over 24 hours since the customer last wrote; Instagram needs the customer to write again.")
+	}
+	if in.Template != nil {
+		if err := r.templateRule(ctx, q, a, req, t, out); err != nil {
+			return nil, err
+		}
+	}
+	if req.channel == "email" {
+		if err := r.senderRules(ctx, q, a, req, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := recipientRules(req, t); err != nil {
+		return nil, err
+	}
+	if req.channel == "instagram" && comment && req.replyAs == "dm" {
+		if err := r.privateReplyRules(ctx, q, a, t, now); err != nil {
+			return nil, err
+		}
+	}
+	return out, r.attachmentRules(ctx, q, a, req, t, messageID)
+}
+
+var placeholder = regexp.MustCompile(`\{\{\s*(\d+)\s*\}\}`)
+
+// templateRule accepts approved templates only (and MARKETING ones only on
+// the marketing endpoint) and renders their {{n}} parameters.
+func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
+	in := req.in.Template
+	name, lang := strings.TrimSpace(*in.Name), strings.TrimSpace(*in.Language)
+	tpl, err := q.Template(ctx, a.WorkspaceID, t.acc.ID, name, lang)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return err
+	}
+	if tpl == nil || tpl.Status != "APPROVED" {
+		return Fail("template_not_approved", "No approved template %s (%s) on WhatsApp number %s.", name, lang, t.acc.ID)
+	}
+	if req.marketing && tpl.Category != "MARKETING" {
+		return Fail("template_not_marketing", "Template %s is %s; the marketing endpoint sends MARKETING templates only, send it through POST /v1/messages.", name, tpl.Category)
+	}
+	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
+		return Fail("invalid_request", "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
+	}
+	want := 0
+	for _, m := range placeholder.FindAllStringSubmatch(tpl.Body, -1) {
+		if n, _ := strconv.Atoi(m[1]); n > want {
+			want = n
+		}
+	}
+	if len(in.Parameters) != want {
+		return Fail("invalid_request", "Template %s takes %d parameters; %d were given.", name, want, len(in.Parameters))
+	}
+	out.template = tpl
+	out.templateText = placeholder.ReplaceAllStringFunc(tpl.Body, func(m string) string {
+		n, _ := strconv.Atoi(placeholder.FindStringSubmatch(m)[1])
+		return in.Parameters[n-1]
+	})
+	return nil
+}
+
+// senderRules: email goes out only from a verified domain, and only from an
+// address the key may use. A new thread runs on the sender's account.
+func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget) error {
+	if req.from == "" {
+		req.from = t.acc.Address // a reply without from answers from the thread's address
+	}
+	domain := req.from[strings.LastIndex(req.from, "@")+1:]
+	verified, err := q.EmailDomainVerified(ctx, a.WorkspaceID, domain)
+	if err != nil {
+		return err
+	}
+	if !verified {
+		return Fail("sender_not_verified", "The domain %s is not verified; email goes out only from a verified domain.", domain)
+	}
+	usable, err := q.Accounts(ctx, a.Scope(), "email")
+	if err != nil {
+		return err
+	}
+	for i := range usable {
+		if strings.EqualFold(usable[i].Address, req.from) {
+			if t.acc == nil {
+				t.acc = &usable[i]
+			}
+			return nil
+		}
+	}
+	return Fail("sender_not_found", "%s is not an email address this key can send from; see GET /v1/email/senders.", req.from)
+}
+
+// recipientRules: suppressed and unsubscribed email addresses, and opt-outs
+// (templates included).
+func recipientRules(req *sendRequest, t *sendTarget) error {
+	c := t.contact
+	newThread := t.conv == nil
+	switch {
+	case c == nil:
+	case req.channel == "email" && len(c.EmailSuppressed) > 0 && string(c.EmailSuppressed) != "null":
+		return Fail("recipient_suppressed", "%s bounced permanently or reported spam; nothing more is sent to it.", deref(c.Email))
+	case req.channel == "email" && newThread && c.OptOutEmail:
+		return Fail("recipient_unsubscribed", "%s unsubscribed; replies are allowed, new threads are not.", deref(c.Email))
+	case req.channel == "whatsapp" && c.OptOutWhatsapp, req.channel == "instagram" && c.OptOutInstagram:
+		return Fail("recipient_opted_out", "The customer opted out of %s.", req.channel)
+	}
+	if req.channel == "email" && !t.newContact && (c == nil || c.Email == nil) {
+		return Fail("no_recipient", "This email conversation has no customer address.")
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// privateReplyRules: one private reply per comment, within 7 days of it.
+func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *Actor, t *sendTarget, now time.Time) error {
+	comment, err := q.LatestInboundMessage(ctx, a.Scope(), t.conv.ID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return Fail("invalid_request", "Conversation %s has no comment to reply to.", t.conv.ID)
+	}
+	if err != nil {
+		return err
+	}
+	if !now.Before(comment.CreatedAt.Add(privateReplyLimit)) {
+		return Fail("private_reply_expired", "The comment is over 7 days old; a private reply is no longer possible.")
+	}
+	used, err := q.HasPrivateReply(ctx, comment.ID)
+	if err != nil {
+		return err
+	}
+	if used {
+		return Fail("private_reply_used", "The comment already has its one private reply.")
+	}
+	t.comment = comment
+	return nil
+}
+
+// attachmentRules: allowed types and sizes, Instagram media only, each
+// uploaded file on one message, 10 MB per message. Uploaded files are
+// claimed for the message here, so a concurrent send of the same file loses.
+func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, messageID string) error {
+	total := 0
+	for i := range req.files {
+		f := &req.files[i]
+		size, head := len(f.content), f.content
+		if f.fileID != "" {
+			stored := t.files[f.fileID]
+			f.meta = fileMeta{filename: stored.Filename, contentType: stored.ContentType}
+			size, head = stored.Size, nil
+		} else {
+			ctype, ok := contentTypeOf(f.declared, f.meta.filename, f.content)
+			if !ok {
+				return Fail("file_rejected", "%s: content_type %q is not a media type.", f.meta.filename, *f.declared)
+			}
+			f.meta.contentType = ctype
+			if err := fileRejected(f.meta, size, head); err != nil {
+				return err
+			}
+		}
+		if req.channel == "instagram" && (req.replyAs == "comment" || (t.conv != nil && t.conv.IsComment && req.replyAs == "")) {
+			return Fail("unsupported_attachment", "A public comment reply takes text only.")
+		}
+		if req.channel == "instagram" && !isMedia(f.meta.contentType) {
+			return Fail("unsupported_attachment", "Instagram takes images, video and audio only, not %s.", f.meta.contentType)
+		}
+		if f.fileID != "" {
+			claimed, err := q.AttachFile(ctx, a.Scope(), f.fileID, messageID)
+			if err != nil {
+				return err
+			}
+			if !claimed {
+				return Fail("file_already_used", "File %s is already attached to a message; upload it again.", f.fileID)
+			}
+		}
+		total += size
+	}
+	if total > MaxFileSize {
+		return Fail("attachments_too_large", "The attachments add up to %d bytes; a message takes at most 10 MB.", total)
+	}
+	return nil
+}
+
+func isMedia(contentType string) bool {
+	for _, p := range []string{"image/", "video/", "audio/"} {
+		if strings.HasPrefix(contentType, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,67 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// simulateFailed in a sandbox message's text makes its delivery fail.
+const simulateFailed = "simulate:failed"
+
+// FinishSandboxDelivery is the second step of a sandbox send (decisions 4):
+// a message still sent becomes delivered, or failed with simulated_failure
+// when its text asks for it, and message.status is recorded. It re-reads the
+// message under a lock, so a second run, or a run after the message is gone,
+// does nothing.
+func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
+	s := repo.Scope{WorkspaceID: workspaceID, Livemode: false}
+	changed := false
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		m, err := q.LockMessage(ctx, workspaceID, false, messageID)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if m.Direction != "outbound" || m.Status != "sent" {
+			return nil
+		}
+		conv, err := q.Conversation(ctx, s, m.ConversationID)
+		if err != nil {
+			return err
+		}
+		var d model.Delivery
+		if len(m.Delivery) > 0 {
+			if err := json.Unmarshal(m.Delivery, &d); err != nil {
+				return err
+			}
+		}
+		at := model.NewTimestamp(r.now())
+		if strings.Contains(deref(m.Text), simulateFailed) || strings.Contains(deref(m.HTMLRaw), simulateFailed) {
+			m.Status, d.FailedAt = "failed", &at
+			d.Error = &model.DeliveryError{Code: "simulated_failure", Message: "The sandbox failed this message because its text contains " + simulateFailed + "."}
+		} else {
+			m.Status, d.DeliveredAt = "delivered", &at
+		}
+		if m.Delivery, err = json.Marshal(d); err != nil {
+			return err
+		}
+		if err := q.UpdateMessageDelivery(ctx, m); err != nil {
+			return err
+		}
+		out := toMessage(m)
+		r.signAttachments(out)
+		changed = true
+		return r.record(ctx, q, s, EventMessageStatus, toConversation(conv), out)
+	})
+	if err == nil && changed {
+		r.afterCommit(ctx)
+	}
+	return err
+}

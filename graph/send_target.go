@@ -1,0 +1,171 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// sendTarget is where a send goes: the conversation (nil while a new one is
+// still to be created), its channel account and its customer.
+type sendTarget struct {
+	conv *repo.Conversation
+	// acc is nil when the key reaches no connected WhatsApp number, and for a
+	// new email thread until the sender is checked.
+	acc         *repo.Account
+	contact     *repo.Contact
+	newContact  bool
+	lastInbound *time.Time
+	files       map[string]*repo.File
+	// comment is the comment a private reply answers.
+	comment *repo.Message
+}
+
+// lookups reads the conversation, contact and uploaded files a send names
+// (404 conversation_not_found, contact_not_found; 400 file_not_found), then
+// applies the key's restrictions (403). The conversation stays locked until
+// the send commits, so concurrent sends to it are checked one at a time.
+func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest) (*sendTarget, error) {
+	s := a.Scope()
+	t := &sendTarget{files: map[string]*repo.File{}}
+	in := req.in
+	var err error
+	if in.ConversationID != nil {
+		if t.conv, err = q.LockConversation(ctx, s, *in.ConversationID); err != nil {
+			return nil, notFound(err, "conversation_not_found", "conversation", *in.ConversationID)
+		}
+		req.channel = t.conv.Channel
+		if err := fieldsFit(req, t.conv); err != nil {
+			return nil, err
+		}
+		if t.acc, err = q.Account(ctx, a.WorkspaceID, t.conv.Channel, t.conv.AccountID); err != nil {
+			return nil, err
+		}
+		if t.conv.ContactID != nil {
+			if t.contact, err = q.Contact(ctx, s, *t.conv.ContactID); err != nil && !errors.Is(err, repo.ErrNotFound) {
+				return nil, err
+			}
+		}
+		t.lastInbound = t.conv.LastInboundAt
+	} else if err := r.lookupRecipient(ctx, q, s, req, t); err != nil {
+		return nil, err
+	}
+	if err := t.lookupFiles(ctx, q, s, req); err != nil {
+		return nil, err
+	}
+	if t.conv != nil {
+		return t, nil // visible through the key's scope, so within its restrictions
+	}
+	if err := a.checkChannel(req.channel); err != nil {
+		return nil, err
+	}
+	return t, r.newConversationAccount(ctx, q, a, req, t)
+}
+
+// lookupRecipient finds the contact a new conversation is for: by
+// contact_id, or by to (a contact is created when none has that address).
+func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget) error {
+	in := req.in
+	if in.ContactID != nil {
+		c, err := q.Contact(ctx, s, *in.ContactID)
+		if err != nil {
+			return notFound(err, "contact_not_found", "contact", *in.ContactID)
+		}
+		t.contact = c
+		switch {
+		case req.channel == "whatsapp" && c.Phone == nil:
+			return Fail("invalid_request", "Contact %s has no phone number for WhatsApp.", c.ID)
+		case req.channel == "instagram" && c.InstagramUserID == nil:
+			return Fail("invalid_request", "Contact %s has no instagram_user_id.", c.ID)
+		}
+		return nil
+	}
+	c, err := q.ContactBy(ctx, s, identityColumn[req.channel], req.to)
+	if errors.Is(err, repo.ErrNotFound) {
+		t.newContact = true
+		return nil
+	}
+	t.contact = c
+	return err
+}
+
+// lookupFiles reads the uploaded files a send attaches.
+func (t *sendTarget) lookupFiles(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest) error {
+	var ids []string
+	for _, f := range req.files {
+		if f.fileID != "" {
+			ids = append(ids, f.fileID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := q.FilesByID(ctx, s, ids)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		t.files[rows[i].ID] = &rows[i]
+	}
+	for _, id := range ids {
+		if t.files[id] == nil {
+			return Fail("file_not_found", "No uploaded file %s.", id)
+		}
+	}
+	return nil
+}
+
+// newConversationAccount picks the account a new conversation runs on and,
+// for WhatsApp and Instagram, continues the customer's open conversation on
+// it rather than starting a second thread with the same person.
+func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget) error {
+	var err error
+	switch req.channel {
+	case "email":
+		return nil // the sender (from) decides, under the channel rules
+	case "whatsapp":
+		if id := req.in.WhatsappAccountID; id != nil {
+			if t.acc, err = q.Account(ctx, a.WorkspaceID, "whatsapp", *id); errors.Is(err, repo.ErrNotFound) {
+				return Fail("invalid_request", "whatsapp_account_id %s names no WhatsApp number of this workspace.", *id)
+			} else if err != nil {
+				return err
+			}
+			if err := a.checkWebsite(t.acc.WebsiteID); err != nil {
+				return err
+			}
+		} else if len(req.numbers) == 1 {
+			t.acc = &req.numbers[0]
+		}
+	case "instagram":
+		usable, err := q.Accounts(ctx, a.Scope(), "instagram")
+		if err != nil {
+			return err
+		}
+		if len(usable) == 0 {
+			all, err := q.Accounts(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}, "instagram")
+			if err != nil {
+				return err
+			}
+			if len(all) > 0 {
+				return Fail("website_not_allowed", "This key may not use any website with an Instagram account.")
+			}
+			return Fail("invalid_request", "This workspace has no Instagram account.")
+		}
+		t.acc = &usable[0]
+	}
+	if t.acc == nil || t.contact == nil {
+		return nil
+	}
+	s := a.Scope()
+	conv, err := q.LatestConversation(ctx, s, t.contact.ID, req.channel, t.acc.ID, false)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return err
+	}
+	if conv != nil && conv.Status == "open" {
+		t.conv = conv
+	}
+	t.lastInbound, err = q.LastInbound(ctx, s, t.contact.ID, req.channel, t.acc.ID)
+	return err
+}
