@@ -34,6 +34,7 @@ var statusOf = map[string]int{
 	"no_recipient": 422, "agent_not_found": 422, "idempotency_key_reused": 422,
 	"rate_limited": 429, "api_quota_exceeded": 429,
 	"route_not_found": 404, "method_not_allowed": 405, "internal_error": 500,
+	"file_link_invalid": 403, "channel_unavailable": 503,
 }
 
 type errorBody struct {

@@ -58,6 +58,14 @@ func (s *Server) Handler() http.Handler {
 		v.Method("DELETE", "/contacts/{id}", s.api("contacts:write", s.deleteContact))
 		v.Method("GET", "/events/{id}", s.api("webhooks:manage", s.getEvent))
 		v.Method("POST", "/test/inbound", s.api("", s.inbound))
+		v.Method("POST", "/messages", s.api("messages:write", s.sendMessage))
+		v.Method("GET", "/messages/{id}", s.api("messages:read", s.getMessage))
+		v.Method("GET", "/messaging-window", s.api("messages:read", s.messagingWindow))
+		v.Method("GET", "/whatsapp/templates", s.api("", s.listTemplates))
+		v.Method("POST", "/whatsapp/marketing-messages", s.api("messages:write", s.sendMarketingMessage))
+		v.Method("GET", "/email/senders", s.api("", s.emailSenders))
+		v.Method("POST", "/files", s.api("messages:write", s.uploadFile))
+		v.Get("/files/{id}/content", s.fileContent)
 	})
 	return r
 }
@@ -74,7 +82,8 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 }
 
 // api wraps an endpoint in the pipeline every /v1 route shares, in the order
-// decisions 3 gives: authentication, version, rate limit, scope.
+// decisions 3 gives: authentication, version, rate limit, scope; then a
+// POST's Idempotency-Key.
 func (s *Server) api(scope string, h endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ws, err := s.authenticate(r)
@@ -102,12 +111,11 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 			return
 		}
 		r = r.WithContext(graph.WithActor(r.Context(), a))
-		status, payload, err := h(r)
-		if err != nil {
-			writeError(w, r, err)
+		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
+			s.idempotent(w, r, a, key, h)
 			return
 		}
-		writeJSON(w, status, dataBody{payload})
+		serve(w, r, h)
 	})
 }
 

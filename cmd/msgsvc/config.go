@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -26,6 +27,9 @@ type Config struct {
 	EventRetention       time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
+	// PublicURL is where clients reach the API; signed file links start
+	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
+	PublicURL string
 }
 
 // loadConfig reads the environment; an invalid value is an error that names
@@ -54,6 +58,10 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	var err error
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("MSGSVC_ADDR: %q is not host:port", c.Addr)
+	}
+	c.PublicURL = strings.TrimRight(get("MSGSVC_PUBLIC_URL", "http://"+c.Addr), "/")
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("MSGSVC_PUBLIC_URL: %q is not an http(s) URL", c.PublicURL)
 	}
 	switch v := strings.ToLower(get("MSGSVC_WEBHOOK_ALLOW_INSECURE", "false")); v {
 	case "true", "1", "yes":

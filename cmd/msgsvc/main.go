@@ -117,14 +117,19 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		return fmt.Errorf("REDIS_URL: %w", err)
 	}
 	client := jobs.NewClient(redisOpt)
+	client.SandboxDelay = cfg.SandboxDeliveryDelay
 	defer client.Close()
 	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, Clock: time.Now}
+	// Live sends have no provider adapters yet: graph refuses them with
+	// channel_unavailable rather than pretend to send.
+	resolver.PublicURL = cfg.PublicURL
 
 	errs := make(chan error, 2)
 	if workers {
 		srv := jobs.NewServer(redisOpt, 10)
 		mux := asynq.NewServeMux()
 		jobs.Register(mux)
+		jobs.RegisterSandbox(mux, resolver)
 		if err := srv.Start(mux); err != nil {
 			return fmt.Errorf("REDIS_URL: start workers: %w", err)
 		}

@@ -1,0 +1,85 @@
+package rest
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/model"
+)
+
+// uploadFile is POST /v1/files: multipart/form-data with a file field, or a
+// JSON body with filename and content_base64.
+func (s *Server) uploadFile(r *http.Request) (int, any, error) {
+	var in model.UploadFileInput
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType == "multipart/form-data" {
+		if err := readMultipartFile(r, &in); err != nil {
+			return 0, nil, err
+		}
+	} else if _, err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.Resolver.Mutation().UploadFile(r.Context(), in)
+	return http.StatusCreated, out, err
+}
+
+// readMultipartFile reads the part named file, streaming: at most one byte
+// past the size limit is read, so the resolver can refuse what is too big.
+func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return graph.Fail("invalid_request", "The multipart body needs a part named file.")
+		}
+		if err != nil {
+			return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+		}
+		if part.FormName() != "file" {
+			continue
+		}
+		name := part.FileName()
+		in.Filename = &name
+		if ct := part.Header.Get("Content-Type"); ct != "" && ct != "application/octet-stream" {
+			in.ContentType = &ct
+		}
+		content, err := io.ReadAll(io.LimitReader(part, graph.MaxFileSize+1))
+		if err != nil {
+			return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+		}
+		in.Content = content
+		return nil
+	}
+}
+
+// fileContent serves the bytes behind a signed attachment link; the
+// signature stands in for an API key and lasts one hour.
+func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f, err := s.Resolver.FileContent(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(f.Content)))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename}))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=3600")
+	if strings.HasPrefix(f.ContentType, "text/html") || f.ContentType == "image/svg+xml" {
+		// Never let an uploaded page run script on the API's origin.
+		h.Set("Content-Security-Policy", "sandbox")
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(f.Content)
+}
