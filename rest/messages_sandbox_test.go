@@ -1,0 +1,95 @@
+package rest_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+)
+
+// withWorker gives the API a real asynq client and worker on a queue of the
+// test's own, so parallel tests never take each other's tasks.
+func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
+	t.Helper()
+	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	queue := "test-" + hex.EncodeToString(b)
+	client := jobs.NewClient(opt)
+	client.Queue, client.SandboxDelay = queue, delay
+	api.Resolver.Jobs = client
+	srv := jobs.NewServerOn(opt, 2, queue)
+	mux := asynq.NewServeMux()
+	jobs.RegisterSandbox(mux, api.Resolver)
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Shutdown()
+		_ = asynq.NewInspector(opt).DeleteQueue(queue, true)
+		_ = client.Close()
+	})
+}
+
+// waitStatus polls GET /v1/messages/{id} until the status, within a bound.
+func waitStatus(t *testing.T, api *resttest.API, id, status string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		msg := api.Want(api.Do("GET", "/v1/messages/"+id, "test_all", nil), 200, "").Data()
+		if msg["status"] == status {
+			return msg
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("message %s stayed %v, want %s", id, msg["status"], status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSandboxDeliveryThroughTheWorker(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	withWorker(t, api, 50*time.Millisecond)
+	ok := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "arrives"}), 201, "").Data()
+	bad := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "please simulate:failed"}), 201, "").Data()
+	if ok["status"] != "sent" || bad["status"] != "sent" {
+		t.Fatalf("sandbox sends answer %v and %v, want sent", ok["status"], bad["status"])
+	}
+	delivered := waitStatus(t, api, ok["id"].(string), "delivered")
+	if d := delivered["delivery"].(map[string]any); d["delivered_at"] != "2026-10-15T12:00:00.000Z" || d["error"] != nil || d["sent_at"] == nil {
+		t.Errorf("delivered: %v", d)
+	}
+	failed := waitStatus(t, api, bad["id"].(string), "failed")
+	d := failed["delivery"].(map[string]any)
+	if e, _ := d["error"].(map[string]any); e == nil || e["code"] != "simulated_failure" || d["failed_at"] == nil {
+		t.Errorf("failed: %v", d)
+	}
+	// Running the step again changes nothing and records nothing.
+	before := len(api.Events("ws_main"))
+	if err := api.Resolver.FinishSandboxDelivery(context.Background(), "ws_main", ok["id"].(string)); err != nil {
+		t.Fatal(err)
+	}
+	events := api.Events("ws_main")
+	if len(events) != before {
+		t.Errorf("a second run recorded %d events", len(events)-before)
+	}
+	statuses := map[string]string{}
+	for _, e := range events {
+		if e.Type == "message.status" {
+			data := e.Envelope["data"].(map[string]any)
+			statuses[data["id"].(string)] = data["status"].(string)
+		}
+	}
+	if len(statuses) != 2 || statuses[ok["id"].(string)] != "delivered" || statuses[bad["id"].(string)] != "failed" {
+		t.Errorf("message.status events %v", statuses)
+	}
+}
