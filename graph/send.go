@@ -72,7 +72,9 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 	}
 	r.afterCommit(ctx)
 	if !a.Livemode && r.Jobs != nil {
-		if err := r.Jobs.SandboxSent(ctx, a.WorkspaceID, out.ID); err != nil {
+		// The message is committed: schedule its next step even if the
+		// client has hung up.
+		if err := r.Jobs.SandboxSent(context.WithoutCancel(ctx), a.WorkspaceID, out.ID); err != nil {
 			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
 		}
 	}
