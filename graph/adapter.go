@@ -73,6 +73,7 @@ type Refusal struct {
 	Reason string
 }
 
+// Error names the code and the reason, for logs.
 func (e *Refusal) Error() string { return "refused: " + e.Code + ": " + e.Reason }
 
 // SandboxAdapter accepts every message without calling anyone: test keys
@@ -91,6 +92,7 @@ func (SandboxAdapter) Send(_ context.Context, m *Outbound) (string, error) {
 // channel_unavailable (503, so an Idempotency-Key is released for a retry).
 type unavailableAdapter struct{ channel string }
 
+// Send refuses: there is no provider to hand the message to.
 func (u unavailableAdapter) Send(context.Context, *Outbound) (string, error) {
 	return "", &Refusal{Code: "channel_unavailable",
 		Reason: fmt.Sprintf("Live sending on %s is not available yet; nothing was sent.", u.channel)}

@@ -158,11 +158,13 @@ type recorder struct {
 	body   bytes.Buffer
 }
 
+// WriteHeader passes the status on and remembers it.
 func (w *recorder) WriteHeader(status int) {
 	w.status = status
 	w.ResponseWriter.WriteHeader(status)
 }
 
+// Write passes the bytes on and keeps a copy.
 func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
