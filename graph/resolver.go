@@ -18,6 +18,8 @@ type Enqueuer interface {
 	// SandboxSent schedules the delivered/failed step of a sandbox message
 	// (decisions 4).
 	SandboxSent(ctx context.Context, workspaceID, messageID string) error
+	// DeliveryDue asks for an attempt of a webhook delivery after a delay.
+	DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error
 }
 
 // Resolver holds the dependencies of every resolver.
@@ -32,6 +34,8 @@ type Resolver struct {
 	Adapters map[string]Adapter
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
+	// Webhooks configures webhook delivery; nil means the defaults.
+	Webhooks *WebhookConfig
 }
 
 // now is the current time at the millisecond precision the contract shows.

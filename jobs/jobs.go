@@ -5,7 +5,6 @@
 package jobs
 
 import (
-	"context"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -32,11 +31,6 @@ func NewClient(opt asynq.RedisConnOpt) *Client {
 // Close closes the client's connection.
 func (c *Client) Close() error { return c.asynq.Close() }
 
-// EventsRecorded is called after a commit that recorded events. Fan-out to
-// webhook endpoints comes with the webhooks part; until then events wait in
-// Postgres, where the fan-out will find them.
-func (c *Client) EventsRecorded(ctx context.Context) error { return nil }
-
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
 // delayed tasks run within a second of their due time (decisions 4).
 func NewServer(opt asynq.RedisConnOpt, concurrency int) *asynq.Server {
@@ -50,6 +44,9 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 		Queues:                   map[string]int{queue: 1},
 		DelayedTaskCheckInterval: 200 * time.Millisecond,
 		LogLevel:                 asynq.WarnLevel,
+		// An idle worker looks for new tasks every ~100 ms rather than
+		// asynq's 1 s, so a webhook leaves well within a second of its event.
+		TaskCheckInterval: 100 * time.Millisecond,
 	})
 }
 

@@ -18,8 +18,6 @@ type Event struct {
 	ConversationID *string   `db:"conversation_id"`
 	Envelope       JSONB     `db:"envelope"`
 	CreatedAt      time.Time `db:"created_at"`
-	// FannedOut is set once the event has produced its webhook deliveries.
-	FannedOut bool `db:"fanned_out"`
 }
 
 const eventColumns = `seq, id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at`

@@ -222,14 +222,19 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateContact        func(childComplexity int, input model.CreateContactInput) int
-		DeleteContact        func(childComplexity int, id string) int
-		SendMarketingMessage func(childComplexity int, input model.MarketingMessageInput) int
-		SendMessage          func(childComplexity int, input model.SendMessageInput) int
-		SimulateInbound      func(childComplexity int, input model.SimulateInboundInput) int
-		UpdateContact        func(childComplexity int, id string, input model.UpdateContactInput) int
-		UpdateConversation   func(childComplexity int, id string, input model.UpdateConversationInput) int
-		UploadFile           func(childComplexity int, input model.UploadFileInput) int
+		CreateContact         func(childComplexity int, input model.CreateContactInput) int
+		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput) int
+		DeleteContact         func(childComplexity int, id string) int
+		DeleteWebhookEndpoint func(childComplexity int, id string) int
+		ReplayWebhookDelivery func(childComplexity int, id string) int
+		RollWebhookSecret     func(childComplexity int, id string, input model.RollWebhookSecretInput) int
+		SendMarketingMessage  func(childComplexity int, input model.MarketingMessageInput) int
+		SendMessage           func(childComplexity int, input model.SendMessageInput) int
+		SimulateInbound       func(childComplexity int, input model.SimulateInboundInput) int
+		UpdateContact         func(childComplexity int, id string, input model.UpdateContactInput) int
+		UpdateConversation    func(childComplexity int, id string, input model.UpdateConversationInput) int
+		UpdateWebhookEndpoint func(childComplexity int, id string, input model.UpdateWebhookEndpointInput) int
+		UploadFile            func(childComplexity int, input model.UploadFileInput) int
 	}
 
 	OptOuts struct {
@@ -250,7 +255,15 @@ type ComplexityRoot struct {
 		Messages          func(childComplexity int, conversationID string, limit *int, after *string) int
 		MessagingWindow   func(childComplexity int, input model.MessagingWindowInput) int
 		Usage             func(childComplexity int) int
+		WebhookDeliveries func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
+		WebhookEndpoints  func(childComplexity int) int
 		WhatsappTemplates func(childComplexity int, filter *model.TemplateFilter) int
+	}
+
+	RolledWebhookSecret struct {
+		GraceHours func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Secret     func(childComplexity int) int
 	}
 
 	TemplatePage struct {
@@ -264,6 +277,55 @@ type ComplexityRoot struct {
 		MessagesUsed  func(childComplexity int) int
 		Period        func(childComplexity int) int
 		ResetsAt      func(childComplexity int) int
+	}
+
+	WebhookDelivery struct {
+		Attempts           func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		EndpointID         func(childComplexity int) int
+		EventID            func(childComplexity int) int
+		EventType          func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		LastError          func(childComplexity int) int
+		LastResponseStatus func(childComplexity int) int
+		NextAttemptAt      func(childComplexity int) int
+		Object             func(childComplexity int) int
+		ReplayOf           func(childComplexity int) int
+		Status             func(childComplexity int) int
+	}
+
+	WebhookDeliveryPage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+	}
+
+	WebhookEndpoint struct {
+		Channels       func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		DisabledReason func(childComplexity int) int
+		Events         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		MetadataOnly   func(childComplexity int) int
+		Object         func(childComplexity int) int
+		Secret         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		TestEvents     func(childComplexity int) int
+		URL            func(childComplexity int) int
+		Verification   func(childComplexity int) int
+		VerifiedAt     func(childComplexity int) int
+		WebsiteIDs     func(childComplexity int) int
+	}
+
+	WebhookEndpointList struct {
+		EgressIPs func(childComplexity int) int
+		Items     func(childComplexity int) int
+	}
+
+	WebhookVerification struct {
+		Reason   func(childComplexity int) int
+		Verified func(childComplexity int) int
 	}
 
 	Website struct {
@@ -1066,6 +1128,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(model.CreateContactInput)), true
+	case "Mutation.createWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.CreateWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhookEndpoint(childComplexity, args["input"].(model.CreateWebhookEndpointInput)), true
 	case "Mutation.deleteContact":
 		if e.ComplexityRoot.Mutation.DeleteContact == nil {
 			break
@@ -1077,6 +1150,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContact(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.DeleteWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(string)), true
+	case "Mutation.replayWebhookDelivery":
+		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhookDelivery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["id"].(string)), true
+	case "Mutation.rollWebhookSecret":
+		if e.ComplexityRoot.Mutation.RollWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rollWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RollWebhookSecret(childComplexity, args["id"].(string), args["input"].(model.RollWebhookSecretInput)), true
 	case "Mutation.sendMarketingMessage":
 		if e.ComplexityRoot.Mutation.SendMarketingMessage == nil {
 			break
@@ -1132,6 +1238,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateConversation(childComplexity, args["id"].(string), args["input"].(model.UpdateConversationInput)), true
+	case "Mutation.updateWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhookEndpoint(childComplexity, args["id"].(string), args["input"].(model.UpdateWebhookEndpointInput)), true
 	case "Mutation.uploadFile":
 		if e.ComplexityRoot.Mutation.UploadFile == nil {
 			break
@@ -1270,6 +1387,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Usage(childComplexity), true
+	case "Query.webhookDeliveries":
+		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookDeliveries(childComplexity, args["filter"].(*model.WebhookDeliveryFilter), args["limit"].(*int), args["after"].(*string)), true
+	case "Query.webhookEndpoints":
+		if e.ComplexityRoot.Query.WebhookEndpoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.WebhookEndpoints(childComplexity), true
 	case "Query.whatsappTemplates":
 		if e.ComplexityRoot.Query.WhatsappTemplates == nil {
 			break
@@ -1281,6 +1415,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WhatsappTemplates(childComplexity, args["filter"].(*model.TemplateFilter)), true
+
+	case "RolledWebhookSecret.graceHours":
+		if e.ComplexityRoot.RolledWebhookSecret.GraceHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolledWebhookSecret.GraceHours(childComplexity), true
+	case "RolledWebhookSecret.id":
+		if e.ComplexityRoot.RolledWebhookSecret.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolledWebhookSecret.ID(childComplexity), true
+	case "RolledWebhookSecret.secret":
+		if e.ComplexityRoot.RolledWebhookSecret.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolledWebhookSecret.Secret(childComplexity), true
 
 	case "TemplatePage.hasMore":
 		if e.ComplexityRoot.TemplatePage.HasMore == nil {
@@ -1325,6 +1478,215 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Usage.ResetsAt(childComplexity), true
+
+	case "WebhookDelivery.attempts":
+		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempts(childComplexity), true
+	case "WebhookDelivery.createdAt":
+		if e.ComplexityRoot.WebhookDelivery.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.CreatedAt(childComplexity), true
+	case "WebhookDelivery.endpointId":
+		if e.ComplexityRoot.WebhookDelivery.EndpointID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EndpointID(childComplexity), true
+	case "WebhookDelivery.eventId":
+		if e.ComplexityRoot.WebhookDelivery.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventID(childComplexity), true
+	case "WebhookDelivery.eventType":
+		if e.ComplexityRoot.WebhookDelivery.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventType(childComplexity), true
+	case "WebhookDelivery.id":
+		if e.ComplexityRoot.WebhookDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ID(childComplexity), true
+	case "WebhookDelivery.lastError":
+		if e.ComplexityRoot.WebhookDelivery.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.LastError(childComplexity), true
+	case "WebhookDelivery.lastResponseStatus":
+		if e.ComplexityRoot.WebhookDelivery.LastResponseStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.LastResponseStatus(childComplexity), true
+	case "WebhookDelivery.nextAttemptAt":
+		if e.ComplexityRoot.WebhookDelivery.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.NextAttemptAt(childComplexity), true
+	case "WebhookDelivery.object":
+		if e.ComplexityRoot.WebhookDelivery.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Object(childComplexity), true
+	case "WebhookDelivery.replayOf":
+		if e.ComplexityRoot.WebhookDelivery.ReplayOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ReplayOf(childComplexity), true
+	case "WebhookDelivery.status":
+		if e.ComplexityRoot.WebhookDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookDeliveryPage.hasMore":
+		if e.ComplexityRoot.WebhookDeliveryPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryPage.HasMore(childComplexity), true
+	case "WebhookDeliveryPage.items":
+		if e.ComplexityRoot.WebhookDeliveryPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryPage.Items(childComplexity), true
+	case "WebhookDeliveryPage.nextCursor":
+		if e.ComplexityRoot.WebhookDeliveryPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryPage.NextCursor(childComplexity), true
+
+	case "WebhookEndpoint.channels":
+		if e.ComplexityRoot.WebhookEndpoint.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Channels(childComplexity), true
+	case "WebhookEndpoint.createdAt":
+		if e.ComplexityRoot.WebhookEndpoint.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.CreatedAt(childComplexity), true
+	case "WebhookEndpoint.description":
+		if e.ComplexityRoot.WebhookEndpoint.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Description(childComplexity), true
+	case "WebhookEndpoint.disabledReason":
+		if e.ComplexityRoot.WebhookEndpoint.DisabledReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.DisabledReason(childComplexity), true
+	case "WebhookEndpoint.events":
+		if e.ComplexityRoot.WebhookEndpoint.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Events(childComplexity), true
+	case "WebhookEndpoint.id":
+		if e.ComplexityRoot.WebhookEndpoint.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.ID(childComplexity), true
+	case "WebhookEndpoint.metadataOnly":
+		if e.ComplexityRoot.WebhookEndpoint.MetadataOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.MetadataOnly(childComplexity), true
+	case "WebhookEndpoint.object":
+		if e.ComplexityRoot.WebhookEndpoint.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Object(childComplexity), true
+	case "WebhookEndpoint.secret":
+		if e.ComplexityRoot.WebhookEndpoint.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Secret(childComplexity), true
+	case "WebhookEndpoint.status":
+		if e.ComplexityRoot.WebhookEndpoint.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Status(childComplexity), true
+	case "WebhookEndpoint.testEvents":
+		if e.ComplexityRoot.WebhookEndpoint.TestEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.TestEvents(childComplexity), true
+	case "WebhookEndpoint.url":
+		if e.ComplexityRoot.WebhookEndpoint.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.URL(childComplexity), true
+	case "WebhookEndpoint.verification":
+		if e.ComplexityRoot.WebhookEndpoint.Verification == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Verification(childComplexity), true
+	case "WebhookEndpoint.verifiedAt":
+		if e.ComplexityRoot.WebhookEndpoint.VerifiedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.VerifiedAt(childComplexity), true
+	case "WebhookEndpoint.websiteIds":
+		if e.ComplexityRoot.WebhookEndpoint.WebsiteIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.WebsiteIDs(childComplexity), true
+
+	case "WebhookEndpointList.egressIps":
+		if e.ComplexityRoot.WebhookEndpointList.EgressIPs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointList.EgressIPs(childComplexity), true
+	case "WebhookEndpointList.items":
+		if e.ComplexityRoot.WebhookEndpointList.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointList.Items(childComplexity), true
+
+	case "WebhookVerification.reason":
+		if e.ComplexityRoot.WebhookVerification.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookVerification.Reason(childComplexity), true
+	case "WebhookVerification.verified":
+		if e.ComplexityRoot.WebhookVerification.Verified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookVerification.Verified(childComplexity), true
 
 	case "Website.domains":
 		if e.ComplexityRoot.Website.Domains == nil {
@@ -1437,15 +1799,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContactFilter,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
+		ec.unmarshalInputCreateWebhookEndpointInput,
 		ec.unmarshalInputMarketingMessageInput,
 		ec.unmarshalInputMessagingWindowInput,
+		ec.unmarshalInputRollWebhookSecretInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
 		ec.unmarshalInputTemplateFilter,
 		ec.unmarshalInputTemplateInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateConversationInput,
+		ec.unmarshalInputUpdateWebhookEndpointInput,
 		ec.unmarshalInputUploadFileInput,
+		ec.unmarshalInputWebhookDeliveryFilter,
 	)
 	first := true
 
@@ -1940,6 +2306,125 @@ input UploadFileInput {
   contentType: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks: endpoints that receive signed events, and the deliveries of
+# events to them (spec "Webhook endpoint", "Webhook delivery", decisions 7).
+
+extend type Query {
+  "Every webhook endpoint of the workspace, oldest first, with the egress IPs."
+  webhookEndpoints: WebhookEndpointList!
+  "Webhook deliveries of the caller's mode, newest first."
+  webhookDeliveries(filter: WebhookDeliveryFilter, limit: Int, after: String): WebhookDeliveryPage!
+}
+
+extend type Mutation {
+  "Create an endpoint and run the verification handshake; the secret is shown once."
+  createWebhookEndpoint(input: CreateWebhookEndpointInput!): WebhookEndpoint!
+  "Change an endpoint; a new url is verified again."
+  updateWebhookEndpoint(id: ID!, input: UpdateWebhookEndpointInput!): WebhookEndpoint!
+  "Delete an endpoint; its deliveries still to be attempted are dropped."
+  deleteWebhookEndpoint(id: ID!): Deleted!
+  "Replace the signing secret; the old one co-signs for graceHours (0-168)."
+  rollWebhookSecret(id: ID!, input: RollWebhookSecretInput!): RolledWebhookSecret!
+  "Send a delivery's event to its endpoint again, as a new delivery."
+  replayWebhookDelivery(id: ID!): WebhookDelivery!
+}
+
+type WebhookEndpoint {
+  id: ID!
+  object: String!
+  url: String!
+  description: String!
+  "Channels covered; empty means all."
+  channels: [String!]!
+  "Event types wanted; * means all."
+  events: [String!]!
+  "Websites covered; empty means all."
+  websiteIds: [ID!]!
+  metadataOnly: Boolean!
+  "Whether sandbox events are sent too."
+  testEvents: Boolean!
+  "unverified, active or disabled"
+  status: String!
+  "manual, gone or failing, while disabled"
+  disabledReason: String
+  verifiedAt: Timestamp
+  createdAt: Timestamp!
+  "Only in the answer that created the endpoint."
+  secret: String
+  "The outcome of the handshake the request ran, if it ran one."
+  verification: WebhookVerification
+}
+
+type WebhookVerification {
+  verified: Boolean!
+  reason: String
+}
+
+type WebhookEndpointList {
+  items: [WebhookEndpoint!]!
+  egressIps: [String!]!
+}
+
+type RolledWebhookSecret {
+  id: ID!
+  graceHours: Int!
+  secret: String!
+}
+
+type WebhookDelivery {
+  id: ID!
+  object: String!
+  endpointId: ID!
+  eventId: ID!
+  eventType: String!
+  "pending, retrying, succeeded or failed"
+  status: String!
+  attempts: Int!
+  lastResponseStatus: Int
+  lastError: String
+  nextAttemptAt: Timestamp
+  replayOf: ID
+  createdAt: Timestamp!
+}
+
+type WebhookDeliveryPage {
+  items: [WebhookDelivery!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+input WebhookDeliveryFilter {
+  endpointId: ID
+  "pending, retrying, succeeded or failed"
+  status: String
+}
+
+input CreateWebhookEndpointInput {
+  url: String!
+  description: String
+  channels: [String!]
+  events: [String!]
+  websiteIds: [ID!]
+  metadataOnly: Boolean
+  testEvents: Boolean
+}
+
+input UpdateWebhookEndpointInput {
+  url: String
+  description: String
+  channels: [String!]
+  events: [String!]
+  websiteIds: [ID!]
+  metadataOnly: Boolean
+  testEvents: Boolean
+  enabled: Boolean
+}
+
+input RollWebhookSecretInput {
+  "0-168"
+  graceHours: Int
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2339,6 +2824,18 @@ func (ec *executionContext) childFields_OptOuts(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type OptOuts", field.Name)
 }
 
+func (ec *executionContext) childFields_RolledWebhookSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RolledWebhookSecret_id(ctx, field)
+	case "graceHours":
+		return ec.fieldContext_RolledWebhookSecret_graceHours(ctx, field)
+	case "secret":
+		return ec.fieldContext_RolledWebhookSecret_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolledWebhookSecret", field.Name)
+}
+
 func (ec *executionContext) childFields_TemplatePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "items":
@@ -2363,6 +2860,104 @@ func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql
 		return ec.fieldContext_Usage_resetsAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Usage", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookDelivery_id(ctx, field)
+	case "object":
+		return ec.fieldContext_WebhookDelivery_object(ctx, field)
+	case "endpointId":
+		return ec.fieldContext_WebhookDelivery_endpointId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_WebhookDelivery_eventId(ctx, field)
+	case "eventType":
+		return ec.fieldContext_WebhookDelivery_eventType(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookDelivery_status(ctx, field)
+	case "attempts":
+		return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
+	case "lastResponseStatus":
+		return ec.fieldContext_WebhookDelivery_lastResponseStatus(ctx, field)
+	case "lastError":
+		return ec.fieldContext_WebhookDelivery_lastError(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_WebhookDelivery_nextAttemptAt(ctx, field)
+	case "replayOf":
+		return ec.fieldContext_WebhookDelivery_replayOf(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookDelivery_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_WebhookDeliveryPage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_WebhookDeliveryPage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_WebhookDeliveryPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryPage", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookEndpoint_id(ctx, field)
+	case "object":
+		return ec.fieldContext_WebhookEndpoint_object(ctx, field)
+	case "url":
+		return ec.fieldContext_WebhookEndpoint_url(ctx, field)
+	case "description":
+		return ec.fieldContext_WebhookEndpoint_description(ctx, field)
+	case "channels":
+		return ec.fieldContext_WebhookEndpoint_channels(ctx, field)
+	case "events":
+		return ec.fieldContext_WebhookEndpoint_events(ctx, field)
+	case "websiteIds":
+		return ec.fieldContext_WebhookEndpoint_websiteIds(ctx, field)
+	case "metadataOnly":
+		return ec.fieldContext_WebhookEndpoint_metadataOnly(ctx, field)
+	case "testEvents":
+		return ec.fieldContext_WebhookEndpoint_testEvents(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookEndpoint_status(ctx, field)
+	case "disabledReason":
+		return ec.fieldContext_WebhookEndpoint_disabledReason(ctx, field)
+	case "verifiedAt":
+		return ec.fieldContext_WebhookEndpoint_verifiedAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookEndpoint_createdAt(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookEndpoint_secret(ctx, field)
+	case "verification":
+		return ec.fieldContext_WebhookEndpoint_verification(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_WebhookEndpointList_items(ctx, field)
+	case "egressIps":
+		return ec.fieldContext_WebhookEndpointList_egressIps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointList", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookVerification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "verified":
+		return ec.fieldContext_WebhookVerification_verified(ctx, field)
+	case "reason":
+		return ec.fieldContext_WebhookVerification_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookVerification", field.Name)
 }
 
 func (ec *executionContext) childFields_Website(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -1,0 +1,137 @@
+package graph
+
+import (
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// EventEndpointVerification is the handshake event; it is sent, never
+// recorded, and no endpoint can subscribe to it.
+const EventEndpointVerification = "endpoint.verification"
+
+// subscribable are the event types an endpoint may ask for (decisions 7).
+var subscribable = []string{
+	EventMessageReceived, EventMessageSent, EventMessageStatus, EventConversationCreated,
+	EventConversationUpdated, EventContactCreated, EventContactUpdated, EventContactDeleted,
+}
+
+// DefaultRetrySchedule is the wait after each failed attempt; the last value
+// repeats (decisions 7).
+var DefaultRetrySchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
+
+// WebhookConfig configures webhooks (decisions 9). A zero duration or an
+// empty schedule means the default.
+type WebhookConfig struct {
+	// AllowInsecure lets http:// URLs and private, loopback and link-local
+	// addresses through: development and tests only.
+	AllowInsecure bool
+	RetrySchedule []time.Duration
+	// GiveUpAfter ends retries this long after the first attempt, and
+	// switches off an endpoint that failed for this long without a success.
+	GiveUpAfter time.Duration
+	// Timeout bounds one request, answer included.
+	Timeout   time.Duration
+	EgressIPs []string
+	// Retention is how long events and deliveries are kept.
+	Retention time.Duration
+	// SweepGrace is how long a due delivery may wait for its task before the
+	// sweep hands it a new one; zero sweeps at once (tests).
+	SweepGrace time.Duration
+
+	once   sync.Once
+	client *http.Client
+}
+
+var defaultWebhooks = &WebhookConfig{SweepGrace: 30 * time.Second}
+
+// webhooks returns the configuration, or the defaults.
+func (r *Resolver) webhooks() *WebhookConfig {
+	if r.Webhooks != nil {
+		return r.Webhooks
+	}
+	return defaultWebhooks
+}
+
+func orDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func (c *WebhookConfig) giveUpAfter() time.Duration { return orDuration(c.GiveUpAfter, 72*time.Hour) }
+func (c *WebhookConfig) timeout() time.Duration     { return orDuration(c.Timeout, 10*time.Second) }
+func (c *WebhookConfig) retention() time.Duration   { return orDuration(c.Retention, 30*24*time.Hour) }
+
+// lease is how long a worker holds a delivery: the longest an attempt can
+// take, with room for its database writes.
+func (c *WebhookConfig) lease() time.Duration { return c.timeout() + 30*time.Second }
+
+// retryDelay is the wait after the attempts-th failed attempt.
+func (c *WebhookConfig) retryDelay(attempts int) time.Duration {
+	s := c.RetrySchedule
+	if len(s) == 0 {
+		s = DefaultRetrySchedule
+	}
+	return s[min(max(attempts, 1), len(s))-1]
+}
+
+// endpointStatus derives the status the contract shows.
+func endpointStatus(e *repo.WebhookEndpoint) string {
+	switch {
+	case !e.Enabled:
+		return "disabled"
+	case e.VerifiedAt == nil:
+		return "unverified"
+	}
+	return "active"
+}
+
+func toWebhookEndpoint(e *repo.WebhookEndpoint) *model.WebhookEndpoint {
+	out := &model.WebhookEndpoint{
+		ID: e.ID, Object: "webhook_endpoint", URL: e.URL, Description: e.Description,
+		Channels: orEmpty(e.Channels), Events: orEmpty(e.Events), WebsiteIDs: orEmpty(e.WebsiteIDs),
+		MetadataOnly: e.MetadataOnly, TestEvents: e.TestEvents, Status: endpointStatus(e),
+		VerifiedAt: model.TimestampPtr(e.VerifiedAt), CreatedAt: model.NewTimestamp(e.CreatedAt),
+	}
+	if !e.Enabled {
+		out.DisabledReason = e.DisabledReason
+	}
+	return out
+}
+
+func toWebhookDelivery(d *repo.WebhookDelivery) *model.WebhookDelivery {
+	return &model.WebhookDelivery{
+		ID: d.ID, Object: "webhook_delivery", EndpointID: d.EndpointID, EventID: d.EventID,
+		EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
+		LastResponseStatus: d.LastResponseStatus, LastError: d.LastError,
+		NextAttemptAt: model.TimestampPtr(d.NextAttemptAt), ReplayOf: d.ReplayOf,
+		CreatedAt: model.NewTimestamp(d.CreatedAt),
+	}
+}
+
+// webhookMatches says whether an event goes to an endpoint: the endpoint was
+// verified by the time the event happened, wants the event's type, covers
+// its channel and website (events outside any, like contact.*, go to every
+// endpoint), and takes sandbox events if the event is one.
+func webhookMatches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
+	switch {
+	case !e.Enabled || e.DeletedAt != nil || e.VerifiedAt == nil || e.VerifiedAt.After(ev.CreatedAt):
+		return false
+	case !ev.Livemode && !e.TestEvents:
+		return false
+	case !slices.Contains(e.Events, "*") && !slices.Contains(e.Events, ev.Type):
+		return false
+	case ev.Channel != nil && len(e.Channels) > 0 && !slices.Contains(e.Channels, *ev.Channel):
+		return false
+	case ev.WebsiteID != nil && len(e.WebsiteIDs) > 0 && !slices.Contains(e.WebsiteIDs, *ev.WebsiteID):
+		return false
+	}
+	return true
+}

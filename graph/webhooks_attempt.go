@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/webhooksig"
+)
+
+// outcome is what one attempt of a delivery came to.
+type outcome struct {
+	answer
+	problem string // why it failed; "" on success
+	// skipped: nothing was sent, the endpoint being off or deleted; the
+	// delivery fails without counting an attempt.
+	skipped bool
+}
+
+// AttemptDelivery makes one attempt of a delivery, if it is due and no other
+// worker holds it; otherwise it does nothing, so a task that runs twice sends
+// at most one extra copy. The outcome decides what comes next: success, a
+// retry on the schedule, or failure once the give-up time has passed; and
+// when an ordered delivery finishes, the next one of its conversation is
+// handed to the queue.
+func (r *Resolver) AttemptDelivery(ctx context.Context, id string) error {
+	cfg := r.webhooks()
+	now := r.now()
+	token := make([]byte, 12)
+	_, _ = rand.Read(token)
+	d, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	o, err := r.attempt(ctx, d, now)
+	if ctx.Err() != nil || err != nil {
+		// Shutting down, or the database failed: give the delivery back
+		// unattempted rather than count an attempt that did not happen.
+		_ = r.Store.ReleaseWebhookDelivery(context.WithoutCancel(ctx), d.ID, *d.LeaseToken)
+		return errors.Join(err, ctx.Err())
+	}
+	return r.recordAttempt(ctx, d, o)
+}
+
+// attempt sends the delivery's event to its endpoint, signed.
+func (r *Resolver) attempt(ctx context.Context, d *repo.WebhookDelivery, now time.Time) (outcome, error) {
+	cfg := r.webhooks()
+	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
+	if err != nil {
+		return outcome{}, err
+	}
+	switch {
+	case e.DeletedAt != nil || !e.Enabled:
+		return outcome{skipped: true, problem: "the endpoint is switched off"}, nil
+	case e.VerifiedAt == nil:
+		return outcome{problem: "the endpoint is not verified; nothing is sent until it is"}, nil
+	}
+	ev, err := r.Store.EventByID(ctx, d.EventID)
+	if err != nil {
+		return outcome{}, err
+	}
+	body, err := webhookBody(ev.Envelope, e.MetadataOnly)
+	if err != nil {
+		return outcome{}, err
+	}
+	secrets, err := r.signingSecrets(e, now)
+	if err != nil {
+		return outcome{problem: err.Error()}, nil
+	}
+	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
+	o := outcome{answer: ans}
+	if !ans.OK() {
+		o.problem = "the endpoint " + ans.Problem(cfg.timeout())
+	}
+	return o, nil
+}
+
+// recordAttempt stores an outcome, keeps the endpoint's health, and hands
+// the next attempt (or the next delivery in order) to the queue.
+func (r *Resolver) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) error {
+	// The attempt happened; its record must not be lost to a shutdown.
+	ctx = context.WithoutCancel(ctx)
+	cfg := r.webhooks()
+	now := r.now()
+	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped}
+	if o.Status != 0 {
+		a.ResponseStatus = &o.Status
+	}
+	gone := o.Status == http.StatusGone
+	if o.problem != "" {
+		a.Error, a.Status = &o.problem, "failed"
+		next := now.Add(cfg.retryDelay(d.Attempts + 1))
+		if !o.skipped && !gone && next.Sub(*d.FirstAttemptAt) < cfg.giveUpAfter() {
+			a.Status, a.NextAttemptAt = "retrying", &next
+		}
+	}
+	var recorded, switchedOff bool
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		var err error
+		if recorded, err = q.RecordWebhookAttempt(ctx, d.ID, *d.LeaseToken, a); err != nil || !recorded || o.skipped {
+			return err
+		}
+		switch {
+		case o.problem == "":
+			return q.WebhookSucceeded(ctx, d.EndpointID)
+		case gone:
+			switchedOff, err = r.switchOff(ctx, q, d, "gone", "it answered 410 Gone")
+			return err
+		}
+		since, err := q.WebhookFailing(ctx, d.EndpointID, now)
+		if err != nil || now.Sub(since) < cfg.giveUpAfter() {
+			return err
+		}
+		switchedOff, err = r.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
+		return err
+	})
+	switch {
+	case err != nil || !recorded || switchedOff:
+		return err
+	case a.Status == "retrying":
+		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.now()))
+	case d.ConversationID != nil:
+		r.nextInOrder(ctx, d)
+	}
+	return nil
+}
+
+// nextInOrder hands the next delivery of a finished one's conversation to
+// the queue; it waited for this one (decisions 7, ordering).
+func (r *Resolver) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) {
+	next, err := r.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return
+	}
+	if err != nil {
+		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
+		return
+	}
+	r.deliveryDue(ctx, next.ID, next.NextAttemptAt.Sub(r.now()))
+}
+
+// switchOff disables an endpoint for a reason, fails its deliveries still
+// to be attempted, and writes the workspace owner an email, once.
+func (r *Resolver) switchOff(ctx context.Context, q repo.Queries, d *repo.WebhookDelivery, reason, why string) (bool, error) {
+	switched, err := q.SwitchOffWebhook(ctx, d.EndpointID, reason, "endpoint switched off: "+why)
+	if err != nil || !switched {
+		return switched, err
+	}
+	e, err := q.WebhookEndpointAnyState(ctx, d.EndpointID)
+	if err != nil {
+		return true, err
+	}
+	w, err := q.Workspace(ctx, e.WorkspaceID)
+	if err != nil || w.OwnerEmail == "" {
+		return true, err
+	}
+	now := r.now()
+	return true, q.InsertOutboxEmail(ctx, &repo.OutboxEmail{
+		ID: repo.NewID("eml_", now), WorkspaceID: w.ID, ToAddress: w.OwnerEmail, CreatedAt: now,
+		Subject: "Webhook endpoint switched off: " + e.URL,
+		Body: fmt.Sprintf("We switched off your webhook endpoint %s (%s) because %s.\n\n"+
+			"It receives no events until you switch it on again with PATCH /v1/webhook-endpoints/%s "+
+			"and {\"enabled\": true}. Deliveries it missed can be replayed with "+
+			"POST /v1/webhook-deliveries/{id}/replay.\n", e.URL, e.ID, why, e.ID),
+	})
+}

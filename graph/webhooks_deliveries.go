@@ -1,0 +1,116 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+var deliveryStatuses = []string{"pending", "retrying", "succeeded", "failed"}
+
+func webhookDeliveryPosition(d repo.WebhookDelivery) repo.Position {
+	return repo.Position{At: d.CreatedAt, ID: d.ID}
+}
+
+func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.page("webhook_deliveries", limit, after)
+	if err != nil {
+		return nil, err
+	}
+	var f repo.WebhookDeliveryFilter
+	if filter != nil {
+		if s := filter.Status; s != nil && !slices.Contains(deliveryStatuses, *s) {
+			return nil, Fail("invalid_request", "status must be pending, retrying, succeeded or failed.")
+		}
+		f.EndpointID, f.Status = filter.EndpointID, filter.Status
+	}
+	rows, err := r.Store.WebhookDeliveries(ctx, a.Scope(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, next := trim(r, "webhook_deliveries", rows, p, webhookDeliveryPosition)
+	return &model.WebhookDeliveryPage{Items: mapSlice(rows, toWebhookDelivery), HasMore: more, NextCursor: next}, nil
+}
+
+// replayWebhookDelivery sends a delivery's event again as a new delivery
+// with the same event id. Replays are not ordered: the caller asked for this
+// one now.
+func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.Store.WebhookDelivery(ctx, a.Scope(), id)
+	if err != nil {
+		return nil, notFound(err, "delivery_not_found", "webhook delivery", id)
+	}
+	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
+	if err != nil {
+		return nil, err
+	}
+	state := endpointStatus(e)
+	if e.DeletedAt != nil {
+		state = "deleted"
+	}
+	if state != "active" {
+		return nil, Fail("endpoint_disabled", "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
+	}
+	now := r.now()
+	ev, err := r.Store.Event(ctx, a.Scope(), d.EventID)
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && ev.CreatedAt.Before(now.Add(-r.webhooks().retention()))) {
+		return nil, Fail("event_expired", "Event %s is past the %s retention period.", d.EventID, r.webhooks().retention())
+	}
+	if err != nil {
+		return nil, err
+	}
+	replay := &repo.WebhookDelivery{
+		ID: repo.NewID("whd_", now), WorkspaceID: d.WorkspaceID, Livemode: d.Livemode, EndpointID: e.ID,
+		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, Channel: ev.Channel, WebsiteID: ev.WebsiteID,
+		ReplayOf: &d.ID, Status: "pending", NextAttemptAt: &now, CreatedAt: now,
+	}
+	if err := r.Store.InsertWebhookDelivery(ctx, replay); err != nil {
+		return nil, err
+	}
+	r.deliveryDue(ctx, replay.ID, 0)
+	return toWebhookDelivery(replay), nil
+}
+
+// sweepBatch is how many deliveries one sweep query hands over.
+const sweepBatch = 500
+
+// SweepDeliveries hands the queue every delivery whose task looks lost:
+// Redis lost it, a worker died holding it, or an enqueue failed. It runs
+// periodically; Postgres, not the queue, knows what is owed.
+func (r *Resolver) SweepDeliveries(ctx context.Context) error {
+	for {
+		due, err := r.Store.SweepWebhookDeliveries(ctx, r.now(), r.webhooks().SweepGrace, sweepBatch)
+		if err != nil {
+			return err
+		}
+		for _, d := range due {
+			r.deliveryDue(ctx, d.ID, 0)
+		}
+		if len(due) < sweepBatch {
+			return nil
+		}
+	}
+}
+
+// PurgeExpiredEvents deletes events older than the retention period, and
+// with them their deliveries.
+func (r *Resolver) PurgeExpiredEvents(ctx context.Context) error {
+	before := r.now().Add(-r.webhooks().retention())
+	for {
+		n, err := r.Store.PurgeEvents(ctx, before, 1000)
+		if err != nil || n < 1000 {
+			return err
+		}
+	}
+}

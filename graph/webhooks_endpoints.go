@@ -1,0 +1,299 @@
+package graph
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Limits of an endpoint's fields.
+const (
+	maxWebhookURL         = 2048
+	maxWebhookDescription = 500
+	maxGraceHours         = 168
+)
+
+func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.WebhookEndpoints(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookEndpointList{Items: mapSlice(rows, toWebhookEndpoint), EgressIPs: orEmpty(r.webhooks().EgressIPs)}, nil
+}
+
+// createWebhookEndpoint stores the endpoint, then verifies it: a failed
+// handshake still creates it, unverified, so the caller can fix the URL.
+func (r *Resolver) createWebhookEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Enabled: true, CreatedAt: now}
+	if e.URL, err = r.webhookURL(in.URL); err != nil {
+		return nil, err
+	}
+	if in.Description != nil {
+		if e.Description, err = webhookDescription(*in.Description); err != nil {
+			return nil, err
+		}
+	}
+	if e.Events, err = webhookEvents(in.Events); err != nil {
+		return nil, err
+	}
+	if e.Channels, err = webhookChannels(a, in.Channels); err != nil {
+		return nil, err
+	}
+	if e.WebsiteIDs, err = r.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
+		return nil, err
+	}
+	e.MetadataOnly = in.MetadataOnly != nil && *in.MetadataOnly
+	e.TestEvents = in.TestEvents != nil && *in.TestEvents
+	secret, err := newWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	if e.Secret, err = r.sealSecret(e.ID, secret); err != nil {
+		return nil, err
+	}
+	if err := r.Store.InsertWebhookEndpoint(ctx, e); err != nil {
+		return nil, err
+	}
+	verification := r.verifyEndpoint(ctx, a.Livemode, e)
+	out := toWebhookEndpoint(e)
+	out.Secret, out.Verification = &secret, verification
+	return out, nil
+}
+
+// updateWebhookEndpoint applies a PATCH. A new URL loses its verification
+// and is verified again once the change is committed.
+func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var e *repo.WebhookEndpoint
+	var newURL bool
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		var err error
+		if e, err = q.LockWebhookEndpoint(ctx, a.WorkspaceID, id); err != nil {
+			return notFound(err, "endpoint_not_found", "webhook endpoint", id)
+		}
+		if newURL, err = r.applyEndpointChanges(ctx, a, e, in); err != nil {
+			return err
+		}
+		switchOff := in.Enabled != nil && !*in.Enabled && e.Enabled
+		if in.Enabled != nil && *in.Enabled && !e.Enabled {
+			e.Enabled, e.DisabledReason, e.FailingSince = true, nil, nil
+		}
+		if err := q.UpdateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		if switchOff {
+			reason := "manual"
+			e.Enabled, e.DisabledReason = false, &reason
+			_, err = q.SwitchOffWebhook(ctx, e.ID, reason, "endpoint switched off")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := toWebhookEndpoint(e)
+	if newURL {
+		out.Verification = r.verifyEndpoint(ctx, a.Livemode, e)
+		out.Status, out.VerifiedAt = endpointStatus(e), model.TimestampPtr(e.VerifiedAt)
+	}
+	return out, nil
+}
+
+// applyEndpointChanges validates a PATCH and applies it to e; it reports
+// whether the URL changed.
+func (r *Resolver) applyEndpointChanges(ctx context.Context, a *Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
+	var err error
+	newURL := false
+	if in.URL != nil {
+		u, err := r.webhookURL(*in.URL)
+		if err != nil {
+			return false, err
+		}
+		if newURL = u != e.URL; newURL {
+			e.URL, e.VerifiedAt = u, nil
+		}
+	}
+	if in.Description != nil {
+		if e.Description, err = webhookDescription(*in.Description); err != nil {
+			return false, err
+		}
+	}
+	if in.Events != nil {
+		if e.Events, err = webhookEvents(in.Events); err != nil {
+			return false, err
+		}
+	}
+	if in.Channels != nil {
+		if e.Channels, err = webhookChannels(a, in.Channels); err != nil {
+			return false, err
+		}
+	}
+	if in.WebsiteIDs != nil {
+		if e.WebsiteIDs, err = r.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
+			return false, err
+		}
+	}
+	if in.MetadataOnly != nil {
+		e.MetadataOnly = *in.MetadataOnly
+	}
+	if in.TestEvents != nil {
+		e.TestEvents = *in.TestEvents
+	}
+	return newURL, nil
+}
+
+func (r *Resolver) deleteWebhookEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.now())
+	}); err != nil {
+		return nil, notFound(err, "endpoint_not_found", "webhook endpoint", id)
+	}
+	return &model.Deleted{ID: id, Object: "webhook_endpoint", Deleted: true}, nil
+}
+
+// rollWebhookSecret replaces the signing secret; the old one keeps
+// co-signing for the grace period, so receivers can switch without a gap.
+func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
+	a, err := actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.GraceHours == nil || *in.GraceHours < 0 || *in.GraceHours > maxGraceHours {
+		return nil, Fail("invalid_request", "grace_hours must be a whole number from 0 to 168.")
+	}
+	secret, err := newWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := r.sealSecret(id, secret)
+	if err != nil {
+		return nil, err
+	}
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		e, err := q.LockWebhookEndpoint(ctx, a.WorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		var previous []byte
+		var until *time.Time
+		if *in.GraceHours > 0 {
+			t := r.now().Add(time.Duration(*in.GraceHours) * time.Hour)
+			previous, until = e.Secret, &t
+		}
+		return q.RollWebhookSecret(ctx, a.WorkspaceID, id, sealed, previous, until)
+	})
+	if err != nil {
+		return nil, notFound(err, "endpoint_not_found", "webhook endpoint", id)
+	}
+	return &model.RolledWebhookSecret{ID: id, GraceHours: *in.GraceHours, Secret: secret}, nil
+}
+
+// webhookURL checks an endpoint URL: absolute, HTTPS unless insecure
+// delivery is allowed. Addresses are checked when connecting, after DNS.
+func (r *Resolver) webhookURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || u.Host == "" || u.Hostname() == "" || len(raw) > maxWebhookURL {
+		return "", Fail("invalid_request", "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
+	}
+	if u.Scheme != "https" && (u.Scheme != "http" || !r.webhooks().AllowInsecure) {
+		return "", Fail("invalid_request", "url must use https.")
+	}
+	return raw, nil
+}
+
+func webhookDescription(d string) (string, error) {
+	d = strings.TrimSpace(d)
+	if len([]rune(d)) > maxWebhookDescription {
+		return "", Fail("invalid_request", "description must be at most %d characters.", maxWebhookDescription)
+	}
+	return d, nil
+}
+
+// webhookEvents checks the event types asked for; none given means all.
+func webhookEvents(in []string) ([]string, error) {
+	if in == nil {
+		return []string{"*"}, nil
+	}
+	if len(in) == 0 {
+		return nil, Fail("invalid_request", "events needs at least one event type, or \"*\" for all.")
+	}
+	out := []string{}
+	for _, t := range in {
+		if t != "*" && !slices.Contains(subscribable, t) {
+			return nil, Fail("invalid_request", "events: %q is not an event type; use one of %s or \"*\".", t, strings.Join(subscribable, ", "))
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// webhookChannels checks the channels asked for. A key limited to some
+// channels may not name others, and "all" means all it may use.
+func webhookChannels(a *Actor, in []string) ([]string, error) {
+	out := []string{}
+	for _, c := range in {
+		if !validChannel(c) {
+			return nil, Fail("invalid_request", "channels: %q is not one of website, whatsapp, instagram, email.", c)
+		}
+		if err := a.checkChannel(c); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, a.Channels...)
+	}
+	return out, nil
+}
+
+// webhookWebsites checks the websites asked for, as webhookChannels does.
+func (r *Resolver) webhookWebsites(ctx context.Context, a *Actor, in []string) ([]string, error) {
+	out := []string{}
+	if len(in) > 0 {
+		sites, err := r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID})
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range in {
+			if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
+				return nil, Fail("invalid_request", "website_ids: %s is not a website of this workspace.", id)
+			}
+			if err := a.checkWebsite(id); err != nil {
+				return nil, err
+			}
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, a.WebsiteIDs...)
+	}
+	return out, nil
+}

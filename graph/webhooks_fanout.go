@@ -1,0 +1,114 @@
+package graph
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// fanOutBatch is how many events one fan-out transaction takes.
+const fanOutBatch = 500
+
+// FanOut turns recorded events into deliveries, one per matching endpoint,
+// in seq order, and hands the deliveries that may go now to the queue. One
+// fan-out runs at a time; a call that finds another running returns at once,
+// because the running one looks again after each commit and so sees every
+// event committed before this call.
+func (r *Resolver) FanOut(ctx context.Context) error {
+	for {
+		n, locked, err := r.fanOutOnce(ctx)
+		if err != nil || !locked {
+			return err
+		}
+		if n == 0 {
+			// The lock is released: anything committed since the batch was
+			// read is either visible now or has a fan-out of its own coming.
+			more, err := r.Store.HasUnfannedEvents(ctx)
+			if err != nil || !more {
+				return err
+			}
+		}
+	}
+}
+
+// fanOutOnce fans out one batch in one transaction: the deliveries and the
+// events' fanned_out mark commit together, so a crash neither loses an event
+// nor delivers it twice.
+func (r *Resolver) fanOutOnce(ctx context.Context) (events int, locked bool, err error) {
+	var ready []string
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		if locked, err = q.TryLockFanOut(ctx); err != nil || !locked {
+			return err
+		}
+		batch, err := q.UnfannedEvents(ctx, fanOutBatch)
+		if err != nil || len(batch) == 0 {
+			return err
+		}
+		events = len(batch)
+		var workspaces []string
+		seqs := make([]int64, len(batch))
+		for i, ev := range batch {
+			seqs[i] = ev.Seq
+			workspaces = append(workspaces, ev.WorkspaceID)
+		}
+		endpoints, err := q.ActiveWebhookEndpoints(ctx, workspaces)
+		if err != nil {
+			return err
+		}
+		deliveries := r.matchDeliveries(batch, endpoints)
+		if err := q.InsertWebhookDeliveries(ctx, deliveries); err != nil {
+			return err
+		}
+		if err := q.MarkFannedOut(ctx, seqs); err != nil {
+			return err
+		}
+		ids := make([]string, len(deliveries))
+		for i := range deliveries {
+			ids[i] = deliveries[i].ID
+		}
+		ready, err = q.ReadyWebhookDeliveries(ctx, ids)
+		return err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, id := range ready {
+		r.deliveryDue(ctx, id, 0)
+	}
+	return events, locked, nil
+}
+
+// matchDeliveries makes the deliveries of a batch of events, in event order.
+func (r *Resolver) matchDeliveries(events []repo.Event, endpoints []repo.WebhookEndpoint) []repo.WebhookDelivery {
+	now := r.now()
+	var out []repo.WebhookDelivery
+	for i := range events {
+		ev := &events[i]
+		for j := range endpoints {
+			e := &endpoints[j]
+			if e.WorkspaceID != ev.WorkspaceID || !webhookMatches(e, ev) {
+				continue
+			}
+			out = append(out, repo.WebhookDelivery{
+				ID: repo.NewID("whd_", now), WorkspaceID: ev.WorkspaceID, Livemode: ev.Livemode,
+				EndpointID: e.ID, EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq,
+				Channel: ev.Channel, WebsiteID: ev.WebsiteID, ConversationID: ev.ConversationID,
+				Status: "pending", NextAttemptAt: &now, CreatedAt: now,
+			})
+		}
+	}
+	return out
+}
+
+// deliveryDue hands a delivery to the queue. A failure is only logged: the
+// delivery is in Postgres, and the sweep hands it over again.
+func (r *Resolver) deliveryDue(ctx context.Context, id string, in time.Duration) {
+	if r.Jobs == nil {
+		return
+	}
+	if err := r.Jobs.DeliveryDue(context.WithoutCancel(ctx), id, max(in, 0)); err != nil {
+		slog.Warn("enqueue webhook delivery; the sweep will retry", "delivery", id, "err", err)
+	}
+}

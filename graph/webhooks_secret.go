@@ -1,0 +1,92 @@
+package graph
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// WebhookSecretPrefix starts every signing secret.
+const WebhookSecretPrefix = "whsec_"
+
+// newWebhookSecret returns whsec_ and 32 random bytes in hex.
+func newWebhookSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return WebhookSecretPrefix + hex.EncodeToString(b), nil
+}
+
+// secretAEAD is AES-256-GCM under a key derived from MSGSVC_SECRET. Signing
+// needs the secret itself, so it is sealed rather than hashed; a database
+// dump alone does not reveal it.
+func (r *Resolver) secretAEAD() (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, []byte(r.Secret), nil, "msgsvc webhook signing secrets v1", 32)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// sealSecret encrypts a secret, bound to its endpoint id so a sealed value
+// copied to another row does not open.
+func (r *Resolver) sealSecret(endpointID, secret string) ([]byte, error) {
+	aead, err := r.secretAEAD()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return aead.Seal(nonce, nonce, []byte(secret), []byte(endpointID)), nil
+}
+
+// errSecretSealed says a secret does not open, typically because
+// MSGSVC_SECRET changed since it was sealed.
+var errSecretSealed = errors.New("the signing secret cannot be decrypted (was MSGSVC_SECRET changed?); roll the secret")
+
+func (r *Resolver) openSecret(endpointID string, sealed []byte) (string, error) {
+	aead, err := r.secretAEAD()
+	if err != nil {
+		return "", err
+	}
+	if len(sealed) < aead.NonceSize() {
+		return "", errSecretSealed
+	}
+	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(endpointID))
+	if err != nil {
+		return "", errSecretSealed
+	}
+	return string(plain), nil
+}
+
+// signingSecrets are the secrets that sign a request at now: the current
+// one, and the previous one while its grace period lasts.
+func (r *Resolver) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]string, error) {
+	current, err := r.openSecret(e.ID, e.Secret)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{current}
+	if e.PreviousSecret != nil && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
+		previous, err := r.openSecret(e.ID, e.PreviousSecret)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, previous)
+	}
+	return out, nil
+}

@@ -1,0 +1,55 @@
+package graph
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/webhooksig"
+)
+
+// verifyEndpoint runs the handshake: a signed endpoint.verification event
+// whose data.challenge the endpoint must echo in a 2xx JSON answer within
+// the timeout. On success it stores verified_at and sets it on e.
+func (r *Resolver) verifyEndpoint(ctx context.Context, livemode bool, e *repo.WebhookEndpoint) *model.WebhookVerification {
+	cfg := r.webhooks()
+	failed := func(reason string) *model.WebhookVerification {
+		return &model.WebhookVerification{Verified: false, Reason: &reason}
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	challenge := hex.EncodeToString(b)
+	now := r.now()
+	data, _ := json.Marshal(map[string]string{"challenge": challenge})
+	body, err := marshalEnvelope(model.WebhookEnvelope{Event: model.Event{
+		ID: repo.NewID("evt_", now), Type: EventEndpointVerification, CreatedAt: model.NewTimestamp(now),
+		Livemode: livemode, Data: data,
+	}})
+	if err != nil {
+		return failed(err.Error())
+	}
+	secrets, err := r.signingSecrets(e, now)
+	if err != nil {
+		return failed(err.Error())
+	}
+	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
+	if !ans.OK() {
+		return failed("the endpoint " + ans.Problem(cfg.timeout()))
+	}
+	var echo struct {
+		Challenge string `json:"challenge"`
+	}
+	if json.Unmarshal(ans.Body, &echo) != nil || echo.Challenge != challenge {
+		return failed("the answer did not echo data.challenge as {\"challenge\": ...}")
+	}
+	if err := r.Store.SetWebhookVerified(context.WithoutCancel(ctx), e.ID, e.URL, &now); err != nil {
+		slog.Error("store webhook verification", "endpoint", e.ID, "err", err)
+		return failed("the verification could not be stored; try again")
+	}
+	e.VerifiedAt = &now
+	return &model.WebhookVerification{Verified: true}
+}

@@ -1,0 +1,123 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// Task types of webhooks.
+const (
+	// TypeWebhookFanOut turns recorded events into deliveries.
+	TypeWebhookFanOut = "webhook:fanout"
+	// TypeWebhookDeliver makes one attempt of one delivery.
+	TypeWebhookDeliver = "webhook:deliver"
+)
+
+// DeliverPayload names the delivery; the handler re-reads the rest.
+type DeliverPayload struct {
+	DeliveryID string `json:"delivery_id"`
+}
+
+// NewDeliverTask returns the task of one attempt of a delivery.
+func NewDeliverTask(deliveryID string) (*asynq.Task, error) {
+	payload, err := json.Marshal(DeliverPayload{DeliveryID: deliveryID})
+	if err != nil {
+		return nil, err
+	}
+	return asynq.NewTask(TypeWebhookDeliver, payload), nil
+}
+
+// EventsRecorded is called after a commit that recorded events: it asks for
+// a fan-out. Fan-outs are not de-duplicated by task id, because an id stays
+// taken while its task runs, and an event committed in that moment would
+// wait for the sweep; a redundant fan-out finds nothing and costs a query.
+func (c *Client) EventsRecorded(ctx context.Context) error {
+	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeWebhookFanOut, nil),
+		asynq.Queue(c.Queue), asynq.MaxRetry(0))
+	return err
+}
+
+// DeliveryDue asks for an attempt of a delivery after a delay. asynq's own
+// retries are off: the schedule lives in Postgres, and each attempt is a
+// task of its own. A duplicate task is harmless, as the handler leases the
+// delivery in Postgres before it sends.
+func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error {
+	task, err := NewDeliverTask(deliveryID)
+	if err != nil {
+		return err
+	}
+	opts := []asynq.Option{asynq.Queue(c.Queue), asynq.MaxRetry(0)}
+	if in > 0 {
+		// asynq releases scheduled tasks by whole seconds, so a task due at
+		// 10.4 s would run at 10 s, before the delivery is due: round up.
+		at := time.Now().Add(in)
+		if rounded := at.Truncate(time.Second); !rounded.Equal(at) {
+			at = rounded.Add(time.Second)
+		}
+		opts = append(opts, asynq.ProcessAt(at))
+	}
+	_, err = c.asynq.EnqueueContext(ctx, task, opts...)
+	return err
+}
+
+// Webhooks is the work behind the webhook tasks; the resolvers do it.
+type Webhooks interface {
+	// FanOut turns recorded events into deliveries.
+	FanOut(ctx context.Context) error
+	// AttemptDelivery makes one attempt of a delivery, if it is due.
+	AttemptDelivery(ctx context.Context, deliveryID string) error
+	// SweepDeliveries hands the queue deliveries whose task looks lost.
+	SweepDeliveries(ctx context.Context) error
+	// PurgeExpiredEvents deletes events and deliveries past retention.
+	PurgeExpiredEvents(ctx context.Context) error
+}
+
+// RegisterWebhooks adds the webhook task handlers to the mux.
+func RegisterWebhooks(mux *asynq.ServeMux, w Webhooks) {
+	mux.HandleFunc(TypeWebhookFanOut, func(ctx context.Context, _ *asynq.Task) error {
+		return w.FanOut(ctx)
+	})
+	mux.HandleFunc(TypeWebhookDeliver, func(ctx context.Context, t *asynq.Task) error {
+		var p DeliverPayload
+		if err := json.Unmarshal(t.Payload(), &p); err != nil {
+			return fmt.Errorf("%s payload: %v: %w", TypeWebhookDeliver, err, asynq.SkipRetry)
+		}
+		return w.AttemptDelivery(ctx, p.DeliveryID)
+	})
+}
+
+// purgeEvery is how often events past retention are deleted.
+const purgeEvery = time.Minute
+
+// RunWebhookSweeps does the periodic webhook work until ctx ends: a fan-out
+// and a delivery sweep every interval, so nothing waits on a lost task for
+// long, and retention every minute. Several workers may run it at once.
+func RunWebhookSweeps(ctx context.Context, w Webhooks, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var lastPurge time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if err := w.FanOut(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("webhook fan-out sweep", "err", err)
+			}
+			if err := w.SweepDeliveries(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("webhook delivery sweep", "err", err)
+			}
+			if now.Sub(lastPurge) >= purgeEvery {
+				lastPurge = now
+				if err := w.PurgeExpiredEvents(ctx); err != nil && ctx.Err() == nil {
+					slog.Warn("purge expired events", "err", err)
+				}
+			}
+		}
+	}
+}
