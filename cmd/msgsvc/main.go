@@ -123,6 +123,10 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	// Live sends have no provider adapters yet: graph refuses them with
 	// channel_unavailable rather than pretend to send.
 	resolver.PublicURL = cfg.PublicURL
+	resolver.Webhooks = &graph.WebhookConfig{AllowInsecure: cfg.WebhookAllowInsecure,
+		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
+		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
+		SweepGrace: 30 * time.Second}
 
 	errs := make(chan error, 2)
 	if workers {
@@ -130,10 +134,12 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		mux := asynq.NewServeMux()
 		jobs.Register(mux)
 		jobs.RegisterSandbox(mux, resolver)
+		jobs.RegisterWebhooks(mux, resolver)
 		if err := srv.Start(mux); err != nil {
 			return fmt.Errorf("REDIS_URL: start workers: %w", err)
 		}
 		defer srv.Shutdown()
+		go jobs.RunWebhookSweeps(ctx, resolver, 2*time.Second)
 	}
 	if api {
 		ropt, err := redis.ParseURL(cfg.RedisURL)

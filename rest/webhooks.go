@@ -1,0 +1,88 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/msgsvc/msgsvc/graph/model"
+)
+
+func (s *Server) listWebhookEndpoints(r *http.Request) (int, any, error) {
+	if _, err := queryParams(r); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.Resolver.Query().WebhookEndpoints(r.Context())
+	return http.StatusOK, out, err
+}
+
+func (s *Server) createWebhookEndpoint(r *http.Request) (int, any, error) {
+	var in model.CreateWebhookEndpointInput
+	if _, err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.Resolver.Mutation().CreateWebhookEndpoint(r.Context(), in)
+	return http.StatusCreated, out, err
+}
+
+// patchWebhookEndpoint answers the id and the fields the body gave, as
+// stored; a new URL also shows its verification, enabled its status.
+func (s *Server) patchWebhookEndpoint(r *http.Request) (int, any, error) {
+	var in model.UpdateWebhookEndpointInput
+	present, err := decode(r, &in)
+	if err != nil {
+		return 0, nil, err
+	}
+	e, err := s.Resolver.Mutation().UpdateWebhookEndpoint(r.Context(), chi.URLParam(r, "id"), in)
+	if err != nil {
+		return 0, nil, err
+	}
+	echo := map[string]any{"id": e.ID, "object": e.Object}
+	fields := map[string]any{"url": e.URL, "description": e.Description, "events": e.Events,
+		"channels": e.Channels, "website_ids": e.WebsiteIDs, "metadataOnly": e.MetadataOnly,
+		"testEvents": e.TestEvents, "enabled": e.Status != "disabled"}
+	for name, value := range fields {
+		if present[name] {
+			echo[name] = value
+		}
+	}
+	if present["url"] || present["enabled"] {
+		echo["status"], echo["disabled_reason"], echo["verified_at"] = e.Status, e.DisabledReason, e.VerifiedAt
+	}
+	if e.Verification != nil {
+		echo["verification"] = e.Verification
+	}
+	return http.StatusOK, echo, nil
+}
+
+func (s *Server) deleteWebhookEndpoint(r *http.Request) (int, any, error) {
+	out, err := s.Resolver.Mutation().DeleteWebhookEndpoint(r.Context(), chi.URLParam(r, "id"))
+	return http.StatusOK, out, err
+}
+
+func (s *Server) rollWebhookSecret(r *http.Request) (int, any, error) {
+	var in model.RollWebhookSecretInput
+	if _, err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.Resolver.Mutation().RollWebhookSecret(r.Context(), chi.URLParam(r, "id"), in)
+	return http.StatusOK, out, err
+}
+
+func (s *Server) listWebhookDeliveries(r *http.Request) (int, any, error) {
+	q, err := queryParams(r, "endpoint_id", "status", "limit", "starting_after")
+	if err != nil {
+		return 0, nil, err
+	}
+	limit, err := limitParam(q)
+	if err != nil {
+		return 0, nil, err
+	}
+	filter := &model.WebhookDeliveryFilter{EndpointID: q["endpoint_id"], Status: q["status"]}
+	out, err := s.Resolver.Query().WebhookDeliveries(r.Context(), filter, limit, q["starting_after"])
+	return http.StatusOK, out, err
+}
+
+func (s *Server) replayWebhookDelivery(r *http.Request) (int, any, error) {
+	out, err := s.Resolver.Mutation().ReplayWebhookDelivery(r.Context(), chi.URLParam(r, "id"))
+	return http.StatusAccepted, out, err
+}
