@@ -164,26 +164,12 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *s
 	return r.store(ctx, q, s, req, t, msg)
 }
 
-// store writes an accepted message, with the contact and conversation it
-// starts, and records contact.created, conversation.created and message.sent
+// store writes an accepted message, with the conversation it starts, and
+// records contact.created, conversation.created and message.sent
 // in that order.
 func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
 	now := msg.CreatedAt
 	if t.newContact {
-		channel := req.channel
-		t.contact = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			Name: req.to, FirstSeenChannel: &channel, Source: "api", CreatedAt: now, UpdatedAt: now}
-		switch req.channel {
-		case "whatsapp":
-			t.contact.Phone = &req.to
-		case "instagram":
-			t.contact.InstagramUserID = &req.to
-		case "email":
-			t.contact.Email = &req.to
-		}
-		if err := q.InsertContact(ctx, t.contact); err != nil {
-			return nil, err
-		}
 		if err := r.record(ctx, q, s, EventContactCreated, nil, toContact(t.contact)); err != nil {
 			return nil, err
 		}

@@ -153,7 +153,7 @@ func recipientRules(req *sendRequest, t *sendTarget) error {
 	case req.channel == "whatsapp" && c.OptOutWhatsapp, req.channel == "instagram" && c.OptOutInstagram:
 		return Fail("recipient_opted_out", "The customer opted out of %s.", req.channel)
 	}
-	if req.channel == "email" && !t.newContact && (c == nil || c.Email == nil) {
+	if req.channel == "email" && (c == nil || c.Email == nil) {
 		return Fail("no_recipient", "This email conversation has no customer address.")
 	}
 	return nil

@@ -82,12 +82,36 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 		}
 		return nil
 	}
-	c, err := q.ContactBy(ctx, s, identityColumn[req.channel], req.to)
-	if errors.Is(err, repo.ErrNotFound) {
-		t.newContact = true
-		return nil
+	column := identityColumn[req.channel]
+	c, err := q.ContactBy(ctx, s, column, req.to)
+	if !errors.Is(err, repo.ErrNotFound) {
+		t.contact = c
+		return err
 	}
-	t.contact = c
+	// A new customer. The contact is written now, in the send's
+	// transaction (a refusal rolls it back), so that a concurrent send to the
+	// same address waits for this one and then finds its contact and
+	// conversation instead of making a second of each.
+	now := r.now()
+	channel := req.channel
+	c = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+		Name: req.to, FirstSeenChannel: &channel, Source: "api", CreatedAt: now, UpdatedAt: now}
+	switch req.channel {
+	case "whatsapp":
+		c.Phone = &req.to
+	case "instagram":
+		c.InstagramUserID = &req.to
+	case "email":
+		c.Email = &req.to
+	}
+	inserted, err := q.InsertContactIfAbsent(ctx, c)
+	if err != nil {
+		return err
+	}
+	if !inserted {
+		c, err = q.ContactBy(ctx, s, column, req.to)
+	}
+	t.contact, t.newContact = c, inserted
 	return err
 }
 

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -388,4 +389,46 @@ func TestGetMessageVisibility(t *testing.T) {
 	api.Want(api.Do("GET", "/v1/messages/"+id, "web_second_only", nil), 404, "message_not_found")
 	api.Want(api.Do("GET", "/v1/messages/msg_missing", "test_all", nil), 404, "message_not_found")
 	api.Want(api.Do("GET", "/v1/messages/"+id, "msg_write", nil), 403, "insufficient_scope")
+}
+
+// Concurrent first sends to one new customer make one contact and one
+// conversation between them.
+func TestConcurrentSendsToANewCustomer(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	dbExec(t, api, `UPDATE workspaces SET rate_per_second = 1000, rate_per_minute = 100000 WHERE id = 'ws_main'`)
+	var wg sync.WaitGroup
+	convs := make([]any, 8)
+	for i := range convs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := sendMsg(api, "test_all", map[string]any{"channel": "whatsapp", "to": "+15550108888",
+				"whatsapp_account_id": "wa_main", "template": tpl("order_update", "C")})
+			if r.Status != 201 {
+				t.Errorf("send %d: %d %s", i, r.Status, r.Raw)
+				return
+			}
+			convs[i] = r.Data()["conversation_id"]
+		}()
+	}
+	wg.Wait()
+	for _, c := range convs {
+		if c != convs[0] {
+			t.Fatalf("conversations %v", convs)
+		}
+	}
+	var contacts int
+	if err := api.Store.DB.Get(&contacts, `SELECT count(*) FROM contacts WHERE phone = '+15550108888'`); err != nil || contacts != 1 {
+		t.Errorf("%d contacts (%v)", contacts, err)
+	}
+	created := 0
+	for _, e := range api.Events("ws_main") {
+		if e.Type == "contact.created" || e.Type == "conversation.created" {
+			created++
+		}
+	}
+	if created != 2 {
+		t.Errorf("%d contact.created and conversation.created events, want one of each", created)
+	}
 }
