@@ -67,7 +67,8 @@ type OutboundFile struct {
 }
 
 // Refusal is a provider's no, with the API error code it maps to (for
-// example WhatsApp 131047 → window_closed) and the provider's reason.
+// example WhatsApp 131047 → window_closed) and the provider's reason. Code
+// must be in rest's error table; any other code answers 500.
 type Refusal struct {
 	Code   string
 	Reason string
