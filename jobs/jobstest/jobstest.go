@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,7 +198,11 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req.Envelope)
 	if req.Type() == graph.EventEndpointVerification {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"challenge": req.Data()["challenge"]})
+		echo := map[string]any{}
+		if r.URL.Path != "/noverify" {
+			echo["challenge"] = req.Data()["challenge"]
+		}
+		_ = json.NewEncoder(w).Encode(echo)
 		return
 	}
 	rc.mu.Lock()
@@ -206,6 +211,10 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Unlock()
 	w.WriteHeader(rc.answer(n, req))
 }
+
+// NoVerifyURL is a URL of the receiver that answers the verification event
+// 200 {} without the challenge, and everything else as URL does.
+func (rc *Receiver) NoVerifyURL() string { return strings.TrimSuffix(rc.URL, "/hook") + "/noverify" }
 
 // Events returns the events received so far, oldest first.
 func (rc *Receiver) Events() []Request {
