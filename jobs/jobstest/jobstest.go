@@ -66,7 +66,7 @@ func New(t testing.TB, cfg *graph.WebhookConfig) *World {
 // world's queue; it stops when the test ends.
 func (w *World) StartWorker() *asynq.Server {
 	w.T.Helper()
-	srv := jobs.NewServerOn(w.Redis, 4, w.Queue)
+	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
 	jobs.RegisterWebhooks(mux, w.Resolver)
 	if err := srv.Start(mux); err != nil {
