@@ -82,11 +82,11 @@ func (r *Resolver) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]str
 	}
 	out := []string{current}
 	if e.PreviousSecret != nil && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
-		previous, err := r.openSecret(e.ID, e.PreviousSecret)
-		if err != nil {
-			return nil, err
+		// A previous secret that does not open is left out rather than
+		// failing: rolling is how a sealed-away secret gets replaced.
+		if previous, err := r.openSecret(e.ID, e.PreviousSecret); err == nil {
+			out = append(out, previous)
 		}
-		out = append(out, previous)
 	}
 	return out, nil
 }

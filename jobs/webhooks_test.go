@@ -174,3 +174,31 @@ func TestMetadataOnlyEndpointGetsRedactedEnvelope(t *testing.T) {
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 var _ = http.StatusOK
+
+func TestSigningSecretsAreSealedWithTheServiceSecret(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	rc := jobstest.NewReceiver(t, nil)
+	ep := w.CreateEndpoint(rc.URL, onlyMessages)
+	var sealed []byte
+	if err := w.Store.DB.Get(&sealed, `SELECT secret FROM webhook_endpoints WHERE id = $1`, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(sealed), ep.Secret[len("whsec_"):]) {
+		t.Fatalf("the secret is stored in the clear")
+	}
+	// A service with another MSGSVC_SECRET cannot sign with it, and says so.
+	other := *w.Resolver
+	other.Secret = "another-secret-0123456789"
+	w.Inbound("website", "visitor-sealed", "hello")
+	if err := other.FanOut(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	id := newest(w, ep.ID)
+	if err := other.AttemptDelivery(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if d := w.Delivery(id); d.Status != "retrying" || !strings.Contains(*d.LastError, "cannot be decrypted") || len(rc.Events()) != 0 {
+		t.Errorf("with the wrong service secret: %+v", d)
+	}
+}

@@ -105,7 +105,7 @@ func seed(ctx context.Context, cfg *Config, args []string) error {
 // start runs the API, the workers or both until the context ends.
 func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if cfg.SecretGenerated {
-		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors and file links die with this process")
+		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors, file links and webhook signing secrets die with this process")
 	}
 	store, err := repo.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
