@@ -21,11 +21,15 @@ const (
 // DeliverPayload names the delivery; the handler re-reads the rest.
 type DeliverPayload struct {
 	DeliveryID string `json:"delivery_id"`
+	// NotBefore is when the attempt is due. asynq releases a scheduled task
+	// at the start of its second, up to a second early, and the handler
+	// waits out the rest; Postgres still decides whether it is due.
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
 // NewDeliverTask returns the task of one attempt of a delivery.
-func NewDeliverTask(deliveryID string) (*asynq.Task, error) {
-	payload, err := json.Marshal(DeliverPayload{DeliveryID: deliveryID})
+func NewDeliverTask(deliveryID string, notBefore time.Time) (*asynq.Task, error) {
+	payload, err := json.Marshal(DeliverPayload{DeliveryID: deliveryID, NotBefore: notBefore})
 	if err != nil {
 		return nil, err
 	}
@@ -47,19 +51,15 @@ func (c *Client) EventsRecorded(ctx context.Context) error {
 // task of its own. A duplicate task is harmless, as the handler leases the
 // delivery in Postgres before it sends.
 func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error {
-	task, err := NewDeliverTask(deliveryID)
-	if err != nil {
-		return err
-	}
+	var at time.Time
 	opts := []asynq.Option{asynq.Queue(c.Queue), asynq.MaxRetry(0)}
 	if in > 0 {
-		// asynq releases scheduled tasks by whole seconds, so a task due at
-		// 10.4 s would run at 10 s, before the delivery is due: round up.
-		at := time.Now().Add(in)
-		if rounded := at.Truncate(time.Second); !rounded.Equal(at) {
-			at = rounded.Add(time.Second)
-		}
+		at = time.Now().Add(in)
 		opts = append(opts, asynq.ProcessAt(at))
+	}
+	task, err := NewDeliverTask(deliveryID, at)
+	if err != nil {
+		return err
 	}
 	_, err = c.asynq.EnqueueContext(ctx, task, opts...)
 	return err
@@ -86,6 +86,15 @@ func RegisterWebhooks(mux *asynq.ServeMux, w Webhooks) {
 		var p DeliverPayload
 		if err := json.Unmarshal(t.Payload(), &p); err != nil {
 			return fmt.Errorf("%s payload: %v: %w", TypeWebhookDeliver, err, asynq.SkipRetry)
+		}
+		if early := time.Until(p.NotBefore); early > 0 {
+			t := time.NewTimer(min(early, time.Second))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
 		}
 		return w.AttemptDelivery(ctx, p.DeliveryID)
 	})
