@@ -211,3 +211,28 @@ func newestDelivery(w *jobstest.World, endpointID string) string {
 
 // equalJSON compares decoded JSON values.
 func equalJSON(got, want any) bool { return reflect.DeepEqual(got, want) }
+
+func TestWebhooksOverGraphQL(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	rc := jobstest.NewReceiver(t, nil)
+	status, body := graphql(t, w.API, "admin-token", "ws_main", `mutation { createWebhookEndpoint(input: {
+		url: "`+rc.URL+`", events: ["message.received"], testEvents: true, websiteIds: ["web_main"]
+	}) { id status secret websiteIds verification { verified } } }`)
+	created, _ := body["data"].(map[string]any)["createWebhookEndpoint"].(map[string]any)
+	if status != 200 || created["status"] != "active" || !strings.HasPrefix(created["secret"].(string), "whsec_") ||
+		!equalJSON(created["websiteIds"], []any{"web_main"}) {
+		t.Fatalf("%d %v", status, body)
+	}
+	status, body = graphql(t, w.API, "admin-token", "ws_main", `{ webhookEndpoints { items { id secret } egressIps } }`)
+	list, _ := body["data"].(map[string]any)["webhookEndpoints"].(map[string]any)
+	items, _ := list["items"].([]any)
+	if status != 200 || len(items) != 1 || items[0].(map[string]any)["secret"] != nil {
+		t.Fatalf("%d %v", status, body)
+	}
+	status, body = graphql(t, w.API, "admin-token", "ws_main", `{ webhookDeliveries(filter: {status: "lost"}) { items { id } } }`)
+	errs, _ := body["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["extensions"].(map[string]any)["code"] != "invalid_request" {
+		t.Fatalf("%d %v", status, body)
+	}
+}
