@@ -239,61 +239,60 @@ func webhookEvents(in []string) ([]string, error) {
 	if len(in) == 0 {
 		return nil, Fail("invalid_request", "events needs at least one event type, or \"*\" for all.")
 	}
-	out := []string{}
-	for _, t := range in {
+	return checkedSet(in, func(t string) error {
 		if t != "*" && !slices.Contains(subscribable, t) {
-			return nil, Fail("invalid_request", "events: %q is not an event type; use one of %s or \"*\".", t, strings.Join(subscribable, ", "))
+			return Fail("invalid_request", "events: %q is not an event type; use one of %s or \"*\".", t, strings.Join(subscribable, ", "))
 		}
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // webhookChannels checks the channels asked for. A key limited to some
-// channels may not name others, and "all" means all it may use.
+// channels may not name others, and its "all" is all it may use.
 func webhookChannels(a *Actor, in []string) ([]string, error) {
-	out := []string{}
-	for _, c := range in {
+	out, err := checkedSet(in, func(c string) error {
 		if !validChannel(c) {
-			return nil, Fail("invalid_request", "channels: %q is not one of website, whatsapp, instagram, email.", c)
+			return Fail("invalid_request", "channels: %q is not one of website, whatsapp, instagram, email.", c)
 		}
-		if err := a.checkChannel(c); err != nil {
-			return nil, err
-		}
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
+		return a.checkChannel(c)
+	})
+	if err == nil && len(out) == 0 {
 		out = append(out, a.Channels...)
 	}
-	return out, nil
+	return out, err
 }
 
 // webhookWebsites checks the websites asked for, as webhookChannels does.
 func (r *Resolver) webhookWebsites(ctx context.Context, a *Actor, in []string) ([]string, error) {
-	out := []string{}
+	var sites []repo.Website
 	if len(in) > 0 {
-		sites, err := r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID})
-		if err != nil {
+		var err error
+		if sites, err = r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
 			return nil, err
 		}
-		for _, id := range in {
-			if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
-				return nil, Fail("invalid_request", "website_ids: %s is not a website of this workspace.", id)
-			}
-			if err := a.checkWebsite(id); err != nil {
-				return nil, err
-			}
-			if !slices.Contains(out, id) {
-				out = append(out, id)
-			}
-		}
 	}
-	if len(out) == 0 {
+	out, err := checkedSet(in, func(id string) error {
+		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
+			return Fail("invalid_request", "website_ids: %s is not a website of this workspace.", id)
+		}
+		return a.checkWebsite(id)
+	})
+	if err == nil && len(out) == 0 {
 		out = append(out, a.WebsiteIDs...)
+	}
+	return out, err
+}
+
+// checkedSet checks each value and drops repeats, keeping the order.
+func checkedSet(in []string, check func(string) error) ([]string, error) {
+	out := []string{}
+	for _, v := range in {
+		if err := check(v); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
 	}
 	return out, nil
 }
