@@ -126,7 +126,9 @@ func (r *Resolver) applyEndpointChanges(ctx context.Context, a *Actor, e *repo.W
 		if err != nil {
 			return false, err
 		}
-		if newURL = u != e.URL; newURL {
+		// Giving the URL of an unverified endpoint again runs the
+		// handshake again, once its owner has fixed the receiver.
+		if newURL = u != e.URL || e.VerifiedAt == nil; newURL {
 			e.URL, e.VerifiedAt = u, nil
 		}
 	}

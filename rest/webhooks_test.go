@@ -1,10 +1,14 @@
 package rest_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
@@ -234,5 +238,36 @@ func TestWebhooksOverGraphQL(t *testing.T) {
 	errs, _ := body["errors"].([]any)
 	if len(errs) != 1 || errs[0].(map[string]any)["extensions"].(map[string]any)["code"] != "invalid_request" {
 		t.Fatalf("%d %v", status, body)
+	}
+}
+
+func TestPatchingTheSameURLVerifiesAnUnverifiedEndpointAgain(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	var fixed atomic.Bool // the receiver echoes the challenge once "fixed"
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var e struct {
+			Data map[string]any `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&e)
+		if !fixed.Load() {
+			e.Data = nil
+		}
+		_ = json.NewEncoder(rw).Encode(e.Data)
+	}))
+	t.Cleanup(srv.Close)
+	d := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": srv.URL}), 201, "").Data()
+	if d["status"] != "unverified" {
+		t.Fatalf("created %v", d)
+	}
+	fixed.Store(true)
+	r := w.Want(w.Do("PATCH", "/v1/webhook-endpoints/"+d["id"].(string), "test_all", map[string]any{"url": srv.URL}), 200, "").Data()
+	if r["status"] != "active" || r["verification"].(map[string]any)["verified"] != true {
+		t.Fatalf("PATCH with the same URL answered %v", r)
+	}
+	// A verified endpoint given its own URL again is left as it is.
+	r = w.Want(w.Do("PATCH", "/v1/webhook-endpoints/"+d["id"].(string), "test_all", map[string]any{"url": srv.URL}), 200, "").Data()
+	if r["status"] != "active" || r["verification"] != nil || r["verified_at"] == nil {
+		t.Fatalf("PATCH of a verified endpoint with its URL answered %v", r)
 	}
 }
