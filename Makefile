@@ -5,6 +5,10 @@
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/msgsvc?sslmode=disable
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 export MSGSVC_ADDR ?= 127.0.0.1:8080
+# A fixed development secret, so cursors, file links and webhook signing
+# secrets survive restarts; production sets its own (MSGSVC_ENV=production).
+export MSGSVC_SECRET ?= msgsvc-development-secret-not-for-production
+export MSGSVC_ADMIN_TOKEN ?= msgsvc-development-admin-token
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
 .PHONY: run test services build database lint generate check-generated

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -32,7 +33,9 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 		if m.Direction != "outbound" || m.Status != "sent" {
 			return nil
 		}
-		conv, err := q.Conversation(ctx, s, m.ConversationID)
+		// Lock the conversation as every writer of its events does, so its
+		// events are recorded, and delivered, in order.
+		conv, err := q.LockConversation(ctx, s, m.ConversationID)
 		if err != nil {
 			return err
 		}
@@ -63,5 +66,29 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 	if err == nil && changed {
 		r.afterCommit(ctx)
 	}
+	return err
+}
+
+// sandboxSweepGrace is how long past its due time a sandbox message may stay
+// sent before the sweep completes it itself.
+const sandboxSweepGrace = 10 * time.Second
+
+// SweepSandboxDeliveries completes sandbox messages whose delivered/failed
+// task was lost (Redis flushed, enqueue failed after commit): Postgres is the
+// source of truth, and completing twice does nothing.
+func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
+	stale, err := r.Store.StaleSandboxMessages(ctx, r.now().Add(-delay-sandboxSweepGrace), 100)
+	for _, m := range stale {
+		if err := r.FinishSandboxDelivery(ctx, m.WorkspaceID, m.ID); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// PurgeIdempotencyKeys deletes Idempotency-Key records past the 24 hours
+// they are remembered.
+func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
+	_, err := r.Store.PurgeIdempotencyKeys(ctx, r.now().Add(-repo.IdempotencyTTL))
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -98,35 +97,4 @@ func RegisterWebhooks(mux *asynq.ServeMux, w Webhooks) {
 		}
 		return w.AttemptDelivery(ctx, p.DeliveryID)
 	})
-}
-
-// purgeEvery is how often events past retention are deleted.
-const purgeEvery = time.Minute
-
-// RunWebhookSweeps does the periodic webhook work until ctx ends: a fan-out
-// and a delivery sweep every interval, so nothing waits on a lost task for
-// long, and retention every minute. Several workers may run it at once.
-func RunWebhookSweeps(ctx context.Context, w Webhooks, every time.Duration) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	var lastPurge time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			if err := w.FanOut(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("webhook fan-out sweep", "err", err)
-			}
-			if err := w.SweepDeliveries(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("webhook delivery sweep", "err", err)
-			}
-			if now.Sub(lastPurge) >= purgeEvery {
-				lastPurge = now
-				if err := w.PurgeExpiredEvents(ctx); err != nil && ctx.Err() == nil {
-					slog.Warn("purge expired events", "err", err)
-				}
-			}
-		}
-	}
 }

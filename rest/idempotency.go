@@ -20,7 +20,7 @@ import (
 const (
 	maxIdempotencyKey = 255
 	// idempotencyTTL is how long a key is remembered.
-	idempotencyTTL = 24 * time.Hour
+	idempotencyTTL = repo.IdempotencyTTL
 	// abandonedAfter frees a key whose request never finished (its process
 	// died): no request runs that long, so a retry may take the key over.
 	abandonedAfter = 5 * time.Minute

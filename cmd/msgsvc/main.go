@@ -139,7 +139,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 			return fmt.Errorf("REDIS_URL: start workers: %w", err)
 		}
 		defer srv.Shutdown()
-		go jobs.RunWebhookSweeps(ctx, resolver, 2*time.Second)
+		go jobs.RunSweeps(ctx, resolver, 2*time.Second, cfg.SandboxDeliveryDelay)
 	}
 	if api {
 		ropt, err := redis.ParseURL(cfg.RedisURL)

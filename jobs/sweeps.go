@@ -1,0 +1,50 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Sweeper is the periodic work that catches up what a lost task or a crash
+// left behind, and deletes what has expired; the resolvers do it.
+type Sweeper interface {
+	Webhooks
+	// SweepSandboxDeliveries completes sandbox messages whose task was lost.
+	SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error
+	// PurgeIdempotencyKeys deletes Idempotency-Key records past 24 hours.
+	PurgeIdempotencyKeys(ctx context.Context) error
+}
+
+// purgeEvery is how often expired records are deleted.
+const purgeEvery = time.Minute
+
+// RunSweeps does the periodic work until ctx ends: webhook fan-out, the
+// delivery and sandbox sweeps every interval, so nothing waits on a lost task
+// for long, and the purges every minute. Several workers may run it at once:
+// each step is safe to run twice.
+func RunSweeps(ctx context.Context, s Sweeper, every, sandboxDelay time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var lastPurge time.Time
+	step := func(name string, fn func(context.Context) error) {
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("periodic "+name, "err", err)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			step("webhook fan-out", s.FanOut)
+			step("webhook delivery sweep", s.SweepDeliveries)
+			step("sandbox delivery sweep", func(ctx context.Context) error { return s.SweepSandboxDeliveries(ctx, sandboxDelay) })
+			if now.Sub(lastPurge) >= purgeEvery {
+				lastPurge = now
+				step("event retention", s.PurgeExpiredEvents)
+				step("idempotency key purge", s.PurgeIdempotencyKeys)
+			}
+		}
+	}
+}

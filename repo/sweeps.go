@@ -1,0 +1,29 @@
+package repo
+
+import (
+	"context"
+	"time"
+)
+
+// IdempotencyTTL is how long an Idempotency-Key is remembered (spec Limits).
+const IdempotencyTTL = 24 * time.Hour
+
+// MessageRef names a message of a workspace.
+type MessageRef struct {
+	WorkspaceID string `db:"workspace_id"`
+	ID          string `db:"id"`
+}
+
+// StaleSandboxMessages lists sandbox messages still sent since before a
+// time: their delivered/failed task was lost.
+func (q Queries) StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {
+	var out []MessageRef
+	return out, q.selectRows(ctx, &out, `SELECT workspace_id, id FROM messages
+		WHERE livemode = false AND status = 'sent' AND direction = 'outbound' AND created_at < $1
+		ORDER BY created_at LIMIT $2`, before, limit)
+}
+
+// PurgeIdempotencyKeys deletes Idempotency-Key records made before a time.
+func (q Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	return q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)
+}
