@@ -125,3 +125,16 @@ func TestSeedRefusesIDsOfAnotherWorkspace(t *testing.T) {
 		t.Errorf("ws_b was written though the fixture failed (%d, %v)", n, err)
 	}
 }
+
+func TestSeedAgainKeepsCountersTrueToStoredMessages(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "hello"}), 201, "")
+	if err := api.Resolver.Seed(t.Context(), loadFixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	conv := api.Want(api.Do("GET", "/v1/conversations/conv_wa_1h", "test_all", nil), 200, "").Data()
+	if conv["message_count"] != float64(3) || conv["last_message_at"] != "2026-10-15T12:00:00.000Z" {
+		t.Errorf("after seeding again: message_count %v, last_message_at %v", conv["message_count"], conv["last_message_at"])
+	}
+}

@@ -358,6 +358,9 @@ func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string,
 				return wrap(fmt.Sprintf("%s.messages[%d].id", p, j), err)
 			}
 		}
+		if err := q.RecountConversation(ctx, c.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }

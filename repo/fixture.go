@@ -121,3 +121,18 @@ func (q Queries) Templates(ctx context.Context, workspaceID string, accountIDs [
 		AND (cardinality($2::text[]) = 0 OR whatsapp_account_id = ANY($2)) ORDER BY name, language`,
 		workspaceID, array(accountIDs))
 }
+
+// RecountConversation derives a conversation's message count and times from
+// its stored messages, so loading a fixture again keeps the counters true to
+// messages added since.
+func (q Queries) RecountConversation(ctx context.Context, id string) error {
+	_, err := q.exec(ctx, `UPDATE conversations c SET message_count = m.n,
+		last_message_at = greatest(c.created_at, coalesce(m.last, c.created_at)),
+		last_inbound_at = m.last_inbound,
+		updated_at = greatest(c.updated_at, coalesce(m.last, c.created_at))
+		FROM (SELECT count(*) AS n, max(created_at) AS last,
+		             max(created_at) FILTER (WHERE direction = 'inbound') AS last_inbound
+		      FROM messages WHERE conversation_id = $1) m
+		WHERE c.id = $1`, id)
+	return err
+}
