@@ -63,6 +63,8 @@ func TestRetentionExpiresAndPurgesEvents(t *testing.T) {
 	w.Clock.Advance(10*24*time.Hour + time.Millisecond) // the old event is 30 days and 1 ms old
 	w.Want(w.Do("POST", "/v1/webhook-deliveries/"+old+"/replay", "test_all", nil), 400, "event_expired")
 	w.Want(w.Do("POST", "/v1/webhook-deliveries/"+recent+"/replay", "test_all", nil), 202, "")
+	// Past retention an event is gone at once, before the purge runs.
+	w.Want(w.Do("GET", "/v1/events/"+oldEvent, "test_all", nil), 404, "event_not_found")
 
 	if err := w.Resolver.PurgeExpiredEvents(t.Context()); err != nil {
 		t.Fatal(err)
