@@ -65,18 +65,11 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 		return windowOf(channel, true, false, nil, now), nil
 	}
 	if channel == "whatsapp" {
-		accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
 		if err != nil {
 			return nil, err
 		}
-		for _, acc := range accounts {
-			if acc.Status == "connected" {
-				req.numbers = append(req.numbers, acc)
-			}
-		}
-		if in.WhatsappAccountID == nil && len(req.numbers) > 1 {
-			return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
-		}
+		req.numbers = numbers
 	}
 	var t *sendTarget
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {

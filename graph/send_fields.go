@@ -117,18 +117,11 @@ func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessag
 		return nil, Fail("invalid_idempotency_key", "Idempotency-Key is %d characters; at most 255 are allowed.", n)
 	}
 	if req.channel == "whatsapp" {
-		accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
 		if err != nil {
 			return nil, err
 		}
-		for _, acc := range accounts {
-			if acc.Status == "connected" {
-				req.numbers = append(req.numbers, acc)
-			}
-		}
-		if in.WhatsappAccountID == nil && len(req.numbers) > 1 {
-			return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
-		}
+		req.numbers = numbers
 	}
 	return req, nil
 }
@@ -227,4 +220,23 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 		return Fail("invalid_request", "reply_as applies to replies in Instagram comment conversations only.")
 	}
 	return nil
+}
+
+// reachableNumbers lists the connected WhatsApp numbers the key reaches. With
+// several and none named, the caller must say which (decisions 3).
+func (r *Resolver) reachableNumbers(ctx context.Context, a *Actor, named *string) ([]repo.Account, error) {
+	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+	if err != nil {
+		return nil, err
+	}
+	var numbers []repo.Account
+	for _, acc := range accounts {
+		if acc.Status == "connected" {
+			numbers = append(numbers, acc)
+		}
+	}
+	if named == nil && len(numbers) > 1 {
+		return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
+	}
+	return numbers, nil
 }
