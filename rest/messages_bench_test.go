@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,5 +25,29 @@ func BenchmarkSandboxSend(b *testing.B) {
 			b.Fatalf("send: %d %s", r.Status, r.Raw)
 		}
 	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+}
+
+// BenchmarkSandboxSendParallel is the same send from 8 clients at once, each
+// on a conversation of its own, as a busy integration sends: throughput, not
+// one client's latency.
+func BenchmarkSandboxSendParallel(b *testing.B) {
+	api := resttest.New(b)
+	withWorker(b, api, time.Hour)
+	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(4) // with GOMAXPROCS 2: 8 clients
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		conv := startConv(api, map[string]any{"channel": "website", "from": fmt.Sprintf("visitor-bench-%d", next.Add(1))})
+		body := map[string]any{"conversation_id": conv, "text": "benchmark"}
+		for pb.Next() {
+			if r := sendMsg(api, "test_all", body); r.Status != 201 {
+				b.Errorf("send: %d %s", r.Status, r.Raw)
+				return
+			}
+		}
+	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
 }
