@@ -10,45 +10,6 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// identityColumn is the contact column a channel's sender is known by.
-var identityColumn = map[string]string{
-	"website": "external_id", "whatsapp": "phone", "instagram": "instagram_user_id", "email": "email",
-}
-
-// receivingAccount picks the account a simulated message lands on: the one
-// named, or the oldest of the channel that the key may use.
-func (r *Resolver) receivingAccount(ctx context.Context, a *Actor, channel string, accountID *string) (*repo.Account, error) {
-	if accountID != nil {
-		acc, err := r.Store.Account(ctx, a.WorkspaceID, channel, *accountID)
-		if errors.Is(err, repo.ErrNotFound) {
-			return nil, Fail("invalid_request", "account_id %s is no %s account of this workspace.", *accountID, channel)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return acc, a.checkWebsite(acc.WebsiteID)
-	}
-	usable, err := r.Store.Accounts(ctx, a.Scope(), channel)
-	if err != nil || len(usable) > 0 {
-		return firstOrNil(usable), err
-	}
-	all, err := r.Store.Accounts(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}, channel)
-	if err != nil {
-		return nil, err
-	}
-	if len(all) > 0 {
-		return nil, Fail("website_not_allowed", "This key may not use any website with a %s account.", channel)
-	}
-	return nil, Fail("invalid_request", "This workspace has no %s account to receive the message.", channel)
-}
-
-func firstOrNil[T any](s []T) *T {
-	if len(s) == 0 {
-		return nil
-	}
-	return &s[0]
-}
-
 // simulateInbound injects a customer message into the sandbox as a channel
 // would deliver it: the same sender continues its conversation.
 func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
@@ -86,7 +47,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if err := a.checkChannel(in.Channel); err != nil {
 		return nil, err
 	}
-	acc, err := r.receivingAccount(ctx, a, in.Channel, in.AccountID)
+	acc, err := channelAccount(ctx, r.Store.Queries, a, in.Channel, "account_id", in.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -125,18 +86,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 		return nil, err
 	}
 	if newContact {
-		contact = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			Name: name, FirstSeenChannel: &channel, Source: "captured", CreatedAt: now, UpdatedAt: now}
-		switch identityColumn[channel] {
-		case "external_id":
-			contact.ExternalID = &from
-		case "phone":
-			contact.Phone = &from
-		case "instagram_user_id":
-			contact.InstagramUserID = &from
-		case "email":
-			contact.Email = &from
-		}
+		contact = channelContact(s, channel, from, name, "captured", now)
 	}
 	contact.LastSeenAt = &now
 	optOut := channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !contact.OptOutWhatsapp

@@ -92,18 +92,7 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 	// transaction (a refusal rolls it back), so that a concurrent send to the
 	// same address waits for this one and then finds its contact and
 	// conversation instead of making a second of each.
-	now := r.now()
-	channel := req.channel
-	c = &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-		Name: req.to, FirstSeenChannel: &channel, Source: "api", CreatedAt: now, UpdatedAt: now}
-	switch req.channel {
-	case "whatsapp":
-		c.Phone = &req.to
-	case "instagram":
-		c.InstagramUserID = &req.to
-	case "email":
-		c.Email = &req.to
-	}
+	c = channelContact(s, req.channel, req.to, req.to, "api", r.now())
 	inserted, err := q.InsertContactIfAbsent(ctx, c)
 	if err != nil {
 		return err
@@ -151,33 +140,15 @@ func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a
 		return nil // the sender (from) decides, under the channel rules
 	case "whatsapp":
 		if id := req.in.WhatsappAccountID; id != nil {
-			if t.acc, err = q.Account(ctx, a.WorkspaceID, "whatsapp", *id); errors.Is(err, repo.ErrNotFound) {
-				return Fail("invalid_request", "whatsapp_account_id %s names no WhatsApp number of this workspace.", *id)
-			} else if err != nil {
-				return err
-			}
-			if err := a.checkWebsite(t.acc.WebsiteID); err != nil {
-				return err
-			}
+			t.acc, err = channelAccount(ctx, q, a, "whatsapp", "whatsapp_account_id", id)
 		} else if len(req.numbers) == 1 {
 			t.acc = &req.numbers[0]
 		}
 	case "instagram":
-		usable, err := q.Accounts(ctx, a.Scope(), "instagram")
-		if err != nil {
-			return err
-		}
-		if len(usable) == 0 {
-			all, err := q.Accounts(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}, "instagram")
-			if err != nil {
-				return err
-			}
-			if len(all) > 0 {
-				return Fail("website_not_allowed", "This key may not use any website with an Instagram account.")
-			}
-			return Fail("invalid_request", "This workspace has no Instagram account.")
-		}
-		t.acc = &usable[0]
+		t.acc, err = channelAccount(ctx, q, a, "instagram", "", nil)
+	}
+	if err != nil {
+		return err
 	}
 	if t.acc == nil || t.contact == nil {
 		return nil
