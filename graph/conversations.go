@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -133,7 +134,14 @@ func (r *Resolver) reopenMode(ctx context.Context, q repo.Queries, c *repo.Conve
 func (r *Resolver) processing(ctx context.Context, q repo.Queries, acc *repo.Account) (bool, error) {
 	if acc.Channel == "email" {
 		domain := acc.Address[strings.LastIndex(acc.Address, "@")+1:]
-		return q.EmailDomainProcessing(ctx, acc.WorkspaceID, domain)
+		d, err := q.EmailDomain(ctx, acc.WorkspaceID, domain)
+		if errors.Is(err, repo.ErrNotFound) {
+			return true, nil // mail of a domain the workspace never configured is processed
+		}
+		if err != nil {
+			return false, err
+		}
+		return d.Processing, nil
 	}
 	return acc.Processing, nil
 }

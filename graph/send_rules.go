@@ -117,11 +117,11 @@ func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *Actor, re
 		req.from = t.acc.Address // a reply without from answers from the thread's address
 	}
 	domain := req.from[strings.LastIndex(req.from, "@")+1:]
-	verified, err := q.EmailDomainVerified(ctx, a.WorkspaceID, domain)
-	if err != nil {
+	d, err := q.EmailDomain(ctx, a.WorkspaceID, domain)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return err
 	}
-	if !verified {
+	if d == nil || !d.Verified {
 		return Fail("sender_not_verified", "The domain %s is not verified; email goes out only from a verified domain.", domain)
 	}
 	usable, err := q.Accounts(ctx, a.Scope(), "email")

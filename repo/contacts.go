@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -76,37 +75,30 @@ func (q Queries) ContactBy(ctx context.Context, s Scope, column, value string) (
 // Contacts lists contacts newest first; it returns up to Limit+1 rows so the
 // caller can tell whether more follow.
 func (q Queries) Contacts(ctx context.Context, s Scope, f ContactFilter, p Page) ([]Contact, error) {
-	where := []string{"workspace_id = $1", "livemode = $2"}
-	args := []any{s.WorkspaceID, s.Livemode}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
+	l := &list{}
+	l.add("workspace_id = ? AND livemode = ?", s.WorkspaceID, s.Livemode)
 	if f.Email != nil {
-		add("lower(email) = lower(?)", *f.Email)
+		l.add("lower(email) = lower(?)", *f.Email)
 	}
 	if f.Phone != nil {
-		add("phone = ?", *f.Phone)
+		l.add("phone = ?", *f.Phone)
 	}
 	if f.UpdatedSince != nil {
-		add("updated_at >= ?", *f.UpdatedSince)
+		l.add("updated_at >= ?", *f.UpdatedSince)
 	}
-	if p.After != nil {
-		args = append(args, p.After.At, p.After.ID)
-		where = append(where, fmt.Sprintf("(created_at, id) < ($%d, $%d)", len(args)-1, len(args)))
-	}
-	args = append(args, p.Limit+1)
 	var out []Contact
-	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT %s FROM contacts WHERE %s
-		ORDER BY created_at DESC, id DESC LIMIT $%d`, contactColumns, strings.Join(where, " AND "), len(args)), args...)
+	return out, q.selectRows(ctx, &out, `SELECT `+contactColumns+` FROM contacts`+l.newestFirst(p, ""), l.args...)
 }
+
+// insertContact is the statement that stores a new contact.
+const insertContact = `INSERT INTO contacts (` + contactColumns + `) VALUES (:id, :workspace_id,
+	:livemode, :name, :email, :phone, :instagram_user_id, :external_id, :opt_out_whatsapp,
+	:opt_out_email, :opt_out_instagram, :email_suppressed, :first_seen_channel, :source,
+	:created_at, :updated_at, :last_seen_at)`
 
 // InsertContact stores a new contact.
 func (q Queries) InsertContact(ctx context.Context, c *Contact) error {
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO contacts (`+contactColumns+`) VALUES (:id, :workspace_id,
-		:livemode, :name, :email, :phone, :instagram_user_id, :external_id, :opt_out_whatsapp,
-		:opt_out_email, :opt_out_instagram, :email_suppressed, :first_seen_channel, :source,
-		:created_at, :updated_at, :last_seen_at)`, c)
+	_, err := sqlxNamedExec(ctx, q, insertContact, c)
 	return err
 }
 

@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -79,32 +78,22 @@ func (q Queries) LockConversation(ctx context.Context, s Scope, id string) (*Con
 
 // Conversations lists conversations newest first, up to Limit+1 rows.
 func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilter, p Page) ([]Conversation, error) {
-	var args []any
-	where := []string{scopeWhere(s, &args)}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
+	l := &list{}
+	l.conds = append(l.conds, scopeWhere(s, &l.args))
 	if f.Channel != nil {
-		add("c.channel = ?", *f.Channel)
+		l.add("c.channel = ?", *f.Channel)
 	}
 	if f.Status != nil {
-		add("c.status = ?", *f.Status)
+		l.add("c.status = ?", *f.Status)
 	}
 	if f.WebsiteID != nil {
-		add("c.website_id = ?", *f.WebsiteID)
+		l.add("c.website_id = ?", *f.WebsiteID)
 	}
 	if f.UpdatedSince != nil {
-		add("c.last_message_at >= ?", *f.UpdatedSince)
+		l.add("c.last_message_at >= ?", *f.UpdatedSince)
 	}
-	if p.After != nil {
-		args = append(args, p.After.At, p.After.ID)
-		where = append(where, fmt.Sprintf("(c.created_at, c.id) < ($%d, $%d)", len(args)-1, len(args)))
-	}
-	args = append(args, p.Limit+1)
 	var out []Conversation
-	return out, q.selectRows(ctx, &out, fmt.Sprintf(`%s WHERE %s ORDER BY c.created_at DESC, c.id DESC LIMIT $%d`,
-		conversationSelect, strings.Join(where, " AND "), len(args)), args...)
+	return out, q.selectRows(ctx, &out, conversationSelect+l.newestFirst(p, "c."), l.args...)
 }
 
 // LatestConversation returns the newest conversation of a contact on one

@@ -66,25 +66,11 @@ func (q Queries) EmailDomains(ctx context.Context, workspaceID string) ([]EmailD
 	return out, q.selectRows(ctx, &out, `SELECT * FROM email_domains WHERE workspace_id = $1 ORDER BY domain`, workspaceID)
 }
 
-// EmailDomainVerified says whether a workspace verified a domain; an unknown
-// domain is not verified.
-func (q Queries) EmailDomainVerified(ctx context.Context, workspaceID, domain string) (bool, error) {
-	var verified bool
-	err := q.get(ctx, &verified, `SELECT verified FROM email_domains WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
-	if err == ErrNotFound {
-		return false, nil
-	}
-	return verified, err
-}
-
 // InsertContactIfAbsent stores a new contact unless one with the same
 // identity exists; it reports whether it inserted. A concurrent insert of the
 // same identity waits for the other transaction, so the caller can then read
 // the winner instead of failing on the unique index.
 func (q Queries) InsertContactIfAbsent(ctx context.Context, c *Contact) (bool, error) {
-	n, err := sqlxNamedExec(ctx, q, `INSERT INTO contacts (`+contactColumns+`) VALUES (:id, :workspace_id,
-		:livemode, :name, :email, :phone, :instagram_user_id, :external_id, :opt_out_whatsapp,
-		:opt_out_email, :opt_out_instagram, :email_suppressed, :first_seen_channel, :source,
-		:created_at, :updated_at, :last_seen_at) ON CONFLICT DO NOTHING`, c)
+	n, err := sqlxNamedExec(ctx, q, insertContact+` ON CONFLICT DO NOTHING`, c)
 	return n == 1, err
 }

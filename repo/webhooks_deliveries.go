@@ -2,8 +2,6 @@ package repo
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -70,30 +68,19 @@ func (q Queries) WebhookDelivery(ctx context.Context, s Scope, id string) (*Webh
 
 // WebhookDeliveries lists deliveries newest first, up to Limit+1 rows.
 func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDeliveryFilter, p Page) ([]WebhookDelivery, error) {
-	args := []any{s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs)}
-	where := []string{`workspace_id = $1 AND livemode = $2
-		AND (cardinality($3::text[]) = 0 OR channel IS NULL OR channel = ANY($3))
-		AND (cardinality($4::text[]) = 0 OR website_id IS NULL OR website_id = ANY($4))`}
-	add := func(cond string, values ...any) {
-		for _, v := range values {
-			args = append(args, v)
-			cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(args)), 1)
-		}
-		where = append(where, cond)
-	}
+	l := &list{}
+	l.add(`workspace_id = ? AND livemode = ?
+		AND (cardinality(?::text[]) = 0 OR channel IS NULL OR channel = ANY(?))
+		AND (cardinality(?::text[]) = 0 OR website_id IS NULL OR website_id = ANY(?))`,
+		s.WorkspaceID, s.Livemode, array(s.Channels), array(s.Channels), array(s.WebsiteIDs), array(s.WebsiteIDs))
 	if f.EndpointID != nil {
-		add("endpoint_id = ?", *f.EndpointID)
+		l.add("endpoint_id = ?", *f.EndpointID)
 	}
 	if f.Status != nil {
-		add("status = ?", *f.Status)
+		l.add("status = ?", *f.Status)
 	}
-	if p.After != nil {
-		add("(created_at, id) < (?, ?)", p.After.At, p.After.ID)
-	}
-	args = append(args, p.Limit+1)
 	var out []WebhookDelivery
-	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT * FROM webhook_deliveries WHERE %s
-		ORDER BY created_at DESC, id DESC LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+	return out, q.selectRows(ctx, &out, `SELECT * FROM webhook_deliveries`+l.newestFirst(p, ""), l.args...)
 }
 
 // ClaimWebhookDelivery leases a delivery to one worker for one attempt. It
@@ -179,6 +166,5 @@ func (q Queries) PurgeEvents(ctx context.Context, before time.Time, limit int) (
 // EventByID returns an event whatever its workspace, for the workers, which
 // act on ids they stored themselves.
 func (q Queries) EventByID(ctx context.Context, id string) (*Event, error) {
-	return one[Event](ctx, q, `SELECT seq, id, workspace_id, livemode, type, channel, website_id,
-		conversation_id, envelope, created_at FROM events WHERE id = $1`, id) // not *: fanned_out has no field
+	return one[Event](ctx, q, `SELECT `+eventColumns+` FROM events WHERE id = $1`, id)
 }

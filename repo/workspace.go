@@ -123,15 +123,10 @@ const accountsQuery = `
 	  AND ($5 = '' OR id = $5)
 	ORDER BY s, id`
 
-// EmailDomainProcessing says whether the service processes mail of a domain;
-// an unknown domain is processed.
-func (q Queries) EmailDomainProcessing(ctx context.Context, workspaceID, domain string) (bool, error) {
-	var processing bool
-	err := q.get(ctx, &processing, `SELECT processing FROM email_domains WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
-	if err == ErrNotFound {
-		return true, nil
-	}
-	return processing, err
+// EmailDomain returns a workspace's email domain (any case).
+func (q Queries) EmailDomain(ctx context.Context, workspaceID, domain string) (*EmailDomain, error) {
+	return one[EmailDomain](ctx, q, `SELECT workspace_id, domain, verified, processing FROM email_domains
+		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
 }
 
 // Agent returns one agent of the workspace.
