@@ -75,7 +75,7 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 	// An event outside the key, or past retention (whether or not the purge
 	// has run yet), is not found.
 	if err == nil && ((e.Channel != nil && !a.AllowsChannel(*e.Channel)) || (e.WebsiteID != nil && !a.AllowsWebsite(*e.WebsiteID)) ||
-		e.CreatedAt.Before(r.now().Add(-r.webhooks().retention()))) {
+		r.expired(e.CreatedAt)) {
 		err = repo.ErrNotFound
 	}
 	if err != nil {

@@ -69,6 +69,12 @@ func (c *WebhookConfig) giveUpAfter() time.Duration { return orDuration(c.GiveUp
 func (c *WebhookConfig) timeout() time.Duration     { return orDuration(c.Timeout, 10*time.Second) }
 func (c *WebhookConfig) retention() time.Duration   { return orDuration(c.Retention, 30*24*time.Hour) }
 
+// expired says whether a record made at t is past the retention period, so
+// it is gone for the API whether or not the purge has run yet.
+func (r *Resolver) expired(t time.Time) bool {
+	return t.Before(r.now().Add(-r.webhooks().retention()))
+}
+
 // lease is how long a worker holds a delivery: the longest an attempt can
 // take, with room for its database writes.
 func (c *WebhookConfig) lease() time.Duration { return c.timeout() + 30*time.Second }

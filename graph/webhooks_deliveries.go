@@ -62,14 +62,14 @@ func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model
 	if state != "active" {
 		return nil, Fail("endpoint_disabled", "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
 	}
-	now := r.now()
 	ev, err := r.Store.Event(ctx, a.Scope(), d.EventID)
-	if errors.Is(err, repo.ErrNotFound) || (err == nil && ev.CreatedAt.Before(now.Add(-r.webhooks().retention()))) {
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && r.expired(ev.CreatedAt)) {
 		return nil, Fail("event_expired", "Event %s is past the %s retention period.", d.EventID, r.webhooks().retention())
 	}
 	if err != nil {
 		return nil, err
 	}
+	now := r.now()
 	replay := &repo.WebhookDelivery{
 		ID: repo.NewID("whd_", now), WorkspaceID: d.WorkspaceID, Livemode: d.Livemode, EndpointID: e.ID,
 		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, Channel: ev.Channel, WebsiteID: ev.WebsiteID,

@@ -50,5 +50,14 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 	})
 }
 
+// Work is what the tasks do; the resolvers do it.
+type Work interface {
+	Webhooks
+	SandboxDeliverer
+}
+
 // Register adds every task handler to the mux.
-func Register(mux *asynq.ServeMux) {}
+func Register(mux *asynq.ServeMux, w Work) {
+	RegisterSandbox(mux, w)
+	RegisterWebhooks(mux, w)
+}

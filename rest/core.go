@@ -98,15 +98,8 @@ func (s *Server) patchContact(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	c := out.Contact
-	echo := map[string]any{"id": c.ID, "object": c.Object}
-	fields := map[string]any{"name": c.Name, "email": c.Email, "phone": c.Phone,
-		"whatsapp_opt_out": c.OptOuts.Whatsapp, "email_opt_out": c.OptOuts.Email, "instagram_opt_out": c.OptOuts.Instagram}
-	for name, value := range fields {
-		if present[name] {
-			echo[name] = value
-		}
-	}
-	return http.StatusOK, echo, nil
+	return http.StatusOK, echo(c.ID, c.Object, present, map[string]any{"name": c.Name, "email": c.Email, "phone": c.Phone,
+		"whatsapp_opt_out": c.OptOuts.Whatsapp, "email_opt_out": c.OptOuts.Email, "instagram_opt_out": c.OptOuts.Instagram}), nil
 }
 
 func (s *Server) deleteContact(r *http.Request) (int, any, error) {

@@ -117,3 +117,15 @@ func limitParam(q map[string]*string) (*int, error) {
 	}
 	return &n, nil
 }
+
+// echo is a PATCH answer: the id and object, and each field the body gave
+// with its stored value.
+func echo(id, object string, present map[string]bool, stored map[string]any) map[string]any {
+	out := map[string]any{"id": id, "object": object}
+	for name, value := range stored {
+		if present[name] {
+			out[name] = value
+		}
+	}
+	return out
+}

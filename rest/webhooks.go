@@ -36,22 +36,16 @@ func (s *Server) patchWebhookEndpoint(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	echo := map[string]any{"id": e.ID, "object": e.Object}
-	fields := map[string]any{"url": e.URL, "description": e.Description, "events": e.Events,
+	out := echo(e.ID, e.Object, present, map[string]any{"url": e.URL, "description": e.Description, "events": e.Events,
 		"channels": e.Channels, "website_ids": e.WebsiteIDs, "metadataOnly": e.MetadataOnly,
-		"testEvents": e.TestEvents, "enabled": e.Status != "disabled"}
-	for name, value := range fields {
-		if present[name] {
-			echo[name] = value
-		}
-	}
+		"testEvents": e.TestEvents, "enabled": e.Status != "disabled"})
 	if present["url"] || present["enabled"] {
-		echo["status"], echo["disabled_reason"], echo["verified_at"] = e.Status, e.DisabledReason, e.VerifiedAt
+		out["status"], out["disabled_reason"], out["verified_at"] = e.Status, e.DisabledReason, e.VerifiedAt
 	}
 	if e.Verification != nil {
-		echo["verification"] = e.Verification
+		out["verification"] = e.Verification
 	}
-	return http.StatusOK, echo, nil
+	return http.StatusOK, out, nil
 }
 
 func (s *Server) deleteWebhookEndpoint(r *http.Request) (int, any, error) {

@@ -132,9 +132,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if workers {
 		srv := jobs.NewServer(redisOpt, 10)
 		mux := asynq.NewServeMux()
-		jobs.Register(mux)
-		jobs.RegisterSandbox(mux, resolver)
-		jobs.RegisterWebhooks(mux, resolver)
+		jobs.Register(mux, resolver)
 		if err := srv.Start(mux); err != nil {
 			return fmt.Errorf("REDIS_URL: start workers: %w", err)
 		}
