@@ -143,14 +143,15 @@ type DueWebhookDelivery struct {
 
 // SweepWebhookDeliveries returns, and marks as swept, up to limit deliveries
 // whose task looks lost: due for longer than grace, not leased, not swept in
-// the last grace, and not waiting for an earlier delivery.
+// the last grace (strictly, so with no grace a sweep does not pick up again
+// what it just marked), and not waiting for an earlier delivery.
 func (q Queries) SweepWebhookDeliveries(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]DueWebhookDelivery, error) {
 	var out []DueWebhookDelivery
 	return out, q.selectRows(ctx, &out, `UPDATE webhook_deliveries SET swept_at = $1
 		WHERE id IN (SELECT d.id FROM webhook_deliveries d
 			WHERE d.`+openDelivery+` AND d.next_attempt_at <= $2
 			AND (d.lease_until IS NULL OR d.lease_until <= $1)
-			AND (d.swept_at IS NULL OR d.swept_at <= $2)
+			AND (d.swept_at IS NULL OR d.swept_at < $2)
 			AND NOT (`+waitsForEarlier+`)
 			ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
 		RETURNING id, next_attempt_at`, now, now.Add(-grace), limit)

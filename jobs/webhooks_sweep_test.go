@@ -1,0 +1,47 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/jobs/jobstest"
+)
+
+// TestSweepHandsOverMoreThanABatchOnce: with more deliveries due than one
+// sweep query takes, a sweep hands each over once and returns, even with no
+// grace between sweeps (a sweep must not pick up what it just marked).
+func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil) // SweepGrace 0; no worker, so nothing is attempted
+	rc := jobstest.NewReceiver(t, nil)
+	w.CreateEndpoint(rc.URL, onlyMessages)
+	ctx := graph.WithActor(t.Context(), &graph.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: graph.ServedVersion})
+	text := "hi"
+	const n = 501 // one more than a sweep batch
+	for i := range n {
+		in := model.SimulateInboundInput{Channel: "website", From: fmt.Sprintf("sweep-%d", i), Text: &text}
+		if _, err := w.Resolver.Mutation().SimulateInbound(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Resolver.FanOut(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Clock.Advance(time.Second)
+	sweep, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := w.Resolver.SweepDeliveries(sweep); err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	var swept int
+	if err := w.Store.DB.Get(&swept, `SELECT count(*) FROM webhook_deliveries WHERE swept_at IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if swept != n {
+		t.Errorf("%d deliveries swept, want %d", swept, n)
+	}
+}
