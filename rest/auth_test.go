@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,33 @@ func TestOpenAPINeedsNoKey(t *testing.T) {
 		if paths[p] == nil {
 			t.Errorf("no path %s", p)
 		}
+	}
+}
+
+// TestRateLimitRemainingIsTheSmallerWindow: X-RateLimit-Remaining is what
+// is left of whichever window is tighter, and X-RateLimit-Limit names the
+// per-minute limit (decisions 8).
+func TestRateLimitRemainingIsTheSmallerWindow(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	// ws_limited: 2 per second, 300 per minute; the second is tighter.
+	r := api.Want(api.Do("GET", "/v1/channels", "limited_test", nil), 200, "")
+	if r.Header.Get("X-RateLimit-Limit") != "300" || r.Header.Get("X-RateLimit-Remaining") != "1" {
+		t.Errorf("per-second bound: limit %q remaining %q, want 300 and 1", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	}
+	// With 3 per minute, the minute is tighter.
+	if _, err := api.Store.DB.Exec(`UPDATE workspaces SET rate_per_second = 1000, rate_per_minute = 3 WHERE id = 'ws_other'`); err != nil {
+		t.Fatal(err)
+	}
+	r = api.Want(api.Do("GET", "/v1/channels", "other_test", nil), 200, "")
+	if r.Header.Get("X-RateLimit-Limit") != "3" || r.Header.Get("X-RateLimit-Remaining") != "2" {
+		t.Errorf("per-minute bound: limit %q remaining %q, want 3 and 2", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	}
+	for i := 0; i < 2; i++ {
+		api.Want(api.Do("GET", "/v1/channels", "other_test", nil), 200, "")
+	}
+	limited := api.Want(api.Do("GET", "/v1/channels", "other_test", nil), 429, "rate_limited")
+	if after, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || after < 1 || after > 60 {
+		t.Errorf("Retry-After %q: want whole seconds within the minute", limited.Header.Get("Retry-After"))
 	}
 }
