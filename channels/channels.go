@@ -1,0 +1,174 @@
+// Package channels is the boundary between msgsvc's rules and the providers
+// (the WhatsApp Cloud API, Instagram, an SMTP relay, the website widget). An
+// adapter speaks one provider's protocol and nothing else: it turns an
+// outbound Message into the provider's requests and reports what the
+// provider said. Every channel rule has been checked before Send is called.
+package channels
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+)
+
+// Adapter sends outbound messages of one channel.
+type Adapter interface {
+	// Send returns the provider's ids of an accepted message (several when
+	// the provider took it as several messages: text plus attachments). A
+	// *Refusal says the provider said no or could not be reached; any other
+	// error is treated as the provider being unavailable.
+	Send(ctx context.Context, m *Message) (*Receipt, error)
+}
+
+// Receipt is what the provider accepted.
+type Receipt struct {
+	// ProviderIDs are the provider's ids, the first one being the message's
+	// delivery.provider_message_id.
+	ProviderIDs []string
+}
+
+// Message is one outbound message as a provider needs it.
+type Message struct {
+	ID       string
+	Livemode bool
+	Channel  string
+	Account  Account
+	// To is the customer: digits of a phone (no +), an Instagram-scoped user
+	// id, an email address or a website visitor id.
+	To          string
+	Text        *string
+	HTML        *string
+	Email       *Email
+	Template    *Template
+	Attachments []File
+	// ReplyAs is "comment" or "dm" for an Instagram comment conversation;
+	// CommentID is the provider's id of the comment answered.
+	ReplyAs   string
+	CommentID string
+}
+
+// Account is the sending WhatsApp number, Instagram account, email address
+// or website, with its provider credentials.
+type Account struct {
+	ID      string
+	Channel string
+	// Address is the phone number, Instagram username, email address or
+	// website id.
+	Address  string
+	Provider *Credentials
+}
+
+// Credentials are an account's provider settings, unsealed. They are never
+// logged: LogValue hides the token.
+type Credentials struct {
+	// WhatsApp.
+	PhoneNumberID string `json:"phone_number_id,omitempty"`
+	WABAID        string `json:"waba_id,omitempty"`
+	// Instagram: Login is "instagram" (node IGUserID on the Instagram
+	// Graph URL) or "facebook" (node PageID on the Meta Graph URL).
+	Login    string `json:"login,omitempty"`
+	IGUserID string `json:"ig_user_id,omitempty"`
+	PageID   string `json:"page_id,omitempty"`
+	// AccessToken is the bearer token of both.
+	AccessToken string `json:"access_token,omitempty"`
+}
+
+// LogValue keeps the token out of every log line.
+func (c Credentials) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("phone_number_id", c.PhoneNumberID), slog.String("waba_id", c.WABAID),
+		slog.String("login", c.Login), slog.String("ig_user_id", c.IGUserID), slog.String("page_id", c.PageID))
+}
+
+// Email are the headers of an outbound email.
+type Email struct {
+	From    string
+	To      []string
+	Cc      []string
+	Subject string
+	// Domain is the sending domain: Message-ID <{id}@{domain}> and the
+	// envelope sender bounces+{id}@{domain}.
+	Domain string
+	// InReplyTo and References thread a reply.
+	InReplyTo  string
+	References []string
+	// UnsubscribeURL is the one-click link of List-Unsubscribe.
+	UnsubscribeURL string
+	// DKIM signs the mail when the domain has a key.
+	DKIM *DKIMKey
+}
+
+// DKIMKey is a domain's signing key (PEM, unsealed, never logged).
+type DKIMKey struct {
+	Selector      string
+	PrivateKeyPEM string
+}
+
+// LogValue keeps the key out of every log line.
+func (k DKIMKey) LogValue() slog.Value { return slog.StringValue("selector=" + k.Selector) }
+
+// Template is a WhatsApp template with its parameters.
+type Template struct {
+	Name       string
+	Language   string
+	Category   string
+	Parameters []string
+	// Marketing sends through the Marketing Messages endpoint.
+	Marketing bool
+}
+
+// File is an attachment: URL is a signed link valid for one hour, Content the
+// bytes (for providers that take an upload).
+type File struct {
+	ID          string
+	Filename    string
+	ContentType string
+	Size        int
+	URL         string
+	Content     []byte
+}
+
+// Hold is what a rate limit holds back: the sending number, or one recipient.
+type Hold int
+
+// What a provider's rate limit holds back.
+const (
+	HoldNone Hold = iota
+	HoldAccount
+	HoldRecipient
+)
+
+// Refusal is a provider's no (or its absence), with the API code it maps to
+// per live.md section 3, and the provider's own code and text in Reason
+// (for example "131047: Re-engagement message").
+type Refusal struct {
+	Code   apierr.Code
+	Reason string
+	// RetryAfter is set for channel_rate_limited (60 s when the provider gave
+	// no time); Hold says what to hold back until then.
+	RetryAfter time.Duration
+	Hold       Hold
+	// NeedsReauth: the provider rejected the token (Meta code 190).
+	NeedsReauth bool
+	// RefreshTemplates: the template cache is stale (WhatsApp 132001).
+	RefreshTemplates bool
+}
+
+// Error names the code and the reason, for logs.
+func (e *Refusal) Error() string { return "refused: " + string(e.Code) + ": " + e.Reason }
+
+// AsRefusal returns the Refusal inside err; any other error becomes a
+// channel_unavailable refusal (a timeout, a connection error).
+func AsRefusal(err error) *Refusal {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return &Refusal{Code: apierr.ChannelUnavailable, Reason: "the provider could not be reached"}
+}
+
+// DefaultRetryAfter is the wait of a provider rate limit that gives none
+// (live.md section 10).
+const DefaultRetryAfter = 60 * time.Second
