@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -21,7 +22,7 @@ func channelAccount(ctx context.Context, q repo.Queries, a *Actor, channel, fiel
 	if id != nil {
 		acc, err := q.Account(ctx, a.WorkspaceID, channel, *id)
 		if errors.Is(err, repo.ErrNotFound) {
-			return nil, Fail("invalid_request", "%s %s names no %s account of this workspace.", field, *id, channel)
+			return nil, apierr.New(apierr.InvalidRequest, "%s %s names no %s account of this workspace.", field, *id, channel)
 		}
 		if err != nil {
 			return nil, err
@@ -37,9 +38,9 @@ func channelAccount(ctx context.Context, q repo.Queries, a *Actor, channel, fiel
 		return nil, err
 	}
 	if len(all) > 0 {
-		return nil, Fail("website_not_allowed", "This key may not use any website with a %s account.", channel)
+		return nil, apierr.New(apierr.WebsiteNotAllowed, "This key may not use any website with a %s account.", channel)
 	}
-	return nil, Fail("invalid_request", "This workspace has no %s account.", channel)
+	return nil, apierr.New(apierr.InvalidRequest, "This workspace has no %s account.", channel)
 }
 
 func firstOrNil[T any](s []T) *T {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -36,7 +37,7 @@ func actor(ctx context.Context) (*Actor, error) {
 	if a := ActorFrom(ctx); a != nil {
 		return a, nil
 	}
-	return nil, Fail("invalid_api_key", "No API key was given.")
+	return nil, apierr.New(apierr.InvalidAPIKey, "No API key was given.")
 }
 
 // Scope is the repo visibility of the caller.
@@ -62,7 +63,7 @@ func (a *Actor) AllowsWebsite(id string) bool {
 // checkChannel answers 403 for a channel outside the key.
 func (a *Actor) checkChannel(channel string) error {
 	if !a.AllowsChannel(channel) {
-		return Fail("channel_not_allowed", "This key may not use the %s channel.", channel)
+		return apierr.New(apierr.ChannelNotAllowed, "This key may not use the %s channel.", channel)
 	}
 	return nil
 }
@@ -70,7 +71,7 @@ func (a *Actor) checkChannel(channel string) error {
 // checkWebsite answers 403 for a website outside the key.
 func (a *Actor) checkWebsite(id string) error {
 	if !a.AllowsWebsite(id) {
-		return Fail("website_not_allowed", "This key may not use website %s.", id)
+		return apierr.New(apierr.WebsiteNotAllowed, "This key may not use website %s.", id)
 	}
 	return nil
 }

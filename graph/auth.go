@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net"
 	"regexp"
 	"strings"
@@ -24,7 +25,7 @@ func HashSecret(secret string) string {
 // workspace state of spec "Authentication" in a fixed order. It returns the
 // workspace too, for its rate limits.
 func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*Actor, *repo.Workspace, error) {
-	invalid := Fail("invalid_api_key", "The API key is missing, malformed or unknown.")
+	invalid := apierr.New(apierr.InvalidAPIKey, "The API key is missing, malformed or unknown.")
 	if !secretPattern.MatchString(secret) {
 		return nil, nil, invalid
 	}
@@ -40,20 +41,20 @@ func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (
 	// chain a few steps at most.
 	for hops := 0; ; hops++ {
 		if key.Revoked {
-			return nil, nil, Fail("key_revoked", "This API key was revoked.")
+			return nil, nil, apierr.New(apierr.KeyRevoked, "This API key was revoked.")
 		}
 		if key.ExpiresAt != nil && !now.Before(*key.ExpiresAt) {
-			return nil, nil, Fail("key_expired", "This API key expired at %s.", key.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z"))
+			return nil, nil, apierr.New(apierr.KeyExpired, "This API key expired at %s.", key.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z"))
 		}
 		if key.RolledTo == nil {
 			break
 		}
 		if key.GraceUntil == nil || !now.Before(*key.GraceUntil) || hops > 3 {
-			return nil, nil, Fail("key_rolled", "This API key was rolled and its grace period has ended; use the new secret.")
+			return nil, nil, apierr.New(apierr.KeyRolled, "This API key was rolled and its grace period has ended; use the new secret.")
 		}
 		livemode := key.Livemode
 		if key, err = r.Store.APIKey(ctx, key.WorkspaceID, *key.RolledTo); err != nil {
-			return nil, nil, notFound(err, "key_rolled", "successor key", "")
+			return nil, nil, notFound(err, apierr.KeyRolled, "successor key", "")
 		}
 		key.Livemode = livemode
 	}
@@ -62,13 +63,13 @@ func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (
 		return nil, nil, err
 	}
 	if ws.Status != "active" {
-		return nil, nil, Fail("account_inactive", "This workspace is %s.", ws.Status)
+		return nil, nil, apierr.New(apierr.AccountInactive, "This workspace is %s.", ws.Status)
 	}
 	if ws.Plan == "free" {
-		return nil, nil, Fail("plan_upgrade_required", "API keys need a paid plan.")
+		return nil, nil, apierr.New(apierr.PlanUpgradeRequired, "API keys need a paid plan.")
 	}
 	if len(key.IPAllowlist) > 0 && !ipAllowed(key.IPAllowlist, ip) {
-		return nil, nil, Fail("ip_not_allowed", "Requests from %s are outside this key's IP allowlist.", ip)
+		return nil, nil, apierr.New(apierr.IPNotAllowed, "Requests from %s are outside this key's IP allowlist.", ip)
 	}
 	return &Actor{
 		WorkspaceID: key.WorkspaceID, Livemode: key.Livemode, KeyID: key.ID, Scopes: key.Scopes,

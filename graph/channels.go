@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -79,7 +80,7 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 		err = repo.ErrNotFound
 	}
 	if err != nil {
-		return nil, notFound(err, "event_not_found", "event", id)
+		return nil, notFound(err, apierr.EventNotFound, "event", id)
 	}
 	var out model.Event
 	return &out, json.Unmarshal(e.Envelope, &out)

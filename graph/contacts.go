@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -16,7 +17,7 @@ func contactsActor(ctx context.Context) (*Actor, error) {
 		return nil, err
 	}
 	if len(a.WebsiteIDs) > 0 {
-		return nil, Fail("contacts_need_all_websites", "Contacts need a key that is not limited to some websites.")
+		return nil, apierr.New(apierr.ContactsNeedAllWebsites, "Contacts need a key that is not limited to some websites.")
 	}
 	return a, nil
 }
@@ -63,7 +64,7 @@ func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, e
 	}
 	c, err := r.Store.Contact(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, "contact_not_found", "contact", id)
+		return nil, notFound(err, apierr.ContactNotFound, "contact", id)
 	}
 	return toContact(c), nil
 }
@@ -106,7 +107,7 @@ func ensureUnique(ctx context.Context, q repo.Queries, s repo.Scope, selfID stri
 			return err
 		}
 		if other.ID != selfID {
-			return Fail("contact_exists", "Contact %s already has this %s.", other.ID, column)
+			return apierr.New(apierr.ContactExists, "Contact %s already has this %s.", other.ID, column)
 		}
 	}
 	return nil
@@ -120,7 +121,7 @@ func conflictAsExists(ctx context.Context, q repo.Queries, s repo.Scope, selfID 
 		if again := ensureUnique(ctx, q, s, selfID, email, phone); again != nil {
 			return again
 		}
-		return Fail("contact_exists", "Another contact has this email or phone.")
+		return apierr.New(apierr.ContactExists, "Another contact has this email or phone.")
 	}
 	return err
 }
@@ -135,7 +136,7 @@ func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInpu
 		return nil, err
 	}
 	if email == nil && phone == nil {
-		return nil, Fail("invalid_request", "A contact needs an email or a phone.")
+		return nil, apierr.New(apierr.InvalidRequest, "A contact needs an email or a phone.")
 	}
 	now := r.now()
 	c := &repo.Contact{
@@ -178,7 +179,7 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.Contact(ctx, s, id)
 		if err != nil {
-			return notFound(err, "contact_not_found", "contact", id)
+			return notFound(err, apierr.ContactNotFound, "contact", id)
 		}
 		if err := ensureUnique(ctx, q, s, id, email, phone); err != nil {
 			return err
@@ -235,7 +236,7 @@ func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.Contact(ctx, s, id)
 		if err != nil {
-			return notFound(err, "contact_not_found", "contact", id)
+			return notFound(err, apierr.ContactNotFound, "contact", id)
 		}
 		if err := q.DeleteContact(ctx, s, id); err != nil {
 			return err

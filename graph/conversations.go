@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 	"strings"
 
@@ -27,7 +28,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 	if filter != nil {
 		if c := filter.Channel; c != nil {
 			if !validChannel(*c) {
-				return nil, Fail("invalid_request", "channel must be one of website, whatsapp, instagram, email.")
+				return nil, apierr.New(apierr.InvalidRequest, "channel must be one of website, whatsapp, instagram, email.")
 			}
 			if err := a.checkChannel(*c); err != nil {
 				return nil, err
@@ -36,7 +37,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 		}
 		if s := filter.Status; s != nil {
 			if *s != "open" && *s != "closed" {
-				return nil, Fail("invalid_request", "status must be open or closed.")
+				return nil, apierr.New(apierr.InvalidRequest, "status must be open or closed.")
 			}
 			f.Status = s
 		}
@@ -69,7 +70,7 @@ func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conve
 	}
 	c, err := r.Store.Conversation(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, "conversation_not_found", "conversation", id)
+		return nil, notFound(err, apierr.ConversationNotFound, "conversation", id)
 	}
 	return toConversation(c), nil
 }
@@ -85,7 +86,7 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 		return nil, err
 	}
 	if _, err := r.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
-		return nil, notFound(err, "conversation_not_found", "conversation", conversationID)
+		return nil, notFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
 	rows, err := r.Store.Messages(ctx, a.Scope(), conversationID, p)
 	if err != nil {
@@ -100,13 +101,13 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 // cleanTags validates a tag list and drops repeats, keeping the order given.
 func cleanTags(tags []string) ([]string, error) {
 	if len(tags) > 50 {
-		return nil, Fail("invalid_request", "A conversation takes at most 50 tags.")
+		return nil, apierr.New(apierr.InvalidRequest, "A conversation takes at most 50 tags.")
 	}
 	out := make([]string, 0, len(tags))
 	for _, t := range tags {
 		t = strings.TrimSpace(t)
 		if t == "" || len(t) > 100 {
-			return nil, Fail("invalid_request", "Each tag must be 1 to 100 characters.")
+			return nil, apierr.New(apierr.InvalidRequest, "Each tag must be 1 to 100 characters.")
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
@@ -154,10 +155,10 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 		return nil, err
 	}
 	if in.Status != nil && *in.Status != "open" && *in.Status != "closed" {
-		return nil, Fail("invalid_request", "status must be open or closed.")
+		return nil, apierr.New(apierr.InvalidRequest, "status must be open or closed.")
 	}
 	if in.Mode != nil && *in.Mode != "human" && *in.Mode != "ai" {
-		return nil, Fail("invalid_request", "mode must be human or ai.")
+		return nil, apierr.New(apierr.InvalidRequest, "mode must be human or ai.")
 	}
 	var tags []string
 	if in.Tags != nil {
@@ -170,7 +171,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.LockConversation(ctx, s, id)
 		if err != nil {
-			return notFound(err, "conversation_not_found", "conversation", id)
+			return notFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
 		var changed []string
 		if in.Status != nil && *in.Status != c.Status {
@@ -189,7 +190,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 		}
 		if in.Mode != nil {
 			if c.Status == "closed" {
-				return Fail("conversation_closed", "Conversation %s is closed; reopen it before changing its mode.", id)
+				return apierr.New(apierr.ConversationClosed, "Conversation %s is closed; reopen it before changing its mode.", id)
 			}
 			mode := "ai"
 			if *in.Mode == "human" {
@@ -210,7 +211,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 					return err
 				}
 				if err != nil || !agent.Active {
-					return Fail("agent_not_found", "%s is not an active agent of this workspace.", *agentID)
+					return apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", *agentID)
 				}
 			}
 			if !equalPtr(agentID, c.AssignedAgentID) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
 	"time"
 
@@ -42,14 +43,14 @@ func (r *Resolver) page(list string, limit *int, after *string) (repo.Page, erro
 	p := repo.Page{Limit: defaultLimit}
 	if limit != nil {
 		if *limit < 1 || *limit > maxLimit {
-			return p, Fail("invalid_limit", "limit must be between 1 and 100.")
+			return p, apierr.New(apierr.InvalidLimit, "limit must be between 1 and 100.")
 		}
 		p.Limit = *limit
 	}
 	if after == nil || *after == "" {
 		return p, nil
 	}
-	bad := Fail("invalid_cursor", "starting_after is not a cursor this list returned.")
+	bad := apierr.New(apierr.InvalidCursor, "starting_after is not a cursor this list returned.")
 	payload, mac, ok := strings.Cut(*after, ".")
 	if !ok || !hmac.Equal([]byte(mac), []byte(r.cursorMAC(payload))) {
 		return p, bad

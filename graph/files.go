@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"mime"
 	"net/http"
 	"net/url"
@@ -93,15 +94,15 @@ func contentTypeOf(declared *string, filename string, content []byte) (string, b
 func fileRejected(m fileMeta, size int, head []byte) error {
 	switch {
 	case size == 0:
-		return Fail("file_rejected", "%s is empty.", m.filename)
+		return apierr.New(apierr.FileRejected, "%s is empty.", m.filename)
 	case size > MaxFileSize:
-		return Fail("file_rejected", "%s is %d bytes; files may be at most 10 MB.", m.filename, size)
+		return apierr.New(apierr.FileRejected, "%s is %d bytes; files may be at most 10 MB.", m.filename, size)
 	case blockedExtensions[strings.ToLower(path.Ext(m.filename))] || blockedTypes[m.contentType]:
-		return Fail("file_rejected", "%s is an executable or script (%s); those are not accepted.", m.filename, m.contentType)
+		return apierr.New(apierr.FileRejected, "%s is an executable or script (%s); those are not accepted.", m.filename, m.contentType)
 	}
 	for _, magic := range executableMagic {
 		if bytes.HasPrefix(head, magic) {
-			return Fail("file_rejected", "%s holds an executable or script; those are not accepted.", m.filename)
+			return apierr.New(apierr.FileRejected, "%s holds an executable or script; those are not accepted.", m.filename)
 		}
 	}
 	return nil
@@ -125,24 +126,24 @@ func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*m
 		return nil, err
 	}
 	if in.Filename == nil {
-		return nil, Fail("invalid_request", "filename is required.")
+		return nil, apierr.New(apierr.InvalidRequest, "filename is required.")
 	}
 	name, ok := cleanFilename(*in.Filename)
 	if !ok {
-		return nil, Fail("invalid_request", "filename must be a file name of 1 to 255 characters.")
+		return nil, apierr.New(apierr.InvalidRequest, "filename must be a file name of 1 to 255 characters.")
 	}
 	content := in.Content
 	if content == nil {
 		if in.ContentBase64 == nil {
-			return nil, Fail("invalid_request", "content_base64 is required.")
+			return nil, apierr.New(apierr.InvalidRequest, "content_base64 is required.")
 		}
 		if content, err = decodeBase64(*in.ContentBase64); err != nil {
-			return nil, Fail("invalid_request", "content_base64 is not base64.")
+			return nil, apierr.New(apierr.InvalidRequest, "content_base64 is not base64.")
 		}
 	}
 	ctype, ok := contentTypeOf(in.ContentType, name, content)
 	if !ok {
-		return nil, Fail("file_rejected", "content_type %q is not a media type.", *in.ContentType)
+		return nil, apierr.New(apierr.FileRejected, "content_type %q is not a media type.", *in.ContentType)
 	}
 	meta := fileMeta{filename: name, contentType: ctype}
 	if err := fileRejected(meta, len(content), content); err != nil {
@@ -174,7 +175,7 @@ func (r *Resolver) FileURL(id string) string {
 
 // FileContent returns the file a signed link names, while the link is valid.
 func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
-	bad := Fail("file_link_invalid", "This file link is invalid or has expired; read the message again for a fresh link.")
+	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
 	exp, err := strconv.ParseInt(expires, 10, 64)
 	if err != nil || !hmac.Equal([]byte(signature), []byte(r.fileMAC(id, exp))) || !r.now().Before(time.Unix(exp, 0)) {
 		return nil, bad

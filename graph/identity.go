@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/mail"
 	"strings"
 	"time"
@@ -9,10 +10,10 @@ import (
 )
 
 // Channels of the service.
-var channels = []string{"website", "whatsapp", "instagram", "email"}
+var channelNames = []string{"website", "whatsapp", "instagram", "email"}
 
 func validChannel(c string) bool {
-	for _, v := range channels {
+	for _, v := range channelNames {
 		if v == c {
 			return true
 		}
@@ -24,7 +25,7 @@ func validChannel(c string) bool {
 // code with a leading +; numbers that cannot exist are refused too.
 func normalizePhone(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
-	bad := Fail("invalid_phone", "Phone %q needs a country code with a leading +, like +15550001111.", raw)
+	bad := apierr.New(apierr.InvalidPhone, "Phone %q needs a country code with a leading +, like +15550001111.", raw)
 	if !strings.HasPrefix(s, "+") {
 		return "", bad
 	}
@@ -40,7 +41,7 @@ func normalizeEmail(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || !strings.Contains(s[strings.LastIndex(s, "@")+1:], ".") {
-		return "", Fail("invalid_email", "%q is not an email address.", raw)
+		return "", apierr.New(apierr.InvalidEmail, "%q is not an email address.", raw)
 	}
 	return s, nil
 }
@@ -53,5 +54,5 @@ func parseSince(raw string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, Fail("invalid_request", "updated_since must be a date (2026-10-01) or a timestamp (2026-10-01T12:00:00.000Z).")
+	return time.Time{}, apierr.New(apierr.InvalidRequest, "updated_since must be a date (2026-10-01) or a timestamp (2026-10-01T12:00:00.000Z).")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -18,21 +19,21 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 		return nil, err
 	}
 	if a.Livemode {
-		return nil, Fail("test_key_required", "Simulated messages need a test key (svc_test_).")
+		return nil, apierr.New(apierr.TestKeyRequired, "Simulated messages need a test key (svc_test_).")
 	}
 	if !validChannel(in.Channel) {
-		return nil, Fail("invalid_request", "channel must be one of website, whatsapp, instagram, email.")
+		return nil, apierr.New(apierr.InvalidRequest, "channel must be one of website, whatsapp, instagram, email.")
 	}
 	from := strings.TrimSpace(in.From)
 	if from == "" {
-		return nil, Fail("invalid_request", "from is required.")
+		return nil, apierr.New(apierr.InvalidRequest, "from is required.")
 	}
 	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
-		return nil, Fail("invalid_request", "text is required.")
+		return nil, apierr.New(apierr.InvalidRequest, "text is required.")
 	}
 	comment := in.Comment != nil && *in.Comment
 	if comment && in.Channel != "instagram" {
-		return nil, Fail("invalid_request", "comment applies to Instagram only.")
+		return nil, apierr.New(apierr.InvalidRequest, "comment applies to Instagram only.")
 	}
 	switch in.Channel {
 	case "whatsapp":

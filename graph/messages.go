@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, e
 	}
 	m, err := r.Store.Message(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, "message_not_found", "message", id)
+		return nil, notFound(err, apierr.MessageNotFound, "message", id)
 	}
 	out := toMessage(m)
 	r.signAttachments(out)
@@ -36,23 +37,23 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 	now := r.now()
 	if in.ConversationID != nil {
 		if in.Channel != nil || in.To != nil || in.WhatsappAccountID != nil {
-			return nil, Fail("invalid_request", "Give conversation_id, or channel with to; not both.")
+			return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id, or channel with to; not both.")
 		}
 		c, err := r.Store.Conversation(ctx, a.Scope(), *in.ConversationID)
 		if err != nil {
-			return nil, notFound(err, "conversation_not_found", "conversation", *in.ConversationID)
+			return nil, notFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		return windowOf(c.Channel, c.Status == "open", c.IsComment, c.LastInboundAt, now), nil
 	}
 	if in.Channel == nil || in.To == nil {
-		return nil, Fail("invalid_request", "Give conversation_id, or channel with to.")
+		return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id, or channel with to.")
 	}
 	channel := *in.Channel
 	if !validChannel(channel) || channel == "website" {
-		return nil, Fail("invalid_request", "channel must be whatsapp, instagram or email (website chats have no window to ask about).")
+		return nil, apierr.New(apierr.InvalidRequest, "channel must be whatsapp, instagram or email (website chats have no window to ask about).")
 	}
 	if in.WhatsappAccountID != nil && channel != "whatsapp" {
-		return nil, Fail("invalid_request", "whatsapp_account_id applies to the whatsapp channel only.")
+		return nil, apierr.New(apierr.InvalidRequest, "whatsapp_account_id applies to the whatsapp channel only.")
 	}
 	req := &sendRequest{in: model.SendMessageInput{Channel: &channel, To: in.To, WhatsappAccountID: in.WhatsappAccountID}, channel: channel}
 	if err := req.addresses(); err != nil {
@@ -88,7 +89,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 		return nil, err
 	}
 	if channel == "whatsapp" && t.acc == nil {
-		return nil, Fail("no_whatsapp_account", "This key reaches no connected WhatsApp number.")
+		return nil, apierr.New(apierr.NoWhatsappAccount, "This key reaches no connected WhatsApp number.")
 	}
 	return windowOf(channel, true, false, t.lastInbound, now), nil
 }
@@ -122,10 +123,10 @@ func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilt
 		f = *filter
 	}
 	if f.Status != nil && !slices.Contains([]string{"APPROVED", "PENDING", "REJECTED"}, *f.Status) {
-		return nil, Fail("invalid_request", "status must be APPROVED, PENDING or REJECTED.")
+		return nil, apierr.New(apierr.InvalidRequest, "status must be APPROVED, PENDING or REJECTED.")
 	}
 	if f.Category != nil && !slices.Contains([]string{"MARKETING", "UTILITY", "AUTHENTICATION"}, *f.Category) {
-		return nil, Fail("invalid_request", "category must be MARKETING, UTILITY or AUTHENTICATION.")
+		return nil, apierr.New(apierr.InvalidRequest, "category must be MARKETING, UTILITY or AUTHENTICATION.")
 	}
 	numbers, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -31,7 +32,7 @@ type Resolver struct {
 	Clock func() time.Time
 	// Adapters send live messages, one per channel; a channel without one
 	// refuses live sends (test keys always use the sandbox adapter).
-	Adapters map[string]Adapter
+	Adapters map[string]channels.Adapter
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
 	// Webhooks configures webhook delivery; nil means the defaults.

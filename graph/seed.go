@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net"
 	"strings"
 	"time"
@@ -266,11 +267,14 @@ func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string,
 		}
 		email, phone, err := normalizeIdentity(c.Email, c.Phone)
 		if err != nil {
-			field := ".email"
-			if e, ok := AsError(err); ok && e.Code == "invalid_phone" {
+			field, e := ".email", apierr.New(apierr.InvalidEmail, "is not an email address")
+			if ae, ok := apierr.As(err); ok {
+				e = ae
+			}
+			if e.Code == apierr.InvalidPhone {
 				field = ".phone"
 			}
-			return bad(p+field, "%s", err.(*Error).Message)
+			return bad(p+field, "%s", e.Message)
 		}
 		contactMode[c.ID] = c.Livemode
 		row := &repo.Contact{ID: c.ID, WorkspaceID: w.ID, Livemode: c.Livemode, Name: c.Name, Email: email,

@@ -3,6 +3,9 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"log/slog"
 	"strings"
 
@@ -26,7 +29,7 @@ func (r *Resolver) sendMessage(ctx context.Context, in model.SendMessageInput) (
 // MARKETING template to a WhatsApp customer.
 func (r *Resolver) sendMarketingMessage(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
 	if in.Template == nil {
-		return nil, Fail("text_required", "A marketing message needs a template.")
+		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
 	}
 	whatsapp := "whatsapp"
 	return r.send(ctx, model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
@@ -61,7 +64,7 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 				return err
 			}
 			if !ok {
-				return Fail("api_quota_exceeded", "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
+				return apierr.New(apierr.APIQuotaExceeded, "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
 			}
 		}
 		out, err = r.deliver(ctx, q, a, req, t, content, msgID)
@@ -110,13 +113,13 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *s
 			to = deref(t.contact.ExternalID)
 		}
 	}
-	ob := &Outbound{MessageID: msgID, Livemode: a.Livemode, Channel: req.channel, Account: t.acc, To: to,
+	ob := &channels.Message{ID: msgID, Livemode: a.Livemode, Channel: req.channel, Account: accountOf(t.acc), To: to,
 		Text: msg.Text, HTML: msg.HTML, ReplyAs: req.replyAs}
 	if t.comment != nil {
-		ob.CommentMessageID = t.comment.ID
+		ob.CommentID = t.comment.ID
 	}
 	if content.template != nil {
-		ob.Template = &OutboundTemplate{Name: content.template.Name, Language: content.template.Language,
+		ob.Template = &channels.Template{Name: content.template.Name, Language: content.template.Language,
 			Category: content.template.Category, Parameters: req.in.Template.Parameters, Marketing: req.marketing}
 	}
 	if req.channel == "email" {
@@ -124,7 +127,7 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *s
 		if subject == "" && t.conv != nil && t.conv.Subject != nil {
 			subject = "Re: " + strings.TrimPrefix(*t.conv.Subject, "Re: ")
 		}
-		ob.Email = &OutboundEmail{From: req.from, Subject: subject, Cc: req.cc}
+		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc}
 		cc := req.cc
 		if cc == nil {
 			cc = []string{}
@@ -145,20 +148,21 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *s
 			size = t.files[id].Size
 		}
 		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.filename, ContentType: f.meta.contentType, Size: size})
-		ob.Attachments = append(ob.Attachments, OutboundFile{ID: id, Filename: f.meta.filename,
+		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.filename,
 			ContentType: f.meta.contentType, Size: size, URL: r.FileURL(id)})
 	}
 	if atts != nil {
 		msg.Attachments, _ = json.Marshal(atts)
 	}
 
-	providerID, err := r.adapter(a.Livemode, req.channel).Send(ctx, ob)
+	receipt, err := r.adapter(a.Livemode, req.channel).Send(ctx, ob)
 	if err != nil {
-		if refusal, ok := err.(*Refusal); ok {
-			return nil, Fail(refusal.Code, "%s", refusal.Reason)
-		}
-		return nil, err
+		return nil, refused(err)
 	}
+	if receipt == nil || len(receipt.ProviderIDs) == 0 {
+		return nil, fmt.Errorf("send: %s adapter accepted without a provider id", req.channel)
+	}
+	providerID := receipt.ProviderIDs[0]
 	sentAt := model.NewTimestamp(now)
 	msg.Delivery, _ = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt})
 	return r.store(ctx, q, s, req, t, msg)
@@ -213,7 +217,7 @@ func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req 
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
 			if _, dup := err.(*repo.ConflictError); dup {
-				return nil, Fail("private_reply_used", "The comment already has its one private reply.")
+				return nil, apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 			}
 			return nil, err
 		}
@@ -226,4 +230,18 @@ func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req 
 		}
 	}
 	return msgOut, r.record(ctx, q, s, EventMessageSent, convOut, msgOut)
+}
+
+// accountOf is the sending account as an adapter needs it.
+func accountOf(acc *repo.Account) channels.Account {
+	out := channels.Account{ID: acc.ID, Channel: acc.Channel, Address: acc.Address}
+	switch acc.Channel {
+	case "whatsapp":
+		out.Address = acc.PhoneNumber
+	case "instagram":
+		out.Address = acc.Username
+	case "website":
+		out.Address = acc.WebsiteID
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -62,30 +63,30 @@ func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessag
 	reply := in.ConversationID != nil
 	switch {
 	case reply && (in.Channel != nil || in.To != nil || in.ContactID != nil):
-		return nil, Fail("invalid_request", "Give conversation_id to reply, or channel with to or contact_id to start a conversation; not both.")
+		return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id to reply, or channel with to or contact_id to start a conversation; not both.")
 	case reply && strings.TrimSpace(*in.ConversationID) == "":
-		return nil, Fail("invalid_request", "conversation_id must not be empty.")
+		return nil, apierr.New(apierr.InvalidRequest, "conversation_id must not be empty.")
 	case !reply && in.Channel == nil:
-		return nil, Fail("invalid_request", "Give conversation_id to reply, or channel with to or contact_id to start a conversation.")
+		return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id to reply, or channel with to or contact_id to start a conversation.")
 	}
 	if !reply {
 		req.channel = *in.Channel
 		switch {
 		case !validChannel(req.channel):
-			return nil, Fail("invalid_request", "channel must be one of whatsapp, instagram, email.")
+			return nil, apierr.New(apierr.InvalidRequest, "channel must be one of whatsapp, instagram, email.")
 		case req.channel == "website":
-			return nil, Fail("invalid_request", "Website chats cannot be started through the API; reply to one with conversation_id.")
+			return nil, apierr.New(apierr.InvalidRequest, "Website chats cannot be started through the API; reply to one with conversation_id.")
 		case (in.To == nil) == (in.ContactID == nil):
-			return nil, Fail("invalid_request", "A new conversation needs to or contact_id (exactly one of them).")
+			return nil, apierr.New(apierr.InvalidRequest, "A new conversation needs to or contact_id (exactly one of them).")
 		}
 	}
 	if in.ReplyAs != nil {
 		if req.replyAs = *in.ReplyAs; req.replyAs != "comment" && req.replyAs != "dm" {
-			return nil, Fail("invalid_request", "reply_as must be comment or dm.")
+			return nil, apierr.New(apierr.InvalidRequest, "reply_as must be comment or dm.")
 		}
 	}
 	if t := in.Template; t != nil && (nonBlank(t.Name) == nil || nonBlank(t.Language) == nil) {
-		return nil, Fail("invalid_request", "template needs name and language.")
+		return nil, apierr.New(apierr.InvalidRequest, "template needs name and language.")
 	}
 	if req.channel != "" {
 		if err := fieldsFit(req, nil); err != nil {
@@ -94,14 +95,14 @@ func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessag
 	}
 	// Field rules, in the order of decisions 3.
 	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 {
-		return nil, Fail("text_required", "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
+		return nil, apierr.New(apierr.TextRequired, "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
 	}
 	if req.channel == "email" {
 		if nonBlank(in.From) == nil {
-			return nil, Fail("from_required", "A new email needs from, an address of a verified domain.")
+			return nil, apierr.New(apierr.FromRequired, "A new email needs from, an address of a verified domain.")
 		}
 		if nonBlank(in.Subject) == nil {
-			return nil, Fail("subject_required", "A new email needs a subject.")
+			return nil, apierr.New(apierr.SubjectRequired, "A new email needs a subject.")
 		}
 	}
 	if in.Subject != nil {
@@ -114,7 +115,7 @@ func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessag
 		return nil, err
 	}
 	if n, ok := ctx.Value(longKeyKey{}).(int); ok {
-		return nil, Fail("invalid_idempotency_key", "Idempotency-Key is %d characters; at most 255 are allowed.", n)
+		return nil, apierr.New(apierr.InvalidIdempotencyKey, "Idempotency-Key is %d characters; at most 255 are allowed.", n)
 	}
 	if req.channel == "whatsapp" {
 		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
@@ -138,7 +139,7 @@ func (req *sendRequest) addresses() error {
 			req.to, err = normalizePhone(*in.To)
 		case "instagram":
 			if req.to = strings.TrimSpace(*in.To); req.to == "" {
-				err = Fail("invalid_request", "to must be the customer's instagram_user_id.")
+				err = apierr.New(apierr.InvalidRequest, "to must be the customer's instagram_user_id.")
 			}
 		}
 		if err != nil {
@@ -164,28 +165,28 @@ func (req *sendRequest) addresses() error {
 func (req *sendRequest) attachments() error {
 	for i, att := range req.in.Attachments {
 		if att == nil {
-			return Fail("invalid_attachment", "attachments[%d] is empty; give file_id, or filename with content_base64.", i)
+			return apierr.New(apierr.InvalidAttachment, "attachments[%d] is empty; give file_id, or filename with content_base64.", i)
 		}
 		inline := att.Filename != nil || att.ContentBase64 != nil
 		switch {
 		case att.FileID != nil && (inline || att.ContentType != nil):
-			return Fail("invalid_attachment", "attachments[%d] gives file_id and inline content; give one.", i)
+			return apierr.New(apierr.InvalidAttachment, "attachments[%d] gives file_id and inline content; give one.", i)
 		case att.FileID != nil:
 			if strings.TrimSpace(*att.FileID) == "" {
-				return Fail("invalid_attachment", "attachments[%d].file_id is empty.", i)
+				return apierr.New(apierr.InvalidAttachment, "attachments[%d].file_id is empty.", i)
 			}
 			req.files = append(req.files, attachmentRequest{fileID: *att.FileID})
 			continue
 		case att.Filename == nil || att.ContentBase64 == nil:
-			return Fail("invalid_attachment", "attachments[%d] needs file_id, or filename with content_base64.", i)
+			return apierr.New(apierr.InvalidAttachment, "attachments[%d] needs file_id, or filename with content_base64.", i)
 		}
 		name, ok := cleanFilename(*att.Filename)
 		if !ok {
-			return Fail("invalid_attachment", "attachments[%d].filename must be a file name of 1 to 255 characters.", i)
+			return apierr.New(apierr.InvalidAttachment, "attachments[%d].filename must be a file name of 1 to 255 characters.", i)
 		}
 		content, err := decodeBase64(*att.ContentBase64)
 		if err != nil {
-			return Fail("invalid_attachment", "attachments[%d].content_base64 is not base64.", i)
+			return apierr.New(apierr.InvalidAttachment, "attachments[%d].content_base64 is not base64.", i)
 		}
 		req.files = append(req.files, attachmentRequest{meta: fileMeta{filename: name}, content: content, declared: att.ContentType})
 	}
@@ -197,17 +198,17 @@ func (req *sendRequest) attachments() error {
 func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 	in, ch := req.in, req.channel
 	onlyOn := func(field, channel string) error {
-		return Fail("invalid_request", "%s applies to %s messages only, not %s.", field, channel, ch)
+		return apierr.New(apierr.InvalidRequest, "%s applies to %s messages only, not %s.", field, channel, ch)
 	}
 	switch {
 	case in.Template != nil && ch != "whatsapp":
 		return onlyOn("template", "whatsapp")
 	case in.Template != nil && (req.text != nil || len(in.Attachments) > 0):
-		return Fail("invalid_request", "A template message carries no text or attachments of its own; put values in template.parameters.")
+		return apierr.New(apierr.InvalidRequest, "A template message carries no text or attachments of its own; put values in template.parameters.")
 	case in.WhatsappAccountID != nil && ch != "whatsapp":
 		return onlyOn("whatsapp_account_id", "whatsapp")
 	case conv != nil && in.WhatsappAccountID != nil && *in.WhatsappAccountID != conv.AccountID:
-		return Fail("invalid_request", "Conversation %s is on WhatsApp number %s, not %s.", conv.ID, conv.AccountID, *in.WhatsappAccountID)
+		return apierr.New(apierr.InvalidRequest, "Conversation %s is on WhatsApp number %s, not %s.", conv.ID, conv.AccountID, *in.WhatsappAccountID)
 	case ch != "email" && in.HTML != nil:
 		return onlyOn("html", "email")
 	case ch != "email" && in.Subject != nil:
@@ -217,7 +218,7 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 	case ch != "email" && in.Cc != nil:
 		return onlyOn("cc", "email")
 	case in.ReplyAs != nil && (conv == nil || ch != "instagram" || !conv.IsComment):
-		return Fail("invalid_request", "reply_as applies to replies in Instagram comment conversations only.")
+		return apierr.New(apierr.InvalidRequest, "reply_as applies to replies in Instagram comment conversations only.")
 	}
 	return nil
 }
@@ -236,7 +237,7 @@ func (r *Resolver) reachableNumbers(ctx context.Context, a *Actor, named *string
 		}
 	}
 	if named == nil && len(numbers) > 1 {
-		return nil, Fail("whatsapp_account_required", "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
+		return nil, apierr.New(apierr.WhatsappAccountRequired, "This key reaches several WhatsApp numbers; say which with whatsapp_account_id.")
 	}
 	return numbers, nil
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,20 +38,20 @@ func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *Actor, r
 	out := &sendContent{}
 	in := req.in
 	if t.conv != nil && !t.conv.IntegrationReplies {
-		return nil, Fail("integration_paused", "An agent paused integration replies on conversation %s; stop retrying until conversation.updated says they resumed.", t.conv.ID)
+		return nil, apierr.New(apierr.IntegrationPaused, "An agent paused integration replies on conversation %s; stop retrying until conversation.updated says they resumed.", t.conv.ID)
 	}
 	if req.channel == "website" && t.conv.Status != "open" {
-		return nil, Fail("conversation_closed", "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
+		return nil, apierr.New(apierr.ConversationClosed, "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
 	}
 	if req.channel == "whatsapp" && (t.acc == nil || t.acc.Status != "connected") {
-		return nil, Fail("no_whatsapp_account", "This key reaches no connected WhatsApp number.")
+		return nil, apierr.New(apierr.NoWhatsappAccount, "This key reaches no connected WhatsApp number.")
 	}
 	comment := t.conv != nil && t.conv.IsComment
 	if (req.channel == "whatsapp" || (req.channel == "instagram" && !comment)) && in.Template == nil && !windowOpen(t.lastInbound, now) {
 		if req.channel == "whatsapp" {
-			return nil, Fail("window_closed", "Over 24 hours since the customer last wrote; send an approved template instead.")
+			return nil, apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; send an approved template instead.")
 		}
-		return nil, Fail("window_closed", "Over 24 hours since the customer last wrote; Instagram needs the customer to write again.")
+		return nil, apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; Instagram needs the customer to write again.")
 	}
 	if in.Template != nil {
 		if err := r.templateRule(ctx, q, a, req, t, out); err != nil {
@@ -85,13 +86,13 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, r
 		return err
 	}
 	if tpl == nil || tpl.Status != "APPROVED" {
-		return Fail("template_not_approved", "No approved template %s (%s) on WhatsApp number %s.", name, lang, t.acc.ID)
+		return apierr.New(apierr.TemplateNotApproved, "No approved template %s (%s) on WhatsApp number %s.", name, lang, t.acc.ID)
 	}
 	if req.marketing && tpl.Category != "MARKETING" {
-		return Fail("template_not_marketing", "Template %s is %s; the marketing endpoint sends MARKETING templates only, send it through POST /v1/messages.", name, tpl.Category)
+		return apierr.New(apierr.TemplateNotMarketing, "Template %s is %s; the marketing endpoint sends MARKETING templates only, send it through POST /v1/messages.", name, tpl.Category)
 	}
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
-		return Fail("invalid_request", "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
+		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
 	want := 0
 	for _, m := range placeholder.FindAllStringSubmatch(tpl.Body, -1) {
@@ -100,7 +101,7 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, r
 		}
 	}
 	if len(in.Parameters) != want {
-		return Fail("invalid_request", "Template %s takes %d parameters; %d were given.", name, want, len(in.Parameters))
+		return apierr.New(apierr.InvalidRequest, "Template %s takes %d parameters; %d were given.", name, want, len(in.Parameters))
 	}
 	out.template = tpl
 	out.templateText = placeholder.ReplaceAllStringFunc(tpl.Body, func(m string) string {
@@ -122,7 +123,7 @@ func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *Actor, re
 		return err
 	}
 	if d == nil || !d.Verified {
-		return Fail("sender_not_verified", "The domain %s is not verified; email goes out only from a verified domain.", domain)
+		return apierr.New(apierr.SenderNotVerified, "The domain %s is not verified; email goes out only from a verified domain.", domain)
 	}
 	usable, err := q.Accounts(ctx, a.Scope(), "email")
 	if err != nil {
@@ -136,7 +137,7 @@ func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *Actor, re
 			return nil
 		}
 	}
-	return Fail("sender_not_found", "%s is not an email address this key can send from; see GET /v1/email/senders.", req.from)
+	return apierr.New(apierr.SenderNotFound, "%s is not an email address this key can send from; see GET /v1/email/senders.", req.from)
 }
 
 // recipientRules: suppressed and unsubscribed email addresses, and opt-outs
@@ -147,14 +148,14 @@ func recipientRules(req *sendRequest, t *sendTarget) error {
 	switch {
 	case c == nil:
 	case req.channel == "email" && len(c.EmailSuppressed) > 0 && string(c.EmailSuppressed) != "null":
-		return Fail("recipient_suppressed", "%s bounced permanently or reported spam; nothing more is sent to it.", deref(c.Email))
+		return apierr.New(apierr.RecipientSuppressed, "%s bounced permanently or reported spam; nothing more is sent to it.", deref(c.Email))
 	case req.channel == "email" && newThread && c.OptOutEmail:
-		return Fail("recipient_unsubscribed", "%s unsubscribed; replies are allowed, new threads are not.", deref(c.Email))
+		return apierr.New(apierr.RecipientUnsubscribed, "%s unsubscribed; replies are allowed, new threads are not.", deref(c.Email))
 	case req.channel == "whatsapp" && c.OptOutWhatsapp, req.channel == "instagram" && c.OptOutInstagram:
-		return Fail("recipient_opted_out", "The customer opted out of %s.", req.channel)
+		return apierr.New(apierr.RecipientOptedOut, "The customer opted out of %s.", req.channel)
 	}
 	if req.channel == "email" && (c == nil || c.Email == nil) {
-		return Fail("no_recipient", "This email conversation has no customer address.")
+		return apierr.New(apierr.NoRecipient, "This email conversation has no customer address.")
 	}
 	return nil
 }
@@ -170,20 +171,20 @@ func deref(s *string) string {
 func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *Actor, t *sendTarget, now time.Time) error {
 	comment, err := q.LatestInboundMessage(ctx, a.Scope(), t.conv.ID)
 	if errors.Is(err, repo.ErrNotFound) {
-		return Fail("invalid_request", "Conversation %s has no comment to reply to.", t.conv.ID)
+		return apierr.New(apierr.InvalidRequest, "Conversation %s has no comment to reply to.", t.conv.ID)
 	}
 	if err != nil {
 		return err
 	}
 	if !now.Before(comment.CreatedAt.Add(privateReplyLimit)) {
-		return Fail("private_reply_expired", "The comment is over 7 days old; a private reply is no longer possible.")
+		return apierr.New(apierr.PrivateReplyExpired, "The comment is over 7 days old; a private reply is no longer possible.")
 	}
 	used, err := q.HasPrivateReply(ctx, comment.ID)
 	if err != nil {
 		return err
 	}
 	if used {
-		return Fail("private_reply_used", "The comment already has its one private reply.")
+		return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 	}
 	t.comment = comment
 	return nil
@@ -204,7 +205,7 @@ func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *Actor
 		} else {
 			ctype, ok := contentTypeOf(f.declared, f.meta.filename, f.content)
 			if !ok {
-				return Fail("file_rejected", "%s: content_type %q is not a media type.", f.meta.filename, *f.declared)
+				return apierr.New(apierr.FileRejected, "%s: content_type %q is not a media type.", f.meta.filename, *f.declared)
 			}
 			f.meta.contentType = ctype
 			if err := fileRejected(f.meta, size, head); err != nil {
@@ -212,10 +213,10 @@ func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *Actor
 			}
 		}
 		if req.channel == "instagram" && (req.replyAs == "comment" || (t.conv != nil && t.conv.IsComment && req.replyAs == "")) {
-			return Fail("unsupported_attachment", "A public comment reply takes text only.")
+			return apierr.New(apierr.UnsupportedAttachment, "A public comment reply takes text only.")
 		}
 		if req.channel == "instagram" && !isMedia(f.meta.contentType) {
-			return Fail("unsupported_attachment", "Instagram takes images, video and audio only, not %s.", f.meta.contentType)
+			return apierr.New(apierr.UnsupportedAttachment, "Instagram takes images, video and audio only, not %s.", f.meta.contentType)
 		}
 		if f.fileID != "" {
 			claimed, err := q.AttachFile(ctx, a.Scope(), f.fileID, messageID)
@@ -223,13 +224,13 @@ func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *Actor
 				return err
 			}
 			if !claimed {
-				return Fail("file_already_used", "File %s is already attached to a message; upload it again.", f.fileID)
+				return apierr.New(apierr.FileAlreadyUsed, "File %s is already attached to a message; upload it again.", f.fileID)
 			}
 		}
 		total += size
 	}
 	if total > MaxFileSize {
-		return Fail("attachments_too_large", "The attachments add up to %d bytes; a message takes at most 10 MB.", total)
+		return apierr.New(apierr.AttachmentsTooLarge, "The attachments add up to %d bytes; a message takes at most 10 MB.", total)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -34,7 +35,7 @@ func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *Actor, req *s
 	var err error
 	if in.ConversationID != nil {
 		if t.conv, err = q.LockConversation(ctx, s, *in.ConversationID); err != nil {
-			return nil, notFound(err, "conversation_not_found", "conversation", *in.ConversationID)
+			return nil, notFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		req.channel = t.conv.Channel
 		if err := fieldsFit(req, t.conv); err != nil {
@@ -71,14 +72,14 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 	if in.ContactID != nil {
 		c, err := q.Contact(ctx, s, *in.ContactID)
 		if err != nil {
-			return notFound(err, "contact_not_found", "contact", *in.ContactID)
+			return notFound(err, apierr.ContactNotFound, "contact", *in.ContactID)
 		}
 		t.contact = c
 		switch {
 		case req.channel == "whatsapp" && c.Phone == nil:
-			return Fail("invalid_request", "Contact %s has no phone number for WhatsApp.", c.ID)
+			return apierr.New(apierr.InvalidRequest, "Contact %s has no phone number for WhatsApp.", c.ID)
 		case req.channel == "instagram" && c.InstagramUserID == nil:
-			return Fail("invalid_request", "Contact %s has no instagram_user_id.", c.ID)
+			return apierr.New(apierr.InvalidRequest, "Contact %s has no instagram_user_id.", c.ID)
 		}
 		return nil
 	}
@@ -124,7 +125,7 @@ func (t *sendTarget) lookupFiles(ctx context.Context, q repo.Queries, s repo.Sco
 	}
 	for _, id := range ids {
 		if t.files[id] == nil {
-			return Fail("file_not_found", "No uploaded file %s.", id)
+			return apierr.New(apierr.FileNotFound, "No uploaded file %s.", id)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -27,7 +28,7 @@ func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.Webh
 	var f repo.WebhookDeliveryFilter
 	if filter != nil {
 		if s := filter.Status; s != nil && !slices.Contains(deliveryStatuses, *s) {
-			return nil, Fail("invalid_request", "status must be pending, retrying, succeeded or failed.")
+			return nil, apierr.New(apierr.InvalidRequest, "status must be pending, retrying, succeeded or failed.")
 		}
 		f.EndpointID, f.Status = filter.EndpointID, filter.Status
 	}
@@ -49,7 +50,7 @@ func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model
 	}
 	d, err := r.Store.WebhookDelivery(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, "delivery_not_found", "webhook delivery", id)
+		return nil, notFound(err, apierr.DeliveryNotFound, "webhook delivery", id)
 	}
 	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
 	if err != nil {
@@ -60,11 +61,11 @@ func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model
 		state = "deleted"
 	}
 	if state != "active" {
-		return nil, Fail("endpoint_disabled", "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
+		return nil, apierr.New(apierr.EndpointDisabled, "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
 	}
 	ev, err := r.Store.Event(ctx, a.Scope(), d.EventID)
 	if errors.Is(err, repo.ErrNotFound) || (err == nil && r.expired(ev.CreatedAt)) {
-		return nil, Fail("event_expired", "Event %s is past the %s retention period.", d.EventID, r.webhooks().retention())
+		return nil, apierr.New(apierr.EventExpired, "Event %s is past the %s retention period.", d.EventID, r.webhooks().retention())
 	}
 	if err != nil {
 		return nil, err

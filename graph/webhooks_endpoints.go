@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/url"
 	"slices"
 	"strings"
@@ -86,7 +87,7 @@ func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in mode
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
 		if e, err = q.LockWebhookEndpoint(ctx, a.WorkspaceID, id); err != nil {
-			return notFound(err, "endpoint_not_found", "webhook endpoint", id)
+			return notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 		}
 		if newURL, err = r.applyEndpointChanges(ctx, a, e, in); err != nil {
 			return err
@@ -169,7 +170,7 @@ func (r *Resolver) deleteWebhookEndpoint(ctx context.Context, id string) (*model
 	if err := r.Store.InTx(ctx, func(q repo.Queries) error {
 		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.now())
 	}); err != nil {
-		return nil, notFound(err, "endpoint_not_found", "webhook endpoint", id)
+		return nil, notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
 	return &model.Deleted{ID: id, Object: "webhook_endpoint", Deleted: true}, nil
 }
@@ -182,7 +183,7 @@ func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.Ro
 		return nil, err
 	}
 	if in.GraceHours == nil || *in.GraceHours < 0 || *in.GraceHours > maxGraceHours {
-		return nil, Fail("invalid_request", "grace_hours must be a whole number from 0 to 168.")
+		return nil, apierr.New(apierr.InvalidRequest, "grace_hours must be a whole number from 0 to 168.")
 	}
 	secret, err := newWebhookSecret()
 	if err != nil {
@@ -206,7 +207,7 @@ func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.Ro
 		return q.RollWebhookSecret(ctx, a.WorkspaceID, id, sealed, previous, until)
 	})
 	if err != nil {
-		return nil, notFound(err, "endpoint_not_found", "webhook endpoint", id)
+		return nil, notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
 	return &model.RolledWebhookSecret{ID: id, GraceHours: *in.GraceHours, Secret: secret}, nil
 }
@@ -217,10 +218,10 @@ func (r *Resolver) webhookURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil || u.Host == "" || u.Hostname() == "" || len(raw) > maxWebhookURL {
-		return "", Fail("invalid_request", "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
+		return "", apierr.New(apierr.InvalidRequest, "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
 	}
 	if u.Scheme != "https" && (u.Scheme != "http" || !r.webhooks().AllowInsecure) {
-		return "", Fail("invalid_request", "url must use https.")
+		return "", apierr.New(apierr.InvalidRequest, "url must use https.")
 	}
 	return raw, nil
 }
@@ -228,7 +229,7 @@ func (r *Resolver) webhookURL(raw string) (string, error) {
 func webhookDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
 	if len([]rune(d)) > maxWebhookDescription {
-		return "", Fail("invalid_request", "description must be at most %d characters.", maxWebhookDescription)
+		return "", apierr.New(apierr.InvalidRequest, "description must be at most %d characters.", maxWebhookDescription)
 	}
 	return d, nil
 }
@@ -239,11 +240,11 @@ func webhookEvents(in []string) ([]string, error) {
 		return []string{"*"}, nil
 	}
 	if len(in) == 0 {
-		return nil, Fail("invalid_request", "events needs at least one event type, or \"*\" for all.")
+		return nil, apierr.New(apierr.InvalidRequest, "events needs at least one event type, or \"*\" for all.")
 	}
 	return checkedSet(in, func(t string) error {
 		if t != "*" && !slices.Contains(subscribable, t) {
-			return Fail("invalid_request", "events: %q is not an event type; use one of %s or \"*\".", t, strings.Join(subscribable, ", "))
+			return apierr.New(apierr.InvalidRequest, "events: %q is not an event type; use one of %s or \"*\".", t, strings.Join(subscribable, ", "))
 		}
 		return nil
 	})
@@ -254,7 +255,7 @@ func webhookEvents(in []string) ([]string, error) {
 func webhookChannels(a *Actor, in []string) ([]string, error) {
 	out, err := checkedSet(in, func(c string) error {
 		if !validChannel(c) {
-			return Fail("invalid_request", "channels: %q is not one of website, whatsapp, instagram, email.", c)
+			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
 		}
 		return a.checkChannel(c)
 	})
@@ -275,7 +276,7 @@ func (r *Resolver) webhookWebsites(ctx context.Context, a *Actor, in []string) (
 	}
 	out, err := checkedSet(in, func(id string) error {
 		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
-			return Fail("invalid_request", "website_ids: %s is not a website of this workspace.", id)
+			return apierr.New(apierr.InvalidRequest, "website_ids: %s is not a website of this workspace.", id)
 		}
 		return a.checkWebsite(id)
 	})

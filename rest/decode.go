@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/msgsvc/msgsvc/graph"
 )
 
 // MaxBody is the largest request body accepted.
@@ -20,10 +19,10 @@ const MaxBody = 15 << 20
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
-		return nil, graph.Fail("invalid_request", "The request body could not be read.")
+		return nil, apierr.New(apierr.InvalidRequest, "The request body could not be read.")
 	}
 	if len(body) > MaxBody {
-		return nil, graph.Fail("invalid_request", "The request body is larger than 15 MB.")
+		return nil, apierr.New(apierr.InvalidRequest, "The request body is larger than 15 MB.")
 	}
 	return body, nil
 }
@@ -41,16 +40,16 @@ func decode(r *http.Request, dst any) (map[string]bool, error) {
 
 func decodeBytes(body []byte, dst any) (map[string]bool, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, graph.Fail("invalid_request", "The request needs a JSON object body.")
+		return nil, apierr.New(apierr.InvalidRequest, "The request needs a JSON object body.")
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		return nil, graph.Fail("invalid_request", "The request body must be a JSON object.")
+		return nil, apierr.New(apierr.InvalidRequest, "The request body must be a JSON object.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return nil, graph.Fail("invalid_request", "%s", describeJSONError(err))
+		return nil, apierr.New(apierr.InvalidRequest, "%s", describeJSONError(err))
 	}
 	present := make(map[string]bool, len(fields))
 	for k := range fields {
@@ -97,7 +96,7 @@ func queryParams(r *http.Request, allowed ...string) (map[string]*string, error)
 			known = known || a == name
 		}
 		if !known {
-			return nil, graph.Fail("invalid_request", "Unknown query parameter %s.", name)
+			return nil, apierr.New(apierr.InvalidRequest, "Unknown query parameter %s.", name)
 		}
 		v := values[0]
 		out[name] = &v
@@ -113,7 +112,7 @@ func limitParam(q map[string]*string) (*int, error) {
 	}
 	n, err := strconv.Atoi(*v)
 	if err != nil {
-		return nil, graph.Fail("invalid_limit", "limit must be a whole number between 1 and 100.")
+		return nil, apierr.New(apierr.InvalidLimit, "limit must be a whole number between 1 and 100.")
 	}
 	return &n, nil
 }

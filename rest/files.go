@@ -2,6 +2,7 @@ package rest
 
 import (
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"mime"
 	"net/http"
@@ -34,15 +35,15 @@ func (s *Server) uploadFile(r *http.Request) (int, any, error) {
 func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+		return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 	}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return graph.Fail("invalid_request", "The multipart body needs a part named file.")
+			return apierr.New(apierr.InvalidRequest, "The multipart body needs a part named file.")
 		}
 		if err != nil {
-			return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+			return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 		}
 		if part.FormName() != "file" {
 			continue
@@ -54,7 +55,7 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 		}
 		content, err := io.ReadAll(io.LimitReader(part, graph.MaxFileSize+1))
 		if err != nil {
-			return graph.Fail("invalid_request", "The multipart body cannot be read: %v.", err)
+			return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 		}
 		in.Content = content
 		return nil

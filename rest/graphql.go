@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/http"
 	"strings"
 
@@ -23,7 +24,7 @@ func (s *Server) graphql() http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		out := graphql.DefaultErrorPresenter(ctx, err)
-		if e, ok := graph.AsError(err); ok {
+		if e, ok := apierr.As(err); ok {
 			out.Message = e.Message
 			out.Extensions = map[string]any{"code": e.Code}
 		} else if !errors.As(err, new(*gqlerror.Error)) {
@@ -34,12 +35,12 @@ func (s *Server) graphql() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
-			writeError(w, r, graph.Fail("invalid_api_key", "/graphql needs the admin token as a Bearer token."))
+			writeError(w, r, apierr.New(apierr.InvalidAPIKey, "/graphql needs the admin token as a Bearer token."))
 			return
 		}
 		workspace := r.Header.Get("Msgsvc-Workspace")
 		if workspace == "" {
-			writeError(w, r, graph.Fail("invalid_request", "Name the workspace in the Msgsvc-Workspace header."))
+			writeError(w, r, apierr.New(apierr.InvalidRequest, "Name the workspace in the Msgsvc-Workspace header."))
 			return
 		}
 		a := &graph.Actor{WorkspaceID: workspace, Livemode: r.Header.Get("Msgsvc-Livemode") == "true",

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"mime"
 	"net/http"
@@ -68,9 +69,9 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *graph.Act
 	case err != nil:
 		writeError(w, r, err)
 	case prior != nil && prior.RequestHash != rec.RequestHash:
-		writeError(w, r, graph.Fail("idempotency_key_reused", "Idempotency-Key %q was used with a different request; use a new key.", key))
+		writeError(w, r, apierr.New(apierr.IdempotencyKeyReused, "Idempotency-Key %q was used with a different request; use a new key.", key))
 	case prior != nil && prior.ResponseStatus == nil:
-		writeError(w, r, graph.Fail("idempotency_in_progress", "A request with Idempotency-Key %q is still running; retry shortly.", key))
+		writeError(w, r, apierr.New(apierr.IdempotencyInProgress, "A request with Idempotency-Key %q is still running; retry shortly.", key))
 	case prior != nil:
 		// The first answer, as it was sent, request id included.
 		w.Header().Set("X-Request-Id", prior.RequestID)
@@ -129,7 +130,7 @@ func (s *Server) claim(ctx context.Context, rec *repo.IdempotencyRecord) (*repo.
 			return nil, err
 		}
 	}
-	return nil, graph.Fail("idempotency_in_progress", "A request with Idempotency-Key %q is still running; retry shortly.", rec.Key)
+	return nil, apierr.New(apierr.IdempotencyInProgress, "A request with Idempotency-Key %q is still running; retry shortly.", rec.Key)
 }
 
 // keyTooLong answers an over-long key, unless the body is not even a JSON
@@ -138,9 +139,9 @@ func keyTooLong(r *http.Request, body []byte) error {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var obj map[string]json.RawMessage
 	if len(bytes.TrimSpace(body)) > 0 && mediaType != "multipart/form-data" && (json.Unmarshal(body, &obj) != nil || obj == nil) {
-		return graph.Fail("invalid_request", "The request body must be a JSON object.")
+		return apierr.New(apierr.InvalidRequest, "The request body must be a JSON object.")
 	}
-	return graph.Fail("invalid_idempotency_key", "Idempotency-Key is %d characters; at most %d are allowed.", len(r.Header.Get("Idempotency-Key")), maxIdempotencyKey)
+	return apierr.New(apierr.InvalidIdempotencyKey, "Idempotency-Key is %d characters; at most %d are allowed.", len(r.Header.Get("Idempotency-Key")), maxIdempotencyKey)
 }
 
 // now is the resolvers' clock, so tests move the 24 hours on.

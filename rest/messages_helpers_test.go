@@ -2,9 +2,10 @@ package rest_test
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -40,20 +41,20 @@ func startConv(api *resttest.API, body map[string]any) string {
 // quota and live paths can be tested without one.
 type acceptingAdapter struct{}
 
-func (acceptingAdapter) Send(_ context.Context, m *graph.Outbound) (string, error) {
-	return "provider_" + m.MessageID, nil
+func (acceptingAdapter) Send(_ context.Context, m *channels.Message) (*channels.Receipt, error) {
+	return &channels.Receipt{ProviderIDs: []string{"provider_" + m.ID}}, nil
 }
 
 // refusingAdapter stands in for a live provider that refuses with a code.
-type refusingAdapter struct{ code string }
+type refusingAdapter struct{ code apierr.Code }
 
-func (a refusingAdapter) Send(context.Context, *graph.Outbound) (string, error) {
-	return "", &graph.Refusal{Code: a.code, Reason: "the provider said no"}
+func (a refusingAdapter) Send(context.Context, *channels.Message) (*channels.Receipt, error) {
+	return nil, &channels.Refusal{Code: a.code, Reason: "the provider said no"}
 }
 
 // liveAdapters makes every live channel accept.
 func liveAdapters(api *resttest.API) {
-	api.Resolver.Adapters = map[string]graph.Adapter{
+	api.Resolver.Adapters = map[string]channels.Adapter{
 		"whatsapp": acceptingAdapter{}, "instagram": acceptingAdapter{}, "email": acceptingAdapter{}, "website": acceptingAdapter{},
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -56,7 +57,7 @@ func TestQuotaCountsAcceptedSendsOnlyAndResets(t *testing.T) {
 	// No live adapter yet: refused honestly, nothing counted.
 	api.Want(sendMsg(api, "live_all", reply), 503, "channel_unavailable")
 	// A provider refusal maps to its code and gives the message back.
-	api.Resolver.Adapters = map[string]graph.Adapter{"whatsapp": refusingAdapter{code: "recipient_opted_out"}}
+	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": refusingAdapter{code: apierr.RecipientOptedOut}}
 	api.Want(sendMsg(api, "live_all", reply), 422, "recipient_opted_out")
 	if used := usedMessages(api, "live_all"); used != 0 {
 		t.Fatalf("refused sends counted %v", used)

@@ -2,13 +2,13 @@ package rest
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
 )
@@ -59,7 +59,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, keyID string,
 	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	if retry > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
-		return graph.Fail("rate_limited", "Too many requests for this key; retry after %d seconds.", int(math.Ceil(retry.Seconds())))
+		return apierr.New(apierr.RateLimited, "Too many requests for this key; retry after %d seconds.", int(math.Ceil(retry.Seconds())))
 	}
 	return nil
 }

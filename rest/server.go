@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net"
 	"net/http"
 	"strings"
@@ -37,10 +38,10 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.withRequestID)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, graph.Fail("route_not_found", "No route %s %s.", r.Method, r.URL.Path))
+		writeError(w, r, apierr.New(apierr.RouteNotFound, "No route %s %s.", r.Method, r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, graph.Fail("method_not_allowed", "%s is not allowed on %s.", r.Method, r.URL.Path))
+		writeError(w, r, apierr.New(apierr.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path))
 	})
 	r.Handle("/graphql", s.graphql())
 	r.Route("/v1", func(v chi.Router) {
@@ -101,7 +102,7 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 		version := a.Version
 		if v := r.Header.Get("Service-Version"); v != "" {
 			if v != graph.ServedVersion {
-				writeError(w, r, graph.Fail("invalid_version", "Service-Version %q is not served; use %s.", v, graph.ServedVersion))
+				writeError(w, r, apierr.New(apierr.InvalidVersion, "Service-Version %q is not served; use %s.", v, graph.ServedVersion))
 				return
 			}
 			version = v
@@ -114,7 +115,7 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 			}
 		}
 		if scope != "" && !a.HasScope(scope) {
-			writeError(w, r, graph.Fail("insufficient_scope", "This key lacks the %s permission.", scope))
+			writeError(w, r, apierr.New(apierr.InsufficientScope, "This key lacks the %s permission.", scope))
 			return
 		}
 		r = r.WithContext(graph.WithActor(r.Context(), a))
@@ -130,7 +131,7 @@ func (s *Server) authenticate(r *http.Request) (*graph.Actor, *repo.Workspace, e
 	header := r.Header.Get("Authorization")
 	secret, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok {
-		return nil, nil, graph.Fail("invalid_api_key", "Send the API key as Authorization: Bearer <key>.")
+		return nil, nil, apierr.New(apierr.InvalidAPIKey, "Send the API key as Authorization: Bearer <key>.")
 	}
 	return s.Resolver.Authenticate(r.Context(), strings.TrimSpace(secret), clientIP(r))
 }
