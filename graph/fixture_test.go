@@ -78,6 +78,9 @@ func TestSeedRefusesBadFixturesWithThePath(t *testing.T) {
 		{"conversation account", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"conversations":[{"id":"conv_a","channel":"whatsapp","account_id":"web_a"}]}]}`, "workspaces[0].conversations[0].account_id"},
 		{"message direction", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"conversations":[{"id":"conv_a","channel":"website","account_id":"web_a","messages":[{"id":"msg_a","direction":"sideways"}]}]}]}`, "workspaces[0].conversations[0].messages[0].direction"},
 		{"second workspace", `{"workspaces":[{"id":"ws_a"},{"id":"nope"}]}`, "workspaces[1].id"},
+		{"template {{0}}", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{0}}"}]}]}`, "workspaces[0].templates[0].body"},
+		{"template gap", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{1}} and {{3}}"}]}]}`, "workspaces[0].templates[0].body"},
+		{"template huge", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{99999999999999999999}}"}]}]}`, "workspaces[0].templates[0].body"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -189,6 +189,9 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 		case !oneOf(t.Status, []string{"APPROVED", "PENDING", "REJECTED"}):
 			return bad(p+".status", "must be APPROVED, PENDING or REJECTED")
 		}
+		if _, err := templateParams(t.Body); err != nil {
+			return bad(p+".body", "%s", err)
+		}
 		id := "tpl_" + HashSecret(ws.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]
 		if err := q.UpsertTemplate(ctx, &repo.Template{ID: id, WorkspaceID: ws.ID, WhatsappAccountID: t.WhatsappAccountID,
 			Name: t.Name, Language: t.Language, Category: t.Category, Status: t.Status, Body: t.Body}); err != nil {

@@ -3,9 +3,8 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/msgsvc/msgsvc/graph/apierr"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -74,8 +73,6 @@ func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *Actor, r
 	return out, r.attachmentRules(ctx, q, a, req, t, messageID)
 }
 
-var placeholder = regexp.MustCompile(`\{\{\s*(\d+)\s*\}\}`)
-
 // templateRule accepts approved templates only (and MARKETING ones only on
 // the marketing endpoint) and renders their {{n}} parameters.
 func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
@@ -94,20 +91,15 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, r
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
 		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
-	want := 0
-	for _, m := range placeholder.FindAllStringSubmatch(tpl.Body, -1) {
-		if n, _ := strconv.Atoi(m[1]); n > want {
-			want = n
-		}
+	want, err := templateParams(tpl.Body)
+	if err != nil {
+		return fmt.Errorf("send: template %s (%s) body: %w", name, lang, err)
 	}
 	if len(in.Parameters) != want {
 		return apierr.New(apierr.InvalidRequest, "Template %s takes %d parameters; %d were given.", name, want, len(in.Parameters))
 	}
 	out.template = tpl
-	out.templateText = placeholder.ReplaceAllStringFunc(tpl.Body, func(m string) string {
-		n, _ := strconv.Atoi(placeholder.FindStringSubmatch(m)[1])
-		return in.Parameters[n-1]
-	})
+	out.templateText = renderTemplate(tpl.Body, in.Parameters)
 	return nil
 }
 

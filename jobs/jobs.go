@@ -56,8 +56,9 @@ type Work interface {
 	SandboxDeliverer
 }
 
-// Register adds every task handler to the mux.
+// Register adds every task handler to the mux, each behind Recover.
 func Register(mux *asynq.ServeMux, w Work) {
+	mux.Use(Recover)
 	RegisterSandbox(mux, w)
 	RegisterWebhooks(mux, w)
 }

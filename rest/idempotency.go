@@ -9,6 +9,7 @@ import (
 	"errors"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"time"
@@ -33,7 +34,7 @@ var sendRoutes = map[string]bool{"/v1/messages": true, "/v1/whatsapp/marketing-m
 
 // serve runs an endpoint and writes its answer.
 func serve(w http.ResponseWriter, r *http.Request, h endpoint) {
-	status, payload, err := h(r)
+	status, payload, err := call(r, h)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -92,7 +93,9 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.Id
 	finished := false
 	defer func() {
 		if !finished {
-			_ = store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID)
+			if err := store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID); err != nil {
+				slog.Error("release idempotency key; it stays in progress until abandoned", "request_id", requestID(r.Context()), "err", err)
+			}
 		}
 	}()
 	rw := &recorder{ResponseWriter: w}
@@ -100,9 +103,28 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.Id
 	if rw.status >= 500 || rw.status == http.StatusTooManyRequests {
 		return
 	}
-	if err := store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, rw.body.Bytes()); err == nil {
-		finished = true
+	finished = s.finish(ctx, r, rec, rw)
+}
+
+// finishAttempts is how often storing a final answer is tried before the key
+// is given up (released, so a retry runs the request again).
+const finishAttempts = 3
+
+// finish stores the final answer of a request under its key, retrying a
+// failed write; every failure is logged with the request id.
+func (s *Server) finish(ctx context.Context, r *http.Request, rec *repo.IdempotencyRecord, rw *recorder) bool {
+	for attempt := 1; attempt <= finishAttempts; attempt++ {
+		err := s.Resolver.Store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, rw.body.Bytes())
+		if err == nil {
+			return true
+		}
+		slog.Error("store idempotent answer", "request_id", requestID(r.Context()), "attempt", attempt, "err", err)
+		if attempt < finishAttempts {
+			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+		}
 	}
+	slog.Error("idempotent answer not stored; releasing the key", "request_id", requestID(r.Context()))
+	return false
 }
 
 // claim takes the key for this request (nil) or returns the record that

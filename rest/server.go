@@ -36,7 +36,7 @@ type endpoint func(r *http.Request) (int, any, error)
 // Handler returns the whole HTTP surface.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.withRequestID)
+	r.Use(s.withRequestID, recoverPanics)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierr.New(apierr.RouteNotFound, "No route %s %s.", r.Method, r.URL.Path))
 	})
