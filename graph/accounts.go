@@ -3,8 +3,10 @@ package graph
 import (
 	"context"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -18,7 +20,7 @@ var identityColumn = map[string]string{
 // field names (404-free: an unknown id is invalid_request, one on a website
 // outside the key website_not_allowed), or else the oldest of the channel
 // that the key may use.
-func channelAccount(ctx context.Context, q repo.Queries, a *Actor, channel, field string, id *string) (*repo.Account, error) {
+func channelAccount(ctx context.Context, q repo.Queries, a *auth.Actor, channel, field string, id *string) (*repo.Account, error) {
 	if id != nil {
 		acc, err := q.Account(ctx, a.WorkspaceID, channel, *id)
 		if errors.Is(err, repo.ErrNotFound) {
@@ -27,7 +29,7 @@ func channelAccount(ctx context.Context, q repo.Queries, a *Actor, channel, fiel
 		if err != nil {
 			return nil, err
 		}
-		return acc, a.checkWebsite(acc.WebsiteID)
+		return acc, a.CheckWebsite(acc.WebsiteID)
 	}
 	usable, err := q.Accounts(ctx, a.Scope(), channel)
 	if err != nil || len(usable) > 0 {

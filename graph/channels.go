@@ -3,15 +3,17 @@ package graph
 import (
 	"context"
 	"encoding/json"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
 func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +51,7 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 func Period(t time.Time) string { return t.UTC().Format("2006-01") }
 
 func (r *Resolver) usage(ctx context.Context) (*model.Usage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +70,7 @@ func (r *Resolver) usage(ctx context.Context) (*model.Usage, error) {
 }
 
 func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

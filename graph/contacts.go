@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"errors"
+
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -11,8 +13,8 @@ import (
 
 // contactsActor returns the caller if it may use contacts: they belong to the
 // whole workspace, so a key limited to some websites may not.
-func contactsActor(ctx context.Context) (*Actor, error) {
-	a, err := actor(ctx)
+func contactsActor(ctx context.Context) (*auth.Actor, error) {
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +25,7 @@ func contactsActor(ctx context.Context) (*Actor, error) {
 }
 
 func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
-	a, err := contactsActor(ctx)
+	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter
 }
 
 func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, error) {
-	a, err := contactsActor(ctx)
+	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func conflictAsExists(ctx context.Context, q repo.Queries, s repo.Scope, selfID 
 }
 
 func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
-	a, err := contactsActor(ctx)
+	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInpu
 }
 
 func (r *Resolver) updateContact(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
-	a, err := contactsActor(ctx)
+	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +230,7 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 }
 
 func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted, error) {
-	a, err := contactsActor(ctx)
+	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,11 @@ package graph
 import (
 	"context"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -16,7 +18,7 @@ func conversationPosition(c repo.Conversation) repo.Position {
 }
 
 func (r *Resolver) listConversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +32,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 			if !validChannel(*c) {
 				return nil, apierr.New(apierr.InvalidRequest, "channel must be one of website, whatsapp, instagram, email.")
 			}
-			if err := a.checkChannel(*c); err != nil {
+			if err := a.CheckChannel(*c); err != nil {
 				return nil, err
 			}
 			f.Channel = c
@@ -42,7 +44,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 			f.Status = s
 		}
 		if w := filter.WebsiteID; w != nil {
-			if err := a.checkWebsite(*w); err != nil {
+			if err := a.CheckWebsite(*w); err != nil {
 				return nil, err
 			}
 			f.WebsiteID = w
@@ -64,7 +66,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 }
 
 func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conversation, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conve
 }
 
 func (r *Resolver) listMessages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +152,7 @@ func (r *Resolver) processing(ctx context.Context, q repo.Queries, acc *repo.Acc
 // updateConversation applies a PATCH: status first, then mode, assignment and
 // tags (decisions 5), and records conversation.updated with what changed.
 func (r *Resolver) updateConversation(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

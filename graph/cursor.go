@@ -5,9 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 
 	"github.com/msgsvc/msgsvc/repo"
 )

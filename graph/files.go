@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"mime"
 	"net/http"
 	"net/url"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -121,7 +123,7 @@ func decodeBase64(s string) ([]byte, error) {
 
 // uploadFile stores a file for one later message (POST /v1/files).
 func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

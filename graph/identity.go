@@ -1,10 +1,11 @@
 package graph
 
 import (
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 
 	"github.com/nyaruka/phonenumbers"
 )

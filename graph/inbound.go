@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -14,7 +16,7 @@ import (
 // simulateInbound injects a customer message into the sandbox as a channel
 // would deliver it: the same sender continues its conversation.
 func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +47,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 			return nil, err
 		}
 	}
-	if err := a.checkChannel(in.Channel); err != nil {
+	if err := a.CheckChannel(in.Channel); err != nil {
 		return nil, err
 	}
 	acc, err := channelAccount(ctx, r.Store.Queries, a, in.Channel, "account_id", in.AccountID)

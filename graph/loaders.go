@@ -5,8 +5,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/auth"
+
 	"github.com/vikstrous/dataloadgen"
+
+	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 // Loaders batch the look-ups of one GraphQL request, so a page of 100
@@ -30,7 +33,7 @@ func For(ctx context.Context) *Loaders {
 }
 
 func (r *Resolver) fetchContacts(ctx context.Context, ids []string) (map[string]*model.Contact, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

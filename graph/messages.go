@@ -3,10 +3,12 @@ package graph
 import (
 	"context"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -14,7 +16,7 @@ import (
 
 // getMessage is GET /v1/messages/{id}: the message with its current status.
 func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +32,7 @@ func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, e
 // messagingWindow is GET /v1/messaging-window, for a conversation or for a
 // customer on a channel.
 func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +62,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 		return nil, err
 	}
 	if channel == "email" {
-		if err := a.checkChannel(channel); err != nil {
+		if err := a.CheckChannel(channel); err != nil {
 			return nil, err
 		}
 		return windowOf(channel, true, false, nil, now), nil
@@ -74,7 +76,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 	}
 	var t *sendTarget
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		if err := a.checkChannel(channel); err != nil {
+		if err := a.CheckChannel(channel); err != nil {
 			return err
 		}
 		t = &sendTarget{}
@@ -114,7 +116,7 @@ func windowOf(channel string, open, comment bool, lastInbound *time.Time, now ti
 // listTemplates is GET /v1/whatsapp/templates: templates of the numbers the
 // key may use.
 func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +145,10 @@ func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilt
 		// A number outside the key is a 403, as for any filter (decisions 2).
 		acc, err := r.Store.Account(ctx, a.WorkspaceID, "whatsapp", *f.WhatsappAccountID)
 		if err == nil {
-			if err := a.checkChannel("whatsapp"); err != nil {
+			if err := a.CheckChannel("whatsapp"); err != nil {
 				return nil, err
 			}
-			return nil, a.checkWebsite(acc.WebsiteID)
+			return nil, a.CheckWebsite(acc.WebsiteID)
 		}
 		return page, nil
 	}
@@ -169,7 +171,7 @@ func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilt
 // emailSenders is GET /v1/email/senders: the addresses the key may send
 // from, and whether their domain is verified (only verified ones work).
 func (r *Resolver) emailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

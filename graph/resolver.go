@@ -6,7 +6,10 @@ package graph
 
 import (
 	"context"
+	"net"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
@@ -54,4 +57,9 @@ func (r *Resolver) afterCommit(ctx context.Context) {
 	if r.Jobs != nil {
 		_ = r.Jobs.EventsRecorded(ctx)
 	}
+}
+
+// Authenticate resolves a key secret into the caller (see auth.Authenticator).
+func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*auth.Actor, *repo.Workspace, error) {
+	return (&auth.Authenticator{Keys: r.Store, Clock: r.Clock}).Authenticate(ctx, secret, ip)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -192,7 +194,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 		if _, err := templateParams(t.Body); err != nil {
 			return bad(p+".body", "%s", err)
 		}
-		id := "tpl_" + HashSecret(ws.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]
+		id := "tpl_" + auth.HashSecret(ws.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]
 		if err := q.UpsertTemplate(ctx, &repo.Template{ID: id, WorkspaceID: ws.ID, WhatsappAccountID: t.WhatsappAccountID,
 			Name: t.Name, Language: t.Language, Category: t.Category, Status: t.Status, Body: t.Body}); err != nil {
 			return wrap(p, err)
@@ -207,14 +209,14 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 		switch {
 		case !strings.HasPrefix(k.ID, "key_"):
 			return bad(p+".id", "must start with key_")
-		case !secretPattern.MatchString(k.Secret):
+		case !auth.ValidSecret(k.Secret):
 			return bad(p+".secret", "must be svc_live_ or svc_test_ and 32 base62 characters")
 		case k.RolledTo != nil && !keyIDs[*k.RolledTo]:
 			return bad(p+".rolled_to", "names no key of this workspace")
 		case k.RolledTo != nil && k.GraceUntil == nil:
 			return bad(p+".grace_until", "is required with rolled_to")
-		case k.Version != nil && *k.Version != ServedVersion:
-			return bad(p+".version", "must be %s", ServedVersion)
+		case k.Version != nil && *k.Version != auth.ServedVersion:
+			return bad(p+".version", "must be %s", auth.ServedVersion)
 		}
 		for j, s := range k.Scopes {
 			if !oneOf(s, validScopes) {
@@ -240,10 +242,10 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 		if scopes == nil {
 			scopes = []string{"*"}
 		}
-		key := &repo.APIKey{ID: k.ID, WorkspaceID: ws.ID, SecretHash: HashSecret(k.Secret),
+		key := &repo.APIKey{ID: k.ID, WorkspaceID: ws.ID, SecretHash: auth.HashSecret(k.Secret),
 			Livemode: strings.HasPrefix(k.Secret, "svc_live_"), Scopes: scopes, Channels: orEmpty(k.Channels),
 			WebsiteIDs: orEmpty(k.WebsiteIDs), IPAllowlist: orEmpty(k.IPAllowlist), Revoked: k.Revoked,
-			RolledTo: k.RolledTo, Version: orDefault(k.Version, ServedVersion)}
+			RolledTo: k.RolledTo, Version: orDefault(k.Version, auth.ServedVersion)}
 		if k.ExpiresAt != nil {
 			key.ExpiresAt = &k.ExpiresAt.Time
 		}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"log/slog"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+
 	"github.com/microcosm-cc/bluemonday"
+
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -37,7 +40,7 @@ func (r *Resolver) sendMarketingMessage(ctx context.Context, in model.MarketingM
 }
 
 func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +89,7 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 
 // deliver hands the message to the channel's adapter and, once accepted,
 // stores it with its conversation and contact and records the events.
-func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
+func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
 	s := a.Scope()
 	now := r.now()
 	msg := &repo.Message{ID: msgID, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Channel: req.channel,

@@ -2,8 +2,10 @@ package graph
 
 import (
 	"context"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -58,7 +60,7 @@ func nonBlank(s *string) *string {
 // sendFields checks the body shape and the field rules of decisions 3, in
 // order, before anything is looked up (but the key's WhatsApp numbers, which
 // whatsapp_account_required needs).
-func (r *Resolver) sendFields(ctx context.Context, a *Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
+func (r *Resolver) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
 	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
 	reply := in.ConversationID != nil
 	switch {
@@ -225,7 +227,7 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With
 // several and none named, the caller must say which (decisions 3).
-func (r *Resolver) reachableNumbers(ctx context.Context, a *Actor, named *string) ([]repo.Account, error) {
+func (r *Resolver) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
 	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {
 		return nil, err

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -32,7 +34,7 @@ type sendContent struct {
 
 // channelRules refuses what the channel would refuse, in the order of
 // decisions 3; the first failing rule answers.
-func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
+func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
 	now := r.now()
 	out := &sendContent{}
 	in := req.in
@@ -75,7 +77,7 @@ func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *Actor, r
 
 // templateRule accepts approved templates only (and MARKETING ones only on
 // the marketing endpoint) and renders their {{n}} parameters.
-func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
+func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
 	in := req.in.Template
 	name, lang := strings.TrimSpace(*in.Name), strings.TrimSpace(*in.Language)
 	tpl, err := q.Template(ctx, a.WorkspaceID, t.acc.ID, name, lang)
@@ -105,7 +107,7 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *Actor, r
 
 // senderRules: email goes out only from a verified domain, and only from an
 // address the key may use. A new thread runs on the sender's account.
-func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget) error {
+func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	if req.from == "" {
 		req.from = t.acc.Address // a reply without from answers from the thread's address
 	}
@@ -160,7 +162,7 @@ func deref(s *string) string {
 }
 
 // privateReplyRules: one private reply per comment, within 7 days of it.
-func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *Actor, t *sendTarget, now time.Time) error {
+func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, now time.Time) error {
 	comment, err := q.LatestInboundMessage(ctx, a.Scope(), t.conv.ID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return apierr.New(apierr.InvalidRequest, "Conversation %s has no comment to reply to.", t.conv.ID)
@@ -185,7 +187,7 @@ func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *Act
 // attachmentRules: allowed types and sizes, Instagram media only, each
 // uploaded file on one message, 10 MB per message. Uploaded files are
 // claimed for the message here, so a concurrent send of the same file loses.
-func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget, messageID string) error {
+func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) error {
 	total := 0
 	for i := range req.files {
 		f := &req.files[i]

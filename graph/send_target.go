@@ -3,8 +3,10 @@ package graph
 import (
 	"context"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -28,7 +30,7 @@ type sendTarget struct {
 // (404 conversation_not_found, contact_not_found; 400 file_not_found), then
 // applies the key's restrictions (403). The conversation stays locked until
 // the send commits, so concurrent sends to it are checked one at a time.
-func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest) (*sendTarget, error) {
+func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest) (*sendTarget, error) {
 	s := a.Scope()
 	t := &sendTarget{files: map[string]*repo.File{}}
 	in := req.in
@@ -59,7 +61,7 @@ func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *Actor, req *s
 	if t.conv != nil {
 		return t, nil // visible through the key's scope, so within its restrictions
 	}
-	if err := a.checkChannel(req.channel); err != nil {
+	if err := a.CheckChannel(req.channel); err != nil {
 		return nil, err
 	}
 	return t, r.newConversationAccount(ctx, q, a, req, t)
@@ -134,7 +136,7 @@ func (t *sendTarget) lookupFiles(ctx context.Context, q repo.Queries, s repo.Sco
 // newConversationAccount picks the account a new conversation runs on and,
 // for WhatsApp and Instagram, continues the customer's open conversation on
 // it rather than starting a second thread with the same person.
-func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a *Actor, req *sendRequest, t *sendTarget) error {
+func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	var err error
 	switch req.channel {
 	case "email":

@@ -3,8 +3,10 @@ package graph
 import (
 	"context"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -17,7 +19,7 @@ func webhookDeliveryPosition(d repo.WebhookDelivery) repo.Position {
 }
 
 func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +46,7 @@ func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.Webh
 // with the same event id. Replays are not ordered: the caller asked for this
 // one now.
 func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,13 @@ package graph
 
 import (
 	"context"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -20,7 +22,7 @@ const (
 )
 
 func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndp
 // createWebhookEndpoint stores the endpoint, then verifies it: a failed
 // handshake still creates it, unverified, so the caller can fix the URL.
 func (r *Resolver) createWebhookEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (r *Resolver) createWebhookEndpoint(ctx context.Context, in model.CreateWeb
 // updateWebhookEndpoint applies a PATCH. A new URL loses its verification
 // and is verified again once the change is committed.
 func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in mode
 
 // applyEndpointChanges validates a PATCH and applies it to e; it reports
 // whether the URL changed.
-func (r *Resolver) applyEndpointChanges(ctx context.Context, a *Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
+func (r *Resolver) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
 	var err error
 	newURL := false
 	if in.URL != nil {
@@ -163,7 +165,7 @@ func (r *Resolver) applyEndpointChanges(ctx context.Context, a *Actor, e *repo.W
 }
 
 func (r *Resolver) deleteWebhookEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +180,7 @@ func (r *Resolver) deleteWebhookEndpoint(ctx context.Context, id string) (*model
 // rollWebhookSecret replaces the signing secret; the old one keeps
 // co-signing for the grace period, so receivers can switch without a gap.
 func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
-	a, err := actor(ctx)
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -252,12 +254,12 @@ func webhookEvents(in []string) ([]string, error) {
 
 // webhookChannels checks the channels asked for. A key limited to some
 // channels may not name others, and its "all" is all it may use.
-func webhookChannels(a *Actor, in []string) ([]string, error) {
+func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
 	out, err := checkedSet(in, func(c string) error {
 		if !validChannel(c) {
 			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
 		}
-		return a.checkChannel(c)
+		return a.CheckChannel(c)
 	})
 	if err == nil && len(out) == 0 {
 		out = append(out, a.Channels...)
@@ -266,7 +268,7 @@ func webhookChannels(a *Actor, in []string) ([]string, error) {
 }
 
 // webhookWebsites checks the websites asked for, as webhookChannels does.
-func (r *Resolver) webhookWebsites(ctx context.Context, a *Actor, in []string) ([]string, error) {
+func (r *Resolver) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
 	var sites []repo.Website
 	if len(in) > 0 {
 		var err error
@@ -278,7 +280,7 @@ func (r *Resolver) webhookWebsites(ctx context.Context, a *Actor, in []string) (
 		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
 			return apierr.New(apierr.InvalidRequest, "website_ids: %s is not a website of this workspace.", id)
 		}
-		return a.checkWebsite(id)
+		return a.CheckWebsite(id)
 	})
 	if err == nil && len(out) == 0 {
 		out = append(out, a.WebsiteIDs...)

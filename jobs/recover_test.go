@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hibiken/asynq"
+
 	"github.com/msgsvc/msgsvc/jobs"
 )
 

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/auth"
+
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
 )
@@ -20,7 +21,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	w.StartWorker()
 	rc := jobstest.NewReceiver(b, nil)
 	w.CreateEndpoint(rc.URL, onlyMessages)
-	ctx := graph.WithActor(b.Context(), &graph.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: graph.ServedVersion})
+	ctx := auth.WithActor(b.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
 	text := "benchmark"
 
 	b.ResetTimer()

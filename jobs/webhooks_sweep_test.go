@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/auth"
+
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
 )
@@ -19,7 +20,7 @@ func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 	w := jobstest.New(t, nil) // SweepGrace 0; no worker, so nothing is attempted
 	rc := jobstest.NewReceiver(t, nil)
 	w.CreateEndpoint(rc.URL, onlyMessages)
-	ctx := graph.WithActor(t.Context(), &graph.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: graph.ServedVersion})
+	ctx := auth.WithActor(t.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
 	text := "hi"
 	const n = 501 // one more than a sweep batch
 	for i := range n {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
 // MaxBody is the largest request body accepted.

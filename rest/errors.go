@@ -5,11 +5,12 @@ package rest
 
 import (
 	"encoding/json"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
 type errorBody struct {

@@ -2,14 +2,16 @@ package rest
 
 import (
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/graph/apierr"
+
 	"github.com/go-chi/chi/v5"
+
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/model"
 )

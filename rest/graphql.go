@@ -4,16 +4,18 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net/http"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/msgsvc/msgsvc/graph"
-	"github.com/msgsvc/msgsvc/graph/generated"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/msgsvc/msgsvc/graph/generated"
 )
 
 // graphql serves the same resolvers to internal dashboards. The admin token
@@ -43,9 +45,9 @@ func (s *Server) graphql() http.Handler {
 			writeError(w, r, apierr.New(apierr.InvalidRequest, "Name the workspace in the Msgsvc-Workspace header."))
 			return
 		}
-		a := &graph.Actor{WorkspaceID: workspace, Livemode: r.Header.Get("Msgsvc-Livemode") == "true",
-			Scopes: []string{"*"}, Version: graph.ServedVersion}
-		ctx := s.Resolver.WithLoaders(graph.WithActor(r.Context(), a))
+		a := &auth.Actor{WorkspaceID: workspace, Livemode: r.Header.Get("Msgsvc-Livemode") == "true",
+			Scopes: []string{"*"}, Version: auth.ServedVersion}
+		ctx := s.Resolver.WithLoaders(auth.WithActor(r.Context(), a))
 		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -7,12 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
@@ -47,7 +49,7 @@ func serve(w http.ResponseWriter, r *http.Request, h endpoint) {
 // runs, so a duplicate on any API process sees it and answers 409 while the
 // first runs, 422 if its body differs, or the stored first answer once it
 // is final. A 5xx or 429 is not final: the key is released for a retry.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *graph.Actor, key string, h endpoint) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Actor, key string, h endpoint) {
 	body, err := readBody(r)
 	if err != nil {
 		writeError(w, r, err)

@@ -2,9 +2,10 @@ package rest_test
 
 import (
 	"context"
+	"testing"
+
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
-	"testing"
 
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )

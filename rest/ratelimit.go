@@ -2,15 +2,17 @@ package rest
 
 import (
 	"context"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/apierr"
+
 	"github.com/go-redis/redis_rate/v10"
-	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 // Limiter decides whether one more request of a key fits its limits.

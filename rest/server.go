@@ -2,13 +2,16 @@ package rest
 
 import (
 	"context"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+
 	"github.com/go-chi/chi/v5"
+
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -84,7 +87,7 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		// Every response names the version it was served in (decisions 8);
 		// a key's own version replaces this once the key is known.
-		w.Header().Set("Service-Version", graph.ServedVersion)
+		w.Header().Set("Service-Version", auth.ServedVersion)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
 }
@@ -101,8 +104,8 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 		}
 		version := a.Version
 		if v := r.Header.Get("Service-Version"); v != "" {
-			if v != graph.ServedVersion {
-				writeError(w, r, apierr.New(apierr.InvalidVersion, "Service-Version %q is not served; use %s.", v, graph.ServedVersion))
+			if v != auth.ServedVersion {
+				writeError(w, r, apierr.New(apierr.InvalidVersion, "Service-Version %q is not served; use %s.", v, auth.ServedVersion))
 				return
 			}
 			version = v
@@ -118,7 +121,7 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 			writeError(w, r, apierr.New(apierr.InsufficientScope, "This key lacks the %s permission.", scope))
 			return
 		}
-		r = r.WithContext(graph.WithActor(r.Context(), a))
+		r = r.WithContext(auth.WithActor(r.Context(), a))
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
 			s.idempotent(w, r, a, key, h)
 			return
@@ -127,7 +130,7 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 	})
 }
 
-func (s *Server) authenticate(r *http.Request) (*graph.Actor, *repo.Workspace, error) {
+func (s *Server) authenticate(r *http.Request) (*auth.Actor, *repo.Workspace, error) {
 	header := r.Header.Get("Authorization")
 	secret, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok {

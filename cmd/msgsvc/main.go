@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
-	"github.com/redis/go-redis/v9"
 )
 
 const usage = `usage: msgsvc <command>

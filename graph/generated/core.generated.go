@@ -11,8 +11,9 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
-	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 // region    ************************** generated!.gotpl **************************

@@ -10,8 +10,9 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 // region    ************************** generated!.gotpl **************************

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"

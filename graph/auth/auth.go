@@ -1,19 +1,25 @@
-package graph
+package auth
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"fmt"
 	"net"
 	"regexp"
 	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/clock"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
 
 var secretPattern = regexp.MustCompile(`^svc_(live|test)_[0-9A-Za-z]{32}$`)
+
+// ValidSecret says whether a string has the shape of a key secret.
+func ValidSecret(secret string) bool { return secretPattern.MatchString(secret) }
 
 // HashSecret is how key secrets are stored: never the secret itself.
 func HashSecret(secret string) string {
@@ -21,22 +27,35 @@ func HashSecret(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// KeyStore reads the keys and workspaces authentication needs.
+type KeyStore interface {
+	APIKeyByHash(ctx context.Context, hash string) (*repo.APIKey, error)
+	APIKey(ctx context.Context, workspaceID, id string) (*repo.APIKey, error)
+	Workspace(ctx context.Context, id string) (*repo.Workspace, error)
+}
+
+// Authenticator resolves API keys.
+type Authenticator struct {
+	Keys  KeyStore
+	Clock clock.Clock
+}
+
 // Authenticate resolves a key secret into the caller, applying every key and
 // workspace state of spec "Authentication" in a fixed order. It returns the
 // workspace too, for its rate limits.
-func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*Actor, *repo.Workspace, error) {
+func (r *Authenticator) Authenticate(ctx context.Context, secret string, ip net.IP) (*Actor, *repo.Workspace, error) {
 	invalid := apierr.New(apierr.InvalidAPIKey, "The API key is missing, malformed or unknown.")
 	if !secretPattern.MatchString(secret) {
 		return nil, nil, invalid
 	}
-	key, err := r.Store.APIKeyByHash(ctx, HashSecret(secret))
+	key, err := r.Keys.APIKeyByHash(ctx, HashSecret(secret))
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, nil, invalid
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("auth: key: %w", err)
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	// A rolled key in its grace period works like its successor; follow the
 	// chain a few steps at most.
 	for hops := 0; ; hops++ {
@@ -53,14 +72,17 @@ func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (
 			return nil, nil, apierr.New(apierr.KeyRolled, "This API key was rolled and its grace period has ended; use the new secret.")
 		}
 		livemode := key.Livemode
-		if key, err = r.Store.APIKey(ctx, key.WorkspaceID, *key.RolledTo); err != nil {
-			return nil, nil, notFound(err, apierr.KeyRolled, "successor key", "")
+		if key, err = r.Keys.APIKey(ctx, key.WorkspaceID, *key.RolledTo); err != nil {
+			if errors.Is(err, repo.ErrNotFound) {
+				return nil, nil, apierr.New(apierr.KeyRolled, "No successor key .")
+			}
+			return nil, nil, fmt.Errorf("auth: successor key: %w", err)
 		}
 		key.Livemode = livemode
 	}
-	ws, err := r.Store.Workspace(ctx, key.WorkspaceID)
+	ws, err := r.Keys.Workspace(ctx, key.WorkspaceID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("auth: workspace: %w", err)
 	}
 	if ws.Status != "active" {
 		return nil, nil, apierr.New(apierr.AccountInactive, "This workspace is %s.", ws.Status)

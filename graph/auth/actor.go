@@ -1,9 +1,12 @@
-package graph
+// Package auth is who is calling: API key resolution in the order of the
+// spec, the caller (Actor) a request carries, and the key's restrictions.
+package auth
 
 import (
 	"context"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"slices"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -32,8 +35,8 @@ func ActorFrom(ctx context.Context) *Actor {
 	return a
 }
 
-// actor returns the caller or fails: resolvers never run without one.
-func actor(ctx context.Context) (*Actor, error) {
+// From returns the caller or fails: resolvers never run without one.
+func From(ctx context.Context) (*Actor, error) {
 	if a := ActorFrom(ctx); a != nil {
 		return a, nil
 	}
@@ -60,18 +63,31 @@ func (a *Actor) AllowsWebsite(id string) bool {
 	return len(a.WebsiteIDs) == 0 || slices.Contains(a.WebsiteIDs, id)
 }
 
-// checkChannel answers 403 for a channel outside the key.
-func (a *Actor) checkChannel(channel string) error {
+// CheckChannel answers 403 for a channel outside the key.
+func (a *Actor) CheckChannel(channel string) error {
 	if !a.AllowsChannel(channel) {
 		return apierr.New(apierr.ChannelNotAllowed, "This key may not use the %s channel.", channel)
 	}
 	return nil
 }
 
-// checkWebsite answers 403 for a website outside the key.
-func (a *Actor) checkWebsite(id string) error {
+// CheckWebsite answers 403 for a website outside the key.
+func (a *Actor) CheckWebsite(id string) error {
 	if !a.AllowsWebsite(id) {
 		return apierr.New(apierr.WebsiteNotAllowed, "This key may not use website %s.", id)
 	}
 	return nil
+}
+
+// ForContacts returns the caller if it may use contacts: they belong to the
+// whole workspace, so a key limited to some websites may not.
+func ForContacts(ctx context.Context) (*Actor, error) {
+	a, err := From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.WebsiteIDs) > 0 {
+		return nil, apierr.New(apierr.ContactsNeedAllWebsites, "Contacts need a key that is not limited to some websites.")
+	}
+	return a, nil
 }
