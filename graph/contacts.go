@@ -6,6 +6,9 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -29,7 +32,7 @@ func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.page("contacts", limit, after)
+	p, err := r.cursors().Page("contacts", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +58,8 @@ func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := trim(r, "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
-	return &model.ContactPage{Items: mapSlice(rows, toContact), HasMore: more, NextCursor: next}, nil
+	rows, more, next := cursor.Trim(r.cursors(), "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
+	return &model.ContactPage{Items: view.Map(rows, view.Contact), HasMore: more, NextCursor: next}, nil
 }
 
 func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, error) {
@@ -68,7 +71,7 @@ func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, e
 	if err != nil {
 		return nil, notFound(err, apierr.ContactNotFound, "contact", id)
 	}
-	return toContact(c), nil
+	return view.Contact(c), nil
 }
 
 // normalizeIdentity validates and normalizes an optional email and phone.
@@ -157,8 +160,8 @@ func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInpu
 		if err := q.InsertContact(ctx, c); err != nil {
 			return err
 		}
-		out = toContact(c)
-		return r.record(ctx, q, s, EventContactCreated, nil, out)
+		out = view.Contact(c)
+		return r.events().Record(ctx, q, s, event.ContactCreated, nil, out)
 	})
 	if err != nil {
 		return nil, conflictAsExists(ctx, r.Store.Queries, s, "", email, phone, err)
@@ -216,11 +219,11 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 				return err
 			}
 		}
-		out = &model.ContactUpdate{Contact: toContact(c), Changed: dedupe(changed)}
+		out = &model.ContactUpdate{Contact: view.Contact(c), Changed: dedupe(changed)}
 		if len(changed) == 0 {
 			return nil
 		}
-		return r.record(ctx, q, s, EventContactUpdated, nil, contactUpdate{out.Contact, out.Changed})
+		return r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: out.Contact, Changed: out.Changed})
 	})
 	if err != nil {
 		return nil, conflictAsExists(ctx, r.Store.Queries, s, id, email, phone, err)
@@ -243,7 +246,7 @@ func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted
 		if err := q.DeleteContact(ctx, s, id); err != nil {
 			return err
 		}
-		return r.record(ctx, q, s, EventContactDeleted, nil, toContact(c))
+		return r.events().Record(ctx, q, s, event.ContactDeleted, nil, view.Contact(c))
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,9 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -22,7 +25,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.page("conversations", limit, after)
+	p, err := r.cursors().Page("conversations", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +64,8 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := trim(r, "conversations", rows, p, conversationPosition)
-	return &model.ConversationPage{Items: mapSlice(rows, toConversation), HasMore: more, NextCursor: next}, nil
+	rows, more, next := cursor.Trim(r.cursors(), "conversations", rows, p, conversationPosition)
+	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
 }
 
 func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conversation, error) {
@@ -74,7 +77,7 @@ func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conve
 	if err != nil {
 		return nil, notFound(err, apierr.ConversationNotFound, "conversation", id)
 	}
-	return toConversation(c), nil
+	return view.Conversation(c), nil
 }
 
 func (r *Resolver) listMessages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
@@ -83,7 +86,7 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 		return nil, err
 	}
 	list := "messages:" + conversationID
-	p, err := r.page(list, limit, after)
+	p, err := r.cursors().Page(list, limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +97,9 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := trim(r, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
-	items := mapSlice(rows, toMessage)
-	r.signAttachments(items...)
+	rows, more, next := cursor.Trim(r.cursors(), list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
+	items := view.Map(rows, view.Message)
+	r.files().SignAttachments(items...)
 	return &model.MessagePage{Items: items, HasMore: more, NextCursor: next}, nil
 }
 
@@ -225,7 +228,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 			c.Tags = tags
 			changed = append(changed, "tags")
 		}
-		out = toConversation(c)
+		out = view.Conversation(c)
 		if len(changed) == 0 {
 			return nil
 		}
@@ -233,7 +236,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 		if err := q.UpdateConversation(ctx, s, c); err != nil {
 			return err
 		}
-		return r.record(ctx, q, s, EventConversationUpdated, out, conversationUpdate{out, changed})
+		return r.events().Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -101,7 +103,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 		if err := q.InsertContact(ctx, contact); err != nil {
 			return nil, err
 		}
-		if err := r.record(ctx, q, s, EventContactCreated, nil, toContact(contact)); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(contact)); err != nil {
 			return nil, err
 		}
 	} else if err := q.UpdateContact(ctx, s, contact); err != nil {
@@ -168,21 +170,21 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 	if err := q.InsertMessage(ctx, msg); err != nil {
 		return nil, err
 	}
-	convOut, msgOut := toConversation(conv), toMessage(msg)
+	convOut, msgOut := view.Conversation(conv), view.Message(msg)
 	switch {
 	case created:
-		err = r.record(ctx, q, s, EventConversationCreated, convOut, convOut)
+		err = r.events().Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
 	case changed != nil:
-		err = r.record(ctx, q, s, EventConversationUpdated, convOut, conversationUpdate{convOut, changed})
+		err = r.events().Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := r.record(ctx, q, s, EventMessageReceived, convOut, msgOut); err != nil {
+	if err := r.events().Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
 		return nil, err
 	}
 	if optOut {
-		if err := r.record(ctx, q, s, EventContactUpdated, nil, contactUpdate{toContact(contact), []string{"opt_outs"}}); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(contact), Changed: []string{"opt_outs"}}); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/vikstrous/dataloadgen"
 
@@ -40,7 +41,7 @@ func (r *Resolver) fetchContacts(ctx context.Context, ids []string) (map[string]
 	rows, err := r.Store.ContactsByID(ctx, a.Scope(), ids)
 	out := make(map[string]*model.Contact, len(rows))
 	for i := range rows {
-		out[rows[i].ID] = toContact(&rows[i])
+		out[rows[i].ID] = view.Contact(&rows[i])
 	}
 	return out, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -24,8 +25,8 @@ func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, e
 	if err != nil {
 		return nil, notFound(err, apierr.MessageNotFound, "message", id)
 	}
-	out := toMessage(m)
-	r.signAttachments(out)
+	out := view.Message(m)
+	r.files().SignAttachments(out)
 	return out, nil
 }
 

@@ -23,7 +23,7 @@ func (r *mutationResolver) SendMarketingMessage(ctx context.Context, input model
 
 // UploadFile is the resolver for the uploadFile field.
 func (r *mutationResolver) UploadFile(ctx context.Context, input model.UploadFileInput) (*model.File, error) {
-	return r.uploadFile(ctx, input)
+	return r.files().Upload(ctx, input)
 }
 
 // Message is the resolver for the message field.

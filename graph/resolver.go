@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/files"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
@@ -62,4 +65,17 @@ func (r *Resolver) afterCommit(ctx context.Context) {
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).
 func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*auth.Actor, *repo.Workspace, error) {
 	return (&auth.Authenticator{Keys: r.Store, Clock: r.Clock}).Authenticate(ctx, secret, ip)
+}
+
+func (r *Resolver) events() event.Recorder { return event.Recorder{Clock: r.Clock} }
+
+func (r *Resolver) cursors() cursor.Signer { return cursor.Signer{Secret: r.Secret} }
+
+func (r *Resolver) files() *files.Service {
+	return &files.Service{Store: r.Store, Clock: r.Clock, Secret: r.Secret, PublicURL: r.PublicURL}
+}
+
+// FileContent returns the file a signed link names (see files.Service).
+func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
+	return r.files().Content(ctx, id, expires, signature)
 }

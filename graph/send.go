@@ -10,6 +10,8 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/microcosm-cc/bluemonday"
 
@@ -142,17 +144,17 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, r
 		id, size := f.fileID, len(f.content)
 		if id == "" {
 			id = repo.NewID("file_", now)
-			file := &repo.File{ID: id, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Filename: f.meta.filename,
-				ContentType: f.meta.contentType, Size: size, Content: f.content, MessageID: &msgID, CreatedAt: now}
+			file := &repo.File{ID: id, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Filename: f.meta.Filename,
+				ContentType: f.meta.ContentType, Size: size, Content: f.content, MessageID: &msgID, CreatedAt: now}
 			if err := q.InsertFile(ctx, file); err != nil {
 				return nil, err
 			}
 		} else {
 			size = t.files[id].Size
 		}
-		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.filename, ContentType: f.meta.contentType, Size: size})
-		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.filename,
-			ContentType: f.meta.contentType, Size: size, URL: r.FileURL(id)})
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.Filename, ContentType: f.meta.ContentType, Size: size})
+		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.Filename,
+			ContentType: f.meta.ContentType, Size: size, URL: r.files().URL(id)})
 	}
 	if atts != nil {
 		msg.Attachments, _ = json.Marshal(atts)
@@ -177,7 +179,7 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, r
 func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
 	now := msg.CreatedAt
 	if t.newContact {
-		if err := r.record(ctx, q, s, EventContactCreated, nil, toContact(t.contact)); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
 			return nil, err
 		}
 	}
@@ -225,14 +227,14 @@ func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req 
 			return nil, err
 		}
 	}
-	convOut, msgOut := toConversation(t.conv), toMessage(msg)
-	r.signAttachments(msgOut)
+	convOut, msgOut := view.Conversation(t.conv), view.Message(msg)
+	r.files().SignAttachments(msgOut)
 	if created {
-		if err := r.record(ctx, q, s, EventConversationCreated, convOut, convOut); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ConversationCreated, convOut, convOut); err != nil {
 			return nil, err
 		}
 	}
-	return msgOut, r.record(ctx, q, s, EventMessageSent, convOut, msgOut)
+	return msgOut, r.events().Record(ctx, q, s, event.MessageSent, convOut, msgOut)
 }
 
 // accountOf is the sending account as an adapter needs it.

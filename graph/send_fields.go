@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/files"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -36,7 +37,7 @@ type sendRequest struct {
 // given inline.
 type attachmentRequest struct {
 	fileID   string
-	meta     fileMeta
+	meta     files.Meta
 	content  []byte
 	declared *string
 }
@@ -182,15 +183,15 @@ func (req *sendRequest) attachments() error {
 		case att.Filename == nil || att.ContentBase64 == nil:
 			return apierr.New(apierr.InvalidAttachment, "attachments[%d] needs file_id, or filename with content_base64.", i)
 		}
-		name, ok := cleanFilename(*att.Filename)
+		name, ok := files.CleanFilename(*att.Filename)
 		if !ok {
 			return apierr.New(apierr.InvalidAttachment, "attachments[%d].filename must be a file name of 1 to 255 characters.", i)
 		}
-		content, err := decodeBase64(*att.ContentBase64)
+		content, err := files.DecodeBase64(*att.ContentBase64)
 		if err != nil {
 			return apierr.New(apierr.InvalidAttachment, "attachments[%d].content_base64 is not base64.", i)
 		}
-		req.files = append(req.files, attachmentRequest{meta: fileMeta{filename: name}, content: content, declared: att.ContentType})
+		req.files = append(req.files, attachmentRequest{meta: files.Meta{Filename: name}, content: content, declared: att.ContentType})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/files"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -194,23 +195,23 @@ func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *auth.
 		size, head := len(f.content), f.content
 		if f.fileID != "" {
 			stored := t.files[f.fileID]
-			f.meta = fileMeta{filename: stored.Filename, contentType: stored.ContentType}
+			f.meta = files.Meta{Filename: stored.Filename, ContentType: stored.ContentType}
 			size, head = stored.Size, nil
 		} else {
-			ctype, ok := contentTypeOf(f.declared, f.meta.filename, f.content)
+			ctype, ok := files.ContentTypeOf(f.declared, f.meta.Filename, f.content)
 			if !ok {
-				return apierr.New(apierr.FileRejected, "%s: content_type %q is not a media type.", f.meta.filename, *f.declared)
+				return apierr.New(apierr.FileRejected, "%s: content_type %q is not a media type.", f.meta.Filename, *f.declared)
 			}
-			f.meta.contentType = ctype
-			if err := fileRejected(f.meta, size, head); err != nil {
+			f.meta.ContentType = ctype
+			if err := files.Rejected(f.meta, size, head); err != nil {
 				return err
 			}
 		}
 		if req.channel == "instagram" && (req.replyAs == "comment" || (t.conv != nil && t.conv.IsComment && req.replyAs == "")) {
 			return apierr.New(apierr.UnsupportedAttachment, "A public comment reply takes text only.")
 		}
-		if req.channel == "instagram" && !isMedia(f.meta.contentType) {
-			return apierr.New(apierr.UnsupportedAttachment, "Instagram takes images, video and audio only, not %s.", f.meta.contentType)
+		if req.channel == "instagram" && !isMedia(f.meta.ContentType) {
+			return apierr.New(apierr.UnsupportedAttachment, "Instagram takes images, video and audio only, not %s.", f.meta.ContentType)
 		}
 		if f.fileID != "" {
 			claimed, err := q.AttachFile(ctx, a.Scope(), f.fileID, messageID)
@@ -223,7 +224,7 @@ func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *auth.
 		}
 		total += size
 	}
-	if total > MaxFileSize {
+	if total > files.MaxFileSize {
 		return apierr.New(apierr.AttachmentsTooLarge, "The attachments add up to %d bytes; a message takes at most 10 MB.", total)
 	}
 	return nil

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -58,10 +60,10 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 		if err := q.UpdateMessageDelivery(ctx, m); err != nil {
 			return err
 		}
-		out := toMessage(m)
-		r.signAttachments(out)
+		out := view.Message(m)
+		r.files().SignAttachments(out)
 		changed = true
-		return r.record(ctx, q, s, EventMessageStatus, toConversation(conv), out)
+		return r.events().Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err == nil && changed {
 		r.afterCommit(ctx)

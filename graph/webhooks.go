@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -16,8 +17,8 @@ const EventEndpointVerification = "endpoint.verification"
 
 // subscribable are the event types an endpoint may ask for (decisions 7).
 var subscribable = []string{
-	EventMessageReceived, EventMessageSent, EventMessageStatus, EventConversationCreated,
-	EventConversationUpdated, EventContactCreated, EventContactUpdated, EventContactDeleted,
+	event.MessageReceived, event.MessageSent, event.MessageStatus, event.ConversationCreated,
+	event.ConversationUpdated, event.ContactCreated, event.ContactUpdated, event.ContactDeleted,
 }
 
 // DefaultRetrySchedule is the wait after each failed attempt; the last value

@@ -7,6 +7,8 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -23,7 +25,7 @@ func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.Webh
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.page("webhook_deliveries", limit, after)
+	p, err := r.cursors().Page("webhook_deliveries", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +40,8 @@ func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.Webh
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := trim(r, "webhook_deliveries", rows, p, webhookDeliveryPosition)
-	return &model.WebhookDeliveryPage{Items: mapSlice(rows, toWebhookDelivery), HasMore: more, NextCursor: next}, nil
+	rows, more, next := cursor.Trim(r.cursors(), "webhook_deliveries", rows, p, webhookDeliveryPosition)
+	return &model.WebhookDeliveryPage{Items: view.Map(rows, toWebhookDelivery), HasMore: more, NextCursor: next}, nil
 }
 
 // replayWebhookDelivery sends a delivery's event again as a new delivery

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -30,7 +31,7 @@ func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndp
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookEndpointList{Items: mapSlice(rows, toWebhookEndpoint), EgressIPs: orEmpty(r.webhooks().EgressIPs)}, nil
+	return &model.WebhookEndpointList{Items: view.Map(rows, toWebhookEndpoint), EgressIPs: orEmpty(r.webhooks().EgressIPs)}, nil
 }
 
 // createWebhookEndpoint stores the endpoint, then verifies it: a failed

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/files"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
@@ -55,7 +55,7 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 		if ct := part.Header.Get("Content-Type"); ct != "" && ct != "application/octet-stream" {
 			in.ContentType = &ct
 		}
-		content, err := io.ReadAll(io.LimitReader(part, graph.MaxFileSize+1))
+		content, err := io.ReadAll(io.LimitReader(part, files.MaxFileSize+1))
 		if err != nil {
 			return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 		}

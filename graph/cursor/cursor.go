@@ -1,10 +1,13 @@
-package graph
+// Package cursor signs list positions, so only cursors this service returned,
+// for the same list, are accepted back (spec Pagination).
+package cursor
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -25,22 +28,28 @@ type cursorBody struct {
 	ID   string    `json:"i"`
 }
 
-// encodeCursor signs a list position so that only cursors this service
-// returned, for this list, are accepted back.
-func (r *Resolver) encodeCursor(list string, p repo.Position) string {
-	body, _ := json.Marshal(cursorBody{List: list, At: p.At, ID: p.ID})
+// Signer signs and checks the cursors of every list under the service secret.
+type Signer struct{ Secret string }
+
+// Encode signs a list position so that only cursors this service returned,
+// for this list, are accepted back.
+func (r Signer) Encode(list string, p repo.Position) string {
+	body, err := json.Marshal(cursorBody{List: list, At: p.At, ID: p.ID})
+	if err != nil {
+		panic(fmt.Sprintf("cursor: encode %s: %v", list, err)) // a struct of strings and a time always encodes
+	}
 	payload := base64.RawURLEncoding.EncodeToString(body)
-	return payload + "." + r.cursorMAC(payload)
+	return payload + "." + r.mac(payload)
 }
 
-func (r *Resolver) cursorMAC(payload string) string {
+func (r Signer) mac(payload string) string {
 	m := hmac.New(sha256.New, []byte("cursor:"+r.Secret))
 	m.Write([]byte(payload))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 
-// page turns limit and cursor arguments into a repo page for one list.
-func (r *Resolver) page(list string, limit *int, after *string) (repo.Page, error) {
+// Page turns limit and cursor arguments into a repo page for one list.
+func (r Signer) Page(list string, limit *int, after *string) (repo.Page, error) {
 	p := repo.Page{Limit: defaultLimit}
 	if limit != nil {
 		if *limit < 1 || *limit > maxLimit {
@@ -53,7 +62,7 @@ func (r *Resolver) page(list string, limit *int, after *string) (repo.Page, erro
 	}
 	bad := apierr.New(apierr.InvalidCursor, "starting_after is not a cursor this list returned.")
 	payload, mac, ok := strings.Cut(*after, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(r.cursorMAC(payload))) {
+	if !ok || !hmac.Equal([]byte(mac), []byte(r.mac(payload))) {
 		return p, bad
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(payload)
@@ -65,12 +74,12 @@ func (r *Resolver) page(list string, limit *int, after *string) (repo.Page, erro
 	return p, nil
 }
 
-// trim cuts the extra row a repo list returns and gives the next cursor.
-func trim[T any](r *Resolver, list string, rows []T, p repo.Page, pos func(T) repo.Position) ([]T, bool, *string) {
+// Trim cuts the extra row a repo list returns and gives the next cursor.
+func Trim[T any](r Signer, list string, rows []T, p repo.Page, pos func(T) repo.Position) ([]T, bool, *string) {
 	if len(rows) <= p.Limit {
 		return rows, false, nil
 	}
 	rows = rows[:p.Limit]
-	c := r.encodeCursor(list, pos(rows[len(rows)-1]))
+	c := r.Encode(list, pos(rows[len(rows)-1]))
 	return rows, true, &c
 }

@@ -1,13 +1,17 @@
-package graph
+// Package view turns stored rows into the API's objects, the same for REST,
+// GraphQL and event payloads.
+package view
 
 import (
 	"encoding/json"
+	"log/slog"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-func toConversation(c *repo.Conversation) *model.Conversation {
+// Conversation is the API object of a stored conversation.
+func Conversation(c *repo.Conversation) *model.Conversation {
 	tags := []string(c.Tags)
 	if tags == nil {
 		tags = []string{}
@@ -25,7 +29,9 @@ func toConversation(c *repo.Conversation) *model.Conversation {
 	}
 }
 
-func toMessage(m *repo.Message) *model.Message {
+// Message is the API object of a stored message. A stored JSON column that
+// does not decode is logged and left out, never answered half-read.
+func Message(m *repo.Message) *model.Message {
 	out := &model.Message{
 		ID: m.ID, Object: "message", ConversationID: m.ConversationID, Channel: m.Channel,
 		Direction: m.Direction, Sender: model.MessageSender{Type: m.SenderType, Name: m.SenderName},
@@ -34,19 +40,20 @@ func toMessage(m *repo.Message) *model.Message {
 	}
 	if len(m.Email) > 0 && string(m.Email) != "null" {
 		out.Email = &model.EmailHeaders{}
-		_ = json.Unmarshal(m.Email, out.Email)
+		decode(m.ID, "email", m.Email, out.Email)
 	}
 	if len(m.Attachments) > 0 {
-		_ = json.Unmarshal(m.Attachments, &out.Attachments)
+		decode(m.ID, "attachments", m.Attachments, &out.Attachments)
 	}
 	if len(m.Delivery) > 0 && string(m.Delivery) != "null" {
 		out.Delivery = &model.Delivery{}
-		_ = json.Unmarshal(m.Delivery, out.Delivery)
+		decode(m.ID, "delivery", m.Delivery, out.Delivery)
 	}
 	return out
 }
 
-func toContact(c *repo.Contact) *model.Contact {
+// Contact is the API object of a stored contact.
+func Contact(c *repo.Contact) *model.Contact {
 	out := &model.Contact{
 		ID: c.ID, Object: "contact", Name: c.Name, Email: c.Email, Phone: c.Phone,
 		InstagramUserID:  c.InstagramUserID,
@@ -61,10 +68,19 @@ func toContact(c *repo.Contact) *model.Contact {
 	return out
 }
 
-func mapSlice[T, U any](in []T, f func(*T) U) []U {
+// Map applies f to each element of in.
+func Map[T, U any](in []T, f func(*T) U) []U {
 	out := make([]U, len(in))
 	for i := range in {
 		out[i] = f(&in[i])
 	}
 	return out
+}
+
+// decode reads a stored JSON column; the service wrote it, so a failure is
+// logged as a bug rather than failing the read.
+func decode(id, column string, raw []byte, into any) {
+	if err := json.Unmarshal(raw, into); err != nil {
+		slog.Error("view: decode stored column", "message_id", id, "column", column, "err", err)
+	}
 }

@@ -1,4 +1,6 @@
-package graph
+// Package files holds uploads and attachments: what may be stored or sent,
+// and the signed one-hour links to a file's bytes.
+package files
 
 import (
 	"bytes"
@@ -8,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -15,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/clock"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
@@ -61,15 +66,15 @@ var (
 	}
 )
 
-// fileMeta is a file's name and type before it is stored.
-type fileMeta struct {
-	filename    string
-	contentType string
+// Meta is a file's name and type before it is stored.
+type Meta struct {
+	Filename    string
+	ContentType string
 }
 
-// cleanFilename keeps the last path element of a name; empty names, and
+// CleanFilename keeps the last path element of a name; empty names, and
 // names that are only a path, are refused.
-func cleanFilename(raw string) (string, bool) {
+func CleanFilename(raw string) (string, bool) {
 	name := path.Base(strings.ReplaceAll(strings.TrimSpace(raw), "\\", "/"))
 	if name == "" || name == "." || name == "/" || len(name) > 255 || strings.ContainsAny(name, "\x00\r\n") {
 		return "", false
@@ -77,9 +82,9 @@ func cleanFilename(raw string) (string, bool) {
 	return name, true
 }
 
-// contentTypeOf is the declared type without parameters, or the type the
+// ContentTypeOf is the declared type without parameters, or the type the
 // name or the bytes suggest.
-func contentTypeOf(declared *string, filename string, content []byte) (string, bool) {
+func ContentTypeOf(declared *string, filename string, content []byte) (string, bool) {
 	if declared != nil && strings.TrimSpace(*declared) != "" {
 		t, _, err := mime.ParseMediaType(*declared)
 		return strings.ToLower(t), err == nil
@@ -92,26 +97,26 @@ func contentTypeOf(declared *string, filename string, content []byte) (string, b
 	return t, true
 }
 
-// fileRejected says why a file may not be stored or sent, or nil.
-func fileRejected(m fileMeta, size int, head []byte) error {
+// Rejected says why a file may not be stored or sent, or nil.
+func Rejected(m Meta, size int, head []byte) error {
 	switch {
 	case size == 0:
-		return apierr.New(apierr.FileRejected, "%s is empty.", m.filename)
+		return apierr.New(apierr.FileRejected, "%s is empty.", m.Filename)
 	case size > MaxFileSize:
-		return apierr.New(apierr.FileRejected, "%s is %d bytes; files may be at most 10 MB.", m.filename, size)
-	case blockedExtensions[strings.ToLower(path.Ext(m.filename))] || blockedTypes[m.contentType]:
-		return apierr.New(apierr.FileRejected, "%s is an executable or script (%s); those are not accepted.", m.filename, m.contentType)
+		return apierr.New(apierr.FileRejected, "%s is %d bytes; files may be at most 10 MB.", m.Filename, size)
+	case blockedExtensions[strings.ToLower(path.Ext(m.Filename))] || blockedTypes[m.ContentType]:
+		return apierr.New(apierr.FileRejected, "%s is an executable or script (%s); those are not accepted.", m.Filename, m.ContentType)
 	}
 	for _, magic := range executableMagic {
 		if bytes.HasPrefix(head, magic) {
-			return apierr.New(apierr.FileRejected, "%s holds an executable or script; those are not accepted.", m.filename)
+			return apierr.New(apierr.FileRejected, "%s holds an executable or script; those are not accepted.", m.Filename)
 		}
 	}
 	return nil
 }
 
-// decodeBase64 reads standard or URL-safe base64, padded or not.
-func decodeBase64(s string) ([]byte, error) {
+// DecodeBase64 reads standard or URL-safe base64, padded or not.
+func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
@@ -121,8 +126,23 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
-// uploadFile stores a file for one later message (POST /v1/files).
-func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
+// Store keeps the files' bytes.
+type Store interface {
+	InsertFile(ctx context.Context, f *repo.File) error
+	FileByID(ctx context.Context, id string) (*repo.File, error)
+}
+
+// Service stores uploads and signs their links.
+type Service struct {
+	Store  Store
+	Clock  clock.Clock
+	Secret string
+	// PublicURL is the base of signed file links ("" gives relative links).
+	PublicURL string
+}
+
+// Upload stores a file for one later message (POST /v1/files).
+func (r *Service) Upload(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -130,7 +150,7 @@ func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*m
 	if in.Filename == nil {
 		return nil, apierr.New(apierr.InvalidRequest, "filename is required.")
 	}
-	name, ok := cleanFilename(*in.Filename)
+	name, ok := CleanFilename(*in.Filename)
 	if !ok {
 		return nil, apierr.New(apierr.InvalidRequest, "filename must be a file name of 1 to 255 characters.")
 	}
@@ -139,61 +159,64 @@ func (r *Resolver) uploadFile(ctx context.Context, in model.UploadFileInput) (*m
 		if in.ContentBase64 == nil {
 			return nil, apierr.New(apierr.InvalidRequest, "content_base64 is required.")
 		}
-		if content, err = decodeBase64(*in.ContentBase64); err != nil {
+		if content, err = DecodeBase64(*in.ContentBase64); err != nil {
 			return nil, apierr.New(apierr.InvalidRequest, "content_base64 is not base64.")
 		}
 	}
-	ctype, ok := contentTypeOf(in.ContentType, name, content)
+	ctype, ok := ContentTypeOf(in.ContentType, name, content)
 	if !ok {
 		return nil, apierr.New(apierr.FileRejected, "content_type %q is not a media type.", *in.ContentType)
 	}
-	meta := fileMeta{filename: name, contentType: ctype}
-	if err := fileRejected(meta, len(content), content); err != nil {
+	meta := Meta{Filename: name, ContentType: ctype}
+	if err := Rejected(meta, len(content), content); err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	f := &repo.File{ID: repo.NewID("file_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
 		Filename: name, ContentType: ctype, Size: len(content), Content: content, CreatedAt: now}
 	if err := r.Store.InsertFile(ctx, f); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("files: upload: %w", err)
 	}
 	return &model.File{ID: f.ID, Object: "file", Filename: f.Filename, ContentType: f.ContentType,
 		Size: f.Size, CreatedAt: model.NewTimestamp(now)}, nil
 }
 
 // fileMAC signs a file id and an expiry time.
-func (r *Resolver) fileMAC(id string, expires int64) string {
+func (r *Service) mac(id string, expires int64) string {
 	m := hmac.New(sha256.New, []byte("file:"+r.Secret))
 	m.Write([]byte(id + "." + strconv.FormatInt(expires, 10)))
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// FileURL is a link to a file's bytes that works for one hour without a key.
-func (r *Resolver) FileURL(id string) string {
-	expires := r.now().Add(linkTTL).Unix()
+// URL is a link to a file's bytes that works for one hour without a key.
+func (r *Service) URL(id string) string {
+	expires := r.Clock.Now().Add(linkTTL).Unix()
 	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?expires=" +
-		strconv.FormatInt(expires, 10) + "&signature=" + r.fileMAC(id, expires)
+		strconv.FormatInt(expires, 10) + "&signature=" + r.mac(id, expires)
 }
 
-// FileContent returns the file a signed link names, while the link is valid.
-func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
+// Content returns the file a signed link names, while the link is valid.
+func (r *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
 	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || !hmac.Equal([]byte(signature), []byte(r.fileMAC(id, exp))) || !r.now().Before(time.Unix(exp, 0)) {
+	if err != nil || !hmac.Equal([]byte(signature), []byte(r.mac(id, exp))) || !r.Clock.Now().Before(time.Unix(exp, 0)) {
 		return nil, bad
 	}
 	f, err := r.Store.FileByID(ctx, id)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, bad
 	}
-	return f, err
+	if err != nil {
+		return nil, fmt.Errorf("files: content: %w", err)
+	}
+	return f, nil
 }
 
-// signAttachments gives each attachment a fresh one-hour link.
-func (r *Resolver) signAttachments(msgs ...*model.Message) {
+// SignAttachments gives each attachment a fresh one-hour link.
+func (r *Service) SignAttachments(msgs ...*model.Message) {
 	for _, m := range msgs {
 		for _, att := range m.Attachments {
-			att.URL = r.FileURL(att.ID)
+			att.URL = r.URL(att.ID)
 		}
 	}
 }

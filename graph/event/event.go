@@ -1,0 +1,74 @@
+// Package event records the events a change announces, in the transaction of
+// the change itself (an outbox): they commit together or not at all.
+package event
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/msgsvc/msgsvc/graph/clock"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Event types (decisions 7).
+const (
+	MessageReceived     = "message.received"
+	MessageSent         = "message.sent"
+	MessageStatus       = "message.status"
+	ConversationCreated = "conversation.created"
+	ConversationUpdated = "conversation.updated"
+	ContactCreated      = "contact.created"
+	ContactUpdated      = "contact.updated"
+	ContactDeleted      = "contact.deleted"
+)
+
+// ConversationUpdate is the data of conversation.updated: the conversation
+// and the names of the fields that changed.
+type ConversationUpdate struct {
+	*model.Conversation
+	Changed []string `json:"changed"`
+}
+
+// ContactUpdate is the data of contact.updated.
+type ContactUpdate struct {
+	*model.Contact
+	Changed []string `json:"changed"`
+}
+
+// Inserter writes an event row; a transaction's repo.Queries is one.
+type Inserter interface {
+	InsertEvent(ctx context.Context, e *repo.Event) error
+}
+
+// Recorder writes events with the time of its clock.
+type Recorder struct{ Clock clock.Clock }
+
+// Record writes an event in the caller's transaction, so the change and its
+// announcement commit together or not at all.
+func (r Recorder) Record(ctx context.Context, q Inserter, s repo.Scope, typ string, conv *model.Conversation, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("event: %s data: %w", typ, err)
+	}
+	now := r.Clock.Now()
+	e := &repo.Event{
+		ID: repo.NewID("evt_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Type: typ, CreatedAt: now,
+	}
+	if conv != nil {
+		e.Channel, e.WebsiteID, e.ConversationID = &conv.Channel, &conv.WebsiteID, &conv.ID
+	}
+	envelope := model.Event{
+		ID: e.ID, Type: typ, CreatedAt: model.NewTimestamp(now), Channel: e.Channel,
+		WebsiteID: e.WebsiteID, Livemode: s.Livemode, Data: raw,
+	}
+	if e.Envelope, err = json.Marshal(envelope); err != nil {
+		return fmt.Errorf("event: %s envelope: %w", typ, err)
+	}
+	if err := q.InsertEvent(ctx, e); err != nil {
+		return fmt.Errorf("event: insert %s: %w", typ, err)
+	}
+	return nil
+}
