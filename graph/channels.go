@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -78,11 +79,11 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 	// An event outside the key, or past retention (whether or not the purge
 	// has run yet), is not found.
 	if err == nil && ((e.Channel != nil && !a.AllowsChannel(*e.Channel)) || (e.WebsiteID != nil && !a.AllowsWebsite(*e.WebsiteID)) ||
-		r.expired(e.CreatedAt)) {
+		r.WebhookService().Expired(e.CreatedAt)) {
 		err = repo.ErrNotFound
 	}
 	if err != nil {
-		return nil, notFound(err, apierr.EventNotFound, "event", id)
+		return nil, view.NotFound(err, apierr.EventNotFound, "event", id)
 	}
 	var out model.Event
 	return &out, json.Unmarshal(e.Envelope, &out)

@@ -69,7 +69,7 @@ func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, e
 	}
 	c, err := r.Store.Contact(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, apierr.ContactNotFound, "contact", id)
+		return nil, view.NotFound(err, apierr.ContactNotFound, "contact", id)
 	}
 	return view.Contact(c), nil
 }
@@ -184,7 +184,7 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.Contact(ctx, s, id)
 		if err != nil {
-			return notFound(err, apierr.ContactNotFound, "contact", id)
+			return view.NotFound(err, apierr.ContactNotFound, "contact", id)
 		}
 		if err := ensureUnique(ctx, q, s, id, email, phone); err != nil {
 			return err
@@ -241,7 +241,7 @@ func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.Contact(ctx, s, id)
 		if err != nil {
-			return notFound(err, apierr.ContactNotFound, "contact", id)
+			return view.NotFound(err, apierr.ContactNotFound, "contact", id)
 		}
 		if err := q.DeleteContact(ctx, s, id); err != nil {
 			return err

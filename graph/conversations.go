@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/cursor"
@@ -32,7 +33,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 	var f repo.ConversationFilter
 	if filter != nil {
 		if c := filter.Channel; c != nil {
-			if !validChannel(*c) {
+			if !channels.Valid(*c) {
 				return nil, apierr.New(apierr.InvalidRequest, "channel must be one of website, whatsapp, instagram, email.")
 			}
 			if err := a.CheckChannel(*c); err != nil {
@@ -75,7 +76,7 @@ func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conve
 	}
 	c, err := r.Store.Conversation(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, apierr.ConversationNotFound, "conversation", id)
+		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 	}
 	return view.Conversation(c), nil
 }
@@ -91,7 +92,7 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 		return nil, err
 	}
 	if _, err := r.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
-		return nil, notFound(err, apierr.ConversationNotFound, "conversation", conversationID)
+		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
 	rows, err := r.Store.Messages(ctx, a.Scope(), conversationID, p)
 	if err != nil {
@@ -176,7 +177,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.LockConversation(ctx, s, id)
 		if err != nil {
-			return notFound(err, apierr.ConversationNotFound, "conversation", id)
+			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
 		var changed []string
 		if in.Status != nil && *in.Status != c.Status {

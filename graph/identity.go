@@ -10,18 +10,6 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// Channels of the service.
-var channelNames = []string{"website", "whatsapp", "instagram", "email"}
-
-func validChannel(c string) bool {
-	for _, v := range channelNames {
-		if v == c {
-			return true
-		}
-	}
-	return false
-}
-
 // normalizePhone returns a phone number in E.164. A number needs its country
 // code with a leading +; numbers that cannot exist are refused too.
 func normalizePhone(raw string) (string, error) {

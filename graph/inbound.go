@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -25,7 +26,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if a.Livemode {
 		return nil, apierr.New(apierr.TestKeyRequired, "Simulated messages need a test key (svc_test_).")
 	}
-	if !validChannel(in.Channel) {
+	if !channels.Valid(in.Channel) {
 		return nil, apierr.New(apierr.InvalidRequest, "channel must be one of website, whatsapp, instagram, email.")
 	}
 	from := strings.TrimSpace(in.From)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -23,7 +24,7 @@ func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, e
 	}
 	m, err := r.Store.Message(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, apierr.MessageNotFound, "message", id)
+		return nil, view.NotFound(err, apierr.MessageNotFound, "message", id)
 	}
 	out := view.Message(m)
 	r.files().SignAttachments(out)
@@ -44,7 +45,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 		}
 		c, err := r.Store.Conversation(ctx, a.Scope(), *in.ConversationID)
 		if err != nil {
-			return nil, notFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
+			return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		return windowOf(c.Channel, c.Status == "open", c.IsComment, c.LastInboundAt, now), nil
 	}
@@ -52,7 +53,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 		return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id, or channel with to.")
 	}
 	channel := *in.Channel
-	if !validChannel(channel) || channel == "website" {
+	if !channels.Valid(channel) || channel == "website" {
 		return nil, apierr.New(apierr.InvalidRequest, "channel must be whatsapp, instagram or email (website chats have no window to ask about).")
 	}
 	if in.WhatsappAccountID != nil && channel != "whatsapp" {

@@ -13,6 +13,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
+	"github.com/msgsvc/msgsvc/graph/webhook"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
@@ -42,7 +43,7 @@ type Resolver struct {
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
 	// Webhooks configures webhook delivery; nil means the defaults.
-	Webhooks *WebhookConfig
+	Webhooks *webhook.Config
 }
 
 // now is the current time at the millisecond precision the contract shows.
@@ -78,4 +79,14 @@ func (r *Resolver) files() *files.Service {
 // FileContent returns the file a signed link names (see files.Service).
 func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	return r.files().Content(ctx, id, expires, signature)
+}
+
+// WebhookService is the webhook domain: fan-out, attempts, sweeps, endpoints
+// and deliveries.
+func (r *Resolver) WebhookService() *webhook.Service {
+	var jobs webhook.Enqueuer
+	if r.Jobs != nil {
+		jobs = r.Jobs
+	}
+	return &webhook.Service{Store: r.Store, Jobs: jobs, Clock: r.Clock, Cursors: r.cursors(), Secret: r.Secret, Config: r.Webhooks}
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -101,7 +103,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 			return bad(p+".id", "must start with web_")
 		}
 		websites[site.ID] = true
-		err := q.UpsertWebsite(ctx, &repo.Website{ID: site.ID, WorkspaceID: ws.ID, Name: site.Name, Domains: orEmpty(site.Domains)})
+		err := q.UpsertWebsite(ctx, &repo.Website{ID: site.ID, WorkspaceID: ws.ID, Name: site.Name, Domains: view.OrEmpty(site.Domains)})
 		if err != nil {
 			return wrap(p+".id", err)
 		}
@@ -224,7 +226,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 			}
 		}
 		for j, c := range k.Channels {
-			if !validChannel(c) {
+			if !channels.Valid(c) {
 				return bad(fmt.Sprintf("%s.channels[%d]", p, j), "is not a channel")
 			}
 		}
@@ -243,8 +245,8 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 			scopes = []string{"*"}
 		}
 		key := &repo.APIKey{ID: k.ID, WorkspaceID: ws.ID, SecretHash: auth.HashSecret(k.Secret),
-			Livemode: strings.HasPrefix(k.Secret, "svc_live_"), Scopes: scopes, Channels: orEmpty(k.Channels),
-			WebsiteIDs: orEmpty(k.WebsiteIDs), IPAllowlist: orEmpty(k.IPAllowlist), Revoked: k.Revoked,
+			Livemode: strings.HasPrefix(k.Secret, "svc_live_"), Scopes: scopes, Channels: view.OrEmpty(k.Channels),
+			WebsiteIDs: view.OrEmpty(k.WebsiteIDs), IPAllowlist: view.OrEmpty(k.IPAllowlist), Revoked: k.Revoked,
 			RolledTo: k.RolledTo, Version: orDefault(k.Version, auth.ServedVersion)}
 		if k.ExpiresAt != nil {
 			key.ExpiresAt = &k.ExpiresAt.Time
@@ -295,7 +297,7 @@ func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string,
 		if !strings.HasPrefix(c.ID, "conv_") {
 			return bad(p+".id", "must start with conv_")
 		}
-		if !validChannel(c.Channel) {
+		if !channels.Valid(c.Channel) {
 			return bad(p+".channel", "must be website, whatsapp, instagram or email")
 		}
 		if accounts[c.AccountID] != c.Channel {
@@ -327,7 +329,7 @@ func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string,
 		}
 		conv := &repo.Conversation{ID: c.ID, WorkspaceID: w.ID, Livemode: c.Livemode, Channel: c.Channel,
 			AccountID: c.AccountID, WebsiteID: acc.WebsiteID, ContactID: c.ContactID, Status: status, Mode: mode,
-			Subject: c.Subject, AssignedAgentID: c.AssignedAgentID, Tags: orEmpty(c.Tags), IntegrationReplies: true,
+			Subject: c.Subject, AssignedAgentID: c.AssignedAgentID, Tags: view.OrEmpty(c.Tags), IntegrationReplies: true,
 			MessageCount: len(c.Messages), CreatedAt: created, UpdatedAt: created, LastMessageAt: created}
 		var msgs []*repo.Message
 		for j, m := range c.Messages {
@@ -379,13 +381,6 @@ func later(t *time.Time, u time.Time) *time.Time {
 		return &u
 	}
 	return t
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func nonEmpty(s, def string) string {

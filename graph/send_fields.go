@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/files"
@@ -75,7 +76,7 @@ func (r *Resolver) sendFields(ctx context.Context, a *auth.Actor, in model.SendM
 	if !reply {
 		req.channel = *in.Channel
 		switch {
-		case !validChannel(req.channel):
+		case !channels.Valid(req.channel):
 			return nil, apierr.New(apierr.InvalidRequest, "channel must be one of whatsapp, instagram, email.")
 		case req.channel == "website":
 			return nil, apierr.New(apierr.InvalidRequest, "Website chats cannot be started through the API; reply to one with conversation_id.")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -37,7 +38,7 @@ func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, r
 	var err error
 	if in.ConversationID != nil {
 		if t.conv, err = q.LockConversation(ctx, s, *in.ConversationID); err != nil {
-			return nil, notFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
+			return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		req.channel = t.conv.Channel
 		if err := fieldsFit(req, t.conv); err != nil {
@@ -74,7 +75,7 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 	if in.ContactID != nil {
 		c, err := q.Contact(ctx, s, *in.ContactID)
 		if err != nil {
-			return notFound(err, apierr.ContactNotFound, "contact", *in.ContactID)
+			return view.NotFound(err, apierr.ContactNotFound, "contact", *in.ContactID)
 		}
 		t.contact = c
 		switch {

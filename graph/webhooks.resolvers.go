@@ -13,35 +13,35 @@ import (
 
 // CreateWebhookEndpoint is the resolver for the createWebhookEndpoint field.
 func (r *mutationResolver) CreateWebhookEndpoint(ctx context.Context, input model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	return r.createWebhookEndpoint(ctx, input)
+	return r.WebhookService().CreateEndpoint(ctx, input)
 }
 
 // UpdateWebhookEndpoint is the resolver for the updateWebhookEndpoint field.
 func (r *mutationResolver) UpdateWebhookEndpoint(ctx context.Context, id string, input model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	return r.updateWebhookEndpoint(ctx, id, input)
+	return r.WebhookService().UpdateEndpoint(ctx, id, input)
 }
 
 // DeleteWebhookEndpoint is the resolver for the deleteWebhookEndpoint field.
 func (r *mutationResolver) DeleteWebhookEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
-	return r.deleteWebhookEndpoint(ctx, id)
+	return r.WebhookService().DeleteEndpoint(ctx, id)
 }
 
 // RollWebhookSecret is the resolver for the rollWebhookSecret field.
 func (r *mutationResolver) RollWebhookSecret(ctx context.Context, id string, input model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
-	return r.rollWebhookSecret(ctx, id, input)
+	return r.WebhookService().RollSecret(ctx, id, input)
 }
 
 // ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
 func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
-	return r.replayWebhookDelivery(ctx, id)
+	return r.WebhookService().Replay(ctx, id)
 }
 
 // WebhookEndpoints is the resolver for the webhookEndpoints field.
 func (r *queryResolver) WebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
-	return r.listWebhookEndpoints(ctx)
+	return r.WebhookService().ListEndpoints(ctx)
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
-	return r.listWebhookDeliveries(ctx, filter, limit, after)
+	return r.WebhookService().ListDeliveries(ctx, filter, limit, after)
 }

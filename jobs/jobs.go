@@ -50,15 +50,15 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 	})
 }
 
-// Work is what the tasks do; the resolvers do it.
-type Work interface {
-	Webhooks
-	SandboxDeliverer
+// Handlers are the domain services behind the tasks.
+type Handlers struct {
+	Webhooks Webhooks
+	Sandbox  SandboxDeliverer
 }
 
 // Register adds every task handler to the mux, each behind Recover.
-func Register(mux *asynq.ServeMux, w Work) {
+func Register(mux *asynq.ServeMux, h Handlers) {
 	mux.Use(Recover)
-	RegisterSandbox(mux, w)
-	RegisterWebhooks(mux, w)
+	mux.Handle(TypeSandboxDelivery, SandboxHandler(h.Sandbox))
+	RegisterWebhooks(mux, h.Webhooks)
 }

@@ -51,14 +51,14 @@ type SandboxDeliverer interface {
 	FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error
 }
 
-// RegisterSandbox adds the sandbox delivery handler to the mux.
-func RegisterSandbox(mux *asynq.ServeMux, d SandboxDeliverer) {
-	mux.HandleFunc(TypeSandboxDelivery, func(ctx context.Context, t *asynq.Task) error {
+// SandboxHandler is the handler of TypeSandboxDelivery over d.
+func SandboxHandler(d SandboxDeliverer) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
 		var p SandboxDeliveryPayload
 		if err := json.Unmarshal(t.Payload(), &p); err != nil {
 			// A payload that cannot be read never will be: do not retry it.
 			return fmt.Errorf("%s payload: %v: %w", TypeSandboxDelivery, err, asynq.SkipRetry)
 		}
 		return d.FinishSandboxDelivery(ctx, p.WorkspaceID, p.MessageID)
-	})
+	}
 }

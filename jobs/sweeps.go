@@ -6,14 +6,22 @@ import (
 	"time"
 )
 
-// Sweeper is the periodic work that catches up what a lost task or a crash
-// left behind, and deletes what has expired; the resolvers do it.
-type Sweeper interface {
-	Webhooks
-	// SweepSandboxDeliveries completes sandbox messages whose task was lost.
+// SandboxSweeper completes sandbox messages whose task was lost.
+type SandboxSweeper interface {
 	SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error
-	// PurgeIdempotencyKeys deletes Idempotency-Key records past 24 hours.
+}
+
+// IdempotencyPurger deletes Idempotency-Key records past 24 hours.
+type IdempotencyPurger interface {
 	PurgeIdempotencyKeys(ctx context.Context) error
+}
+
+// Sweeps is the periodic work that catches up what a lost task or a crash
+// left behind, and deletes what has expired.
+type Sweeps struct {
+	Webhooks    Webhooks
+	Sandbox     SandboxSweeper
+	Idempotency IdempotencyPurger
 }
 
 // purgeEvery is how often expired records are deleted.
@@ -23,7 +31,7 @@ const purgeEvery = time.Minute
 // delivery and sandbox sweeps every interval, so nothing waits on a lost task
 // for long, and the purges every minute. Several workers may run it at once:
 // each step is safe to run twice.
-func RunSweeps(ctx context.Context, s Sweeper, every, sandboxDelay time.Duration) {
+func RunSweeps(ctx context.Context, s Sweeps, every, sandboxDelay time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var lastPurge time.Time
@@ -37,13 +45,13 @@ func RunSweeps(ctx context.Context, s Sweeper, every, sandboxDelay time.Duration
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			step("webhook fan-out", s.FanOut)
-			step("webhook delivery sweep", s.SweepDeliveries)
-			step("sandbox delivery sweep", func(ctx context.Context) error { return s.SweepSandboxDeliveries(ctx, sandboxDelay) })
+			step("webhook fan-out", s.Webhooks.FanOut)
+			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)
+			step("sandbox delivery sweep", func(ctx context.Context) error { return s.Sandbox.SweepSandboxDeliveries(ctx, sandboxDelay) })
 			if now.Sub(lastPurge) >= purgeEvery {
 				lastPurge = now
-				step("event retention", s.PurgeExpiredEvents)
-				step("idempotency key purge", s.PurgeIdempotencyKeys)
+				step("event retention", s.Webhooks.PurgeExpiredEvents)
+				step("idempotency key purge", s.Idempotency.PurgeIdempotencyKeys)
 			}
 		}
 	}

@@ -64,12 +64,21 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 	return err
 }
 
-// Webhooks is the work behind the webhook tasks; the resolvers do it.
-type Webhooks interface {
-	// FanOut turns recorded events into deliveries.
+// FanOuter turns recorded events into deliveries.
+type FanOuter interface {
 	FanOut(ctx context.Context) error
-	// AttemptDelivery makes one attempt of a delivery, if it is due.
+}
+
+// Attempter makes one attempt of a delivery, if it is due.
+type Attempter interface {
 	AttemptDelivery(ctx context.Context, deliveryID string) error
+}
+
+// Webhooks is the work behind the webhook tasks and sweeps; webhook.Service
+// does it.
+type Webhooks interface {
+	FanOuter
+	Attempter
 	// SweepDeliveries hands the queue deliveries whose task looks lost.
 	SweepDeliveries(ctx context.Context) error
 	// PurgeExpiredEvents deletes events and deliveries past retention.
@@ -78,10 +87,18 @@ type Webhooks interface {
 
 // RegisterWebhooks adds the webhook task handlers to the mux.
 func RegisterWebhooks(mux *asynq.ServeMux, w Webhooks) {
-	mux.HandleFunc(TypeWebhookFanOut, func(ctx context.Context, _ *asynq.Task) error {
-		return w.FanOut(ctx)
-	})
-	mux.HandleFunc(TypeWebhookDeliver, func(ctx context.Context, t *asynq.Task) error {
+	mux.Handle(TypeWebhookFanOut, FanOutHandler(w))
+	mux.Handle(TypeWebhookDeliver, DeliverHandler(w))
+}
+
+// FanOutHandler is the handler of TypeWebhookFanOut over f.
+func FanOutHandler(f FanOuter) asynq.HandlerFunc {
+	return func(ctx context.Context, _ *asynq.Task) error { return f.FanOut(ctx) }
+}
+
+// DeliverHandler is the handler of TypeWebhookDeliver over a.
+func DeliverHandler(a Attempter) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
 		var p DeliverPayload
 		if err := json.Unmarshal(t.Payload(), &p); err != nil {
 			return fmt.Errorf("%s payload: %v: %w", TypeWebhookDeliver, err, asynq.SkipRetry)
@@ -95,6 +112,6 @@ func RegisterWebhooks(mux *asynq.ServeMux, w Webhooks) {
 			case <-t.C:
 			}
 		}
-		return w.AttemptDelivery(ctx, p.DeliveryID)
-	})
+		return a.AttemptDelivery(ctx, p.DeliveryID)
+	}
 }

@@ -43,7 +43,7 @@ func TestHelperWebhookWorkerProcess(t *testing.T) {
 		Clock: func() time.Time { return now }, Webhooks: jobstest.Config()}
 	srv := jobs.NewServerOn(opt, 2, client.Queue)
 	mux := asynq.NewServeMux()
-	jobs.RegisterWebhooks(mux, r)
+	jobs.RegisterWebhooks(mux, r.WebhookService())
 	if err := srv.Start(mux); err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +106,10 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	// A new worker starts. While the dead worker's lease lasts, nothing
 	// takes the delivery over.
 	w.StartWorker()
-	if err := w.Resolver.SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Resolver.AttemptDelivery(t.Context(), id); err != nil {
+	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Delivery(id); got.Status != "pending" || len(rc.Events()) != 1 {
@@ -118,7 +118,7 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	// Once it has run out, the sweep hands the delivery to the new worker,
 	// and the event arrives again: at least once, never lost.
 	w.Clock.Set(*d.LeaseUntil)
-	if err := w.Resolver.SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	d = w.WaitDelivery(id, "to succeed", func(d *repo.WebhookDelivery) bool { return d.Status == "succeeded" })

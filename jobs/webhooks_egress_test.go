@@ -9,13 +9,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
 )
 
 func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, &graph.WebhookConfig{}) // insecure mode off
+	w := jobstest.New(t, &webhook.Config{}) // insecure mode off
 	rc := jobstest.NewReceiver(t, nil)
 	u, _ := url.Parse(rc.URL)
 	port := u.Port()
@@ -49,11 +49,11 @@ func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Inbound("website", "visitor-ssrf", "hello")
-	if err := w.Resolver.FanOut(t.Context()); err != nil {
+	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	id := newest(w, ep.ID)
-	if err := w.Resolver.AttemptDelivery(t.Context(), id); err != nil {
+	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	d := w.Delivery(id)

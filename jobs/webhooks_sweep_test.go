@@ -29,13 +29,13 @@ func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Resolver.FanOut(t.Context()); err != nil {
+	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	w.Clock.Advance(time.Second)
 	sweep, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	if err := w.Resolver.SweepDeliveries(sweep); err != nil {
+	if err := w.Resolver.WebhookService().SweepDeliveries(sweep); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	var swept int

@@ -191,11 +191,11 @@ func TestSigningSecretsAreSealedWithTheServiceSecret(t *testing.T) {
 	other := *w.Resolver
 	other.Secret = "another-secret-0123456789"
 	w.Inbound("website", "visitor-sealed", "hello")
-	if err := other.FanOut(t.Context()); err != nil {
+	if err := other.WebhookService().FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	id := newest(w, ep.ID)
-	if err := other.AttemptDelivery(t.Context(), id); err != nil {
+	if err := other.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	if d := w.Delivery(id); d.Status != "retrying" || !strings.Contains(*d.LastError, "cannot be decrypted") || len(rc.Events()) != 0 {

@@ -29,7 +29,7 @@ func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	api.Resolver.Jobs = client
 	srv := jobs.NewServerOn(opt, 2, queue)
 	mux := asynq.NewServeMux()
-	jobs.RegisterSandbox(mux, api.Resolver)
+	mux.Handle(jobs.TypeSandboxDelivery, jobs.SandboxHandler(api.Resolver))
 	// Only sandbox delivery is under test: other tasks the resolver
 	// schedules on this queue (webhook fan-out) are acknowledged unrun.
 	only := asynq.HandlerFunc(func(ctx context.Context, task *asynq.Task) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
@@ -124,7 +125,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	// Live sends have no provider adapters yet: graph refuses them with
 	// channel_unavailable rather than pretend to send.
 	resolver.PublicURL = cfg.PublicURL
-	resolver.Webhooks = &graph.WebhookConfig{AllowInsecure: cfg.WebhookAllowInsecure,
+	resolver.Webhooks = &webhook.Config{AllowInsecure: cfg.WebhookAllowInsecure,
 		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
 		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
 		SweepGrace: 30 * time.Second}
@@ -133,12 +134,12 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if workers {
 		srv := jobs.NewServer(redisOpt, 10)
 		mux := asynq.NewServeMux()
-		jobs.Register(mux, resolver)
+		jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver})
 		if err := srv.Start(mux); err != nil {
 			return fmt.Errorf("REDIS_URL: start workers: %w", err)
 		}
 		defer srv.Shutdown()
-		go jobs.RunSweeps(ctx, resolver, 2*time.Second, cfg.SandboxDeliveryDelay)
+		go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver}, 2*time.Second, cfg.SandboxDeliveryDelay)
 	}
 	if api {
 		ropt, err := redis.ParseURL(cfg.RedisURL)

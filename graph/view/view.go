@@ -4,8 +4,10 @@ package view
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -83,4 +85,21 @@ func decode(id, column string, raw []byte, into any) {
 	if err := json.Unmarshal(raw, into); err != nil {
 		slog.Error("view: decode stored column", "message_id", id, "column", column, "err", err)
 	}
+}
+
+// NotFound turns repo.ErrNotFound into the resource's not-found code and
+// passes other errors through.
+func NotFound(err error, code apierr.Code, what, id string) error {
+	if errors.Is(err, repo.ErrNotFound) {
+		return apierr.New(code, "No %s %s.", what, id)
+	}
+	return err
+}
+
+// OrEmpty is s, or an empty list for nil, so JSON shows [] and not null.
+func OrEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -34,11 +34,11 @@ type World struct {
 // Config is the webhook configuration tests start from: plain-HTTP
 // receivers on loopback allowed, the default schedule, and a sweep that
 // re-enqueues as soon as a delivery is due.
-func Config() *graph.WebhookConfig { return &graph.WebhookConfig{AllowInsecure: true} }
+func Config() *webhook.Config { return &webhook.Config{AllowInsecure: true} }
 
 // New starts the API with cfg (Config() when nil) and a queue of its own;
 // call StartWorker to process it.
-func New(t testing.TB, cfg *graph.WebhookConfig) *World {
+func New(t testing.TB, cfg *webhook.Config) *World {
 	t.Helper()
 	if cfg == nil {
 		cfg = Config()
@@ -69,7 +69,7 @@ func (w *World) StartWorker() *asynq.Server {
 	w.T.Helper()
 	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
-	jobs.RegisterWebhooks(mux, w.Resolver)
+	jobs.RegisterWebhooks(mux, w.Resolver.WebhookService())
 	if err := srv.Start(mux); err != nil {
 		w.T.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := Request{Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &req.Envelope)
-	if req.Type() == graph.EventEndpointVerification {
+	if req.Type() == webhook.EventEndpointVerification {
 		w.Header().Set("Content-Type", "application/json")
 		echo := map[string]any{}
 		if r.URL.Path != "/noverify" {

@@ -1,13 +1,21 @@
-package graph
+// Package webhook delivers events to customers' endpoints: fan-out of
+// recorded events into deliveries, one signed attempt at a time on a retry
+// schedule, the egress rules, signing secrets, the verification handshake,
+// metadata-only redaction, and the endpoint and delivery API.
+package webhook
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -26,9 +34,9 @@ var subscribable = []string{
 var DefaultRetrySchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
 
-// WebhookConfig configures webhooks (decisions 9). A zero duration or an
+// Config configures webhooks (decisions 9). A zero duration or an
 // empty schedule means the default.
-type WebhookConfig struct {
+type Config struct {
 	// AllowInsecure lets http:// URLs and private, loopback and link-local
 	// addresses through: development and tests only.
 	AllowInsecure bool
@@ -49,14 +57,32 @@ type WebhookConfig struct {
 	client *http.Client
 }
 
-var defaultWebhooks = &WebhookConfig{SweepGrace: 30 * time.Second}
+var defaultConfig = &Config{SweepGrace: 30 * time.Second}
 
-// webhooks returns the configuration, or the defaults.
-func (r *Resolver) webhooks() *WebhookConfig {
-	if r.Webhooks != nil {
-		return r.Webhooks
+// Enqueuer hands deliveries to the job queue.
+type Enqueuer interface {
+	// DeliveryDue asks for an attempt of a webhook delivery after a delay.
+	DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error
+}
+
+// Service is the webhook domain over its store, queue and clock.
+type Service struct {
+	Store   Store
+	Jobs    Enqueuer
+	Clock   clock.Clock
+	Cursors cursor.Signer
+	// Secret seals the endpoints' signing secrets.
+	Secret string
+	// Config is nil for the defaults.
+	Config *Config
+}
+
+// config returns the configuration, or the defaults.
+func (r *Service) config() *Config {
+	if r.Config != nil {
+		return r.Config
 	}
-	return defaultWebhooks
+	return defaultConfig
 }
 
 func orDuration(d, def time.Duration) time.Duration {
@@ -66,22 +92,22 @@ func orDuration(d, def time.Duration) time.Duration {
 	return def
 }
 
-func (c *WebhookConfig) giveUpAfter() time.Duration { return orDuration(c.GiveUpAfter, 72*time.Hour) }
-func (c *WebhookConfig) timeout() time.Duration     { return orDuration(c.Timeout, 10*time.Second) }
-func (c *WebhookConfig) retention() time.Duration   { return orDuration(c.Retention, 30*24*time.Hour) }
+func (c *Config) giveUpAfter() time.Duration { return orDuration(c.GiveUpAfter, 72*time.Hour) }
+func (c *Config) timeout() time.Duration     { return orDuration(c.Timeout, 10*time.Second) }
+func (c *Config) retention() time.Duration   { return orDuration(c.Retention, 30*24*time.Hour) }
 
-// expired says whether a record made at t is past the retention period, so
+// Expired says whether a record made at t is past the retention period, so
 // it is gone for the API whether or not the purge has run yet.
-func (r *Resolver) expired(t time.Time) bool {
-	return t.Before(r.now().Add(-r.webhooks().retention()))
+func (r *Service) Expired(t time.Time) bool {
+	return t.Before(r.Clock.Now().Add(-r.config().retention()))
 }
 
 // lease is how long a worker holds a delivery: the longest an attempt can
 // take, with room for its database writes.
-func (c *WebhookConfig) lease() time.Duration { return c.timeout() + 30*time.Second }
+func (c *Config) lease() time.Duration { return c.timeout() + 30*time.Second }
 
-// retryDelay is the wait after the attempts-th failed attempt.
-func (c *WebhookConfig) retryDelay(attempts int) time.Duration {
+// RetryDelay is the wait after the attempts-th failed attempt.
+func (c *Config) RetryDelay(attempts int) time.Duration {
 	s := c.RetrySchedule
 	if len(s) == 0 {
 		s = DefaultRetrySchedule
@@ -103,7 +129,7 @@ func endpointStatus(e *repo.WebhookEndpoint) string {
 func toWebhookEndpoint(e *repo.WebhookEndpoint) *model.WebhookEndpoint {
 	out := &model.WebhookEndpoint{
 		ID: e.ID, Object: "webhook_endpoint", URL: e.URL, Description: e.Description,
-		Channels: orEmpty(e.Channels), Events: orEmpty(e.Events), WebsiteIDs: orEmpty(e.WebsiteIDs),
+		Channels: view.OrEmpty(e.Channels), Events: view.OrEmpty(e.Events), WebsiteIDs: view.OrEmpty(e.WebsiteIDs),
 		MetadataOnly: e.MetadataOnly, TestEvents: e.TestEvents, Status: endpointStatus(e),
 		VerifiedAt: model.TimestampPtr(e.VerifiedAt), CreatedAt: model.NewTimestamp(e.CreatedAt),
 	}
@@ -123,11 +149,11 @@ func toWebhookDelivery(d *repo.WebhookDelivery) *model.WebhookDelivery {
 	}
 }
 
-// webhookMatches says whether an event goes to an endpoint: the endpoint was
+// Matches says whether an event goes to an endpoint: the endpoint was
 // verified by the time the event happened, wants the event's type, covers
 // its channel and website (events outside any, like contact.*, go to every
 // endpoint), and takes sandbox events if the event is one.
-func webhookMatches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
+func Matches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
 	switch {
 	case !e.Enabled || e.DeletedAt != nil || e.VerifiedAt == nil || e.VerifiedAt.After(ev.CreatedAt):
 		return false

@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func (e *refusedError) Error() string {
 // httpClient is the one client of webhook requests. Its dialer checks each
 // address after DNS resolution, so a name that resolves (or rebinds) to an
 // internal address is refused; redirects are not followed; no proxy is used.
-func (c *WebhookConfig) httpClient() *http.Client {
+func (c *Config) httpClient() *http.Client {
 	c.once.Do(func() {
 		dialer := &net.Dialer{Timeout: c.timeout(), KeepAlive: 30 * time.Second}
 		if !c.AllowInsecure {
@@ -137,7 +137,7 @@ func isTimeout(err error) bool {
 
 // post sends one signed JSON request. A URL that is not HTTPS is refused
 // here too, as the insecure setting may have changed since it was stored.
-func (c *WebhookConfig) post(ctx context.Context, rawURL string, body []byte, signature string) answer {
+func (c *Config) post(ctx context.Context, rawURL string, body []byte, signature string) answer {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return answer{Err: err}

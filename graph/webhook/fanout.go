@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"context"
@@ -16,7 +16,7 @@ const fanOutBatch = 500
 // fan-out runs at a time; a call that finds another running returns at once,
 // because the running one looks again after each commit and so sees every
 // event committed before this call.
-func (r *Resolver) FanOut(ctx context.Context) error {
+func (r *Service) FanOut(ctx context.Context) error {
 	for {
 		n, locked, err := r.fanOutOnce(ctx)
 		if err != nil || !locked {
@@ -36,7 +36,7 @@ func (r *Resolver) FanOut(ctx context.Context) error {
 // fanOutOnce fans out one batch in one transaction: the deliveries and the
 // events' fanned_out mark commit together, so a crash neither loses an event
 // nor delivers it twice.
-func (r *Resolver) fanOutOnce(ctx context.Context) (events int, locked bool, err error) {
+func (r *Service) fanOutOnce(ctx context.Context) (events int, locked bool, err error) {
 	var ready []string
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		if locked, err = q.TryLockFanOut(ctx); err != nil || !locked {
@@ -81,14 +81,14 @@ func (r *Resolver) fanOutOnce(ctx context.Context) (events int, locked bool, err
 }
 
 // matchDeliveries makes the deliveries of a batch of events, in event order.
-func (r *Resolver) matchDeliveries(events []repo.Event, endpoints []repo.WebhookEndpoint) []repo.WebhookDelivery {
-	now := r.now()
+func (r *Service) matchDeliveries(events []repo.Event, endpoints []repo.WebhookEndpoint) []repo.WebhookDelivery {
+	now := r.Clock.Now()
 	var out []repo.WebhookDelivery
 	for i := range events {
 		ev := &events[i]
 		for j := range endpoints {
 			e := &endpoints[j]
-			if e.WorkspaceID != ev.WorkspaceID || !webhookMatches(e, ev) {
+			if e.WorkspaceID != ev.WorkspaceID || !Matches(e, ev) {
 				continue
 			}
 			out = append(out, repo.WebhookDelivery{
@@ -104,7 +104,7 @@ func (r *Resolver) matchDeliveries(events []repo.Event, endpoints []repo.Webhook
 
 // deliveryDue hands a delivery to the queue. A failure is only logged: the
 // delivery is in Postgres, and the sweep hands it over again.
-func (r *Resolver) deliveryDue(ctx context.Context, id string, in time.Duration) {
+func (r *Service) deliveryDue(ctx context.Context, id string, in time.Duration) {
 	if r.Jobs == nil {
 		return
 	}

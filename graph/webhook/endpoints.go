@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -22,7 +23,8 @@ const (
 	maxGraceHours         = 168
 )
 
-func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
+// ListEndpoints is GET /v1/webhook-endpoints: every endpoint of the workspace, with the egress addresses.
+func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -31,17 +33,17 @@ func (r *Resolver) listWebhookEndpoints(ctx context.Context) (*model.WebhookEndp
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookEndpointList{Items: view.Map(rows, toWebhookEndpoint), EgressIPs: orEmpty(r.webhooks().EgressIPs)}, nil
+	return &model.WebhookEndpointList{Items: view.Map(rows, toWebhookEndpoint), EgressIPs: view.OrEmpty(r.config().EgressIPs)}, nil
 }
 
-// createWebhookEndpoint stores the endpoint, then verifies it: a failed
+// CreateEndpoint stores the endpoint, then verifies it: a failed
 // handshake still creates it, unverified, so the caller can fix the URL.
-func (r *Resolver) createWebhookEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Enabled: true, CreatedAt: now}
 	if e.URL, err = r.webhookURL(in.URL); err != nil {
 		return nil, err
@@ -78,9 +80,9 @@ func (r *Resolver) createWebhookEndpoint(ctx context.Context, in model.CreateWeb
 	return out, nil
 }
 
-// updateWebhookEndpoint applies a PATCH. A new URL loses its verification
+// UpdateEndpoint applies a PATCH. A new URL loses its verification
 // and is verified again once the change is committed.
-func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,7 @@ func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in mode
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
 		if e, err = q.LockWebhookEndpoint(ctx, a.WorkspaceID, id); err != nil {
-			return notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+			return view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 		}
 		if newURL, err = r.applyEndpointChanges(ctx, a, e, in); err != nil {
 			return err
@@ -122,7 +124,7 @@ func (r *Resolver) updateWebhookEndpoint(ctx context.Context, id string, in mode
 
 // applyEndpointChanges validates a PATCH and applies it to e; it reports
 // whether the URL changed.
-func (r *Resolver) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
+func (r *Service) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
 	var err error
 	newURL := false
 	if in.URL != nil {
@@ -165,22 +167,23 @@ func (r *Resolver) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *r
 	return newURL, nil
 }
 
-func (r *Resolver) deleteWebhookEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
+// DeleteEndpoint is DELETE /v1/webhook-endpoints/{id}.
+func (r *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.now())
+		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.Clock.Now())
 	}); err != nil {
-		return nil, notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
 	return &model.Deleted{ID: id, Object: "webhook_endpoint", Deleted: true}, nil
 }
 
-// rollWebhookSecret replaces the signing secret; the old one keeps
+// RollSecret replaces the signing secret; the old one keeps
 // co-signing for the grace period, so receivers can switch without a gap.
-func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
+func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -204,26 +207,26 @@ func (r *Resolver) rollWebhookSecret(ctx context.Context, id string, in model.Ro
 		var previous []byte
 		var until *time.Time
 		if *in.GraceHours > 0 {
-			t := r.now().Add(time.Duration(*in.GraceHours) * time.Hour)
+			t := r.Clock.Now().Add(time.Duration(*in.GraceHours) * time.Hour)
 			previous, until = e.Secret, &t
 		}
 		return q.RollWebhookSecret(ctx, a.WorkspaceID, id, sealed, previous, until)
 	})
 	if err != nil {
-		return nil, notFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
 	return &model.RolledWebhookSecret{ID: id, GraceHours: *in.GraceHours, Secret: secret}, nil
 }
 
 // webhookURL checks an endpoint URL: absolute, HTTPS unless insecure
 // delivery is allowed. Addresses are checked when connecting, after DNS.
-func (r *Resolver) webhookURL(raw string) (string, error) {
+func (r *Service) webhookURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil || u.Host == "" || u.Hostname() == "" || len(raw) > maxWebhookURL {
 		return "", apierr.New(apierr.InvalidRequest, "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
 	}
-	if u.Scheme != "https" && (u.Scheme != "http" || !r.webhooks().AllowInsecure) {
+	if u.Scheme != "https" && (u.Scheme != "http" || !r.config().AllowInsecure) {
 		return "", apierr.New(apierr.InvalidRequest, "url must use https.")
 	}
 	return raw, nil
@@ -257,7 +260,7 @@ func webhookEvents(in []string) ([]string, error) {
 // channels may not name others, and its "all" is all it may use.
 func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
 	out, err := checkedSet(in, func(c string) error {
-		if !validChannel(c) {
+		if !channels.Valid(c) {
 			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
 		}
 		return a.CheckChannel(c)
@@ -269,7 +272,7 @@ func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
 }
 
 // webhookWebsites checks the websites asked for, as webhookChannels does.
-func (r *Resolver) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
+func (r *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
 	var sites []repo.Website
 	if len(in) > 0 {
 		var err error

@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"context"
@@ -29,9 +29,9 @@ type outcome struct {
 // retry on the schedule, or failure once the give-up time has passed; and
 // when an ordered delivery finishes, the next one of its conversation is
 // handed to the queue.
-func (r *Resolver) AttemptDelivery(ctx context.Context, id string) error {
-	cfg := r.webhooks()
-	now := r.now()
+func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
+	cfg := r.config()
+	now := r.Clock.Now()
 	token := make([]byte, 12)
 	_, _ = rand.Read(token)
 	d, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
@@ -52,8 +52,8 @@ func (r *Resolver) AttemptDelivery(ctx context.Context, id string) error {
 }
 
 // attempt sends the delivery's event to its endpoint, signed.
-func (r *Resolver) attempt(ctx context.Context, d *repo.WebhookDelivery, now time.Time) (outcome, error) {
-	cfg := r.webhooks()
+func (r *Service) attempt(ctx context.Context, d *repo.WebhookDelivery, now time.Time) (outcome, error) {
+	cfg := r.config()
 	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
 	if err != nil {
 		return outcome{}, err
@@ -86,11 +86,11 @@ func (r *Resolver) attempt(ctx context.Context, d *repo.WebhookDelivery, now tim
 
 // recordAttempt stores an outcome, keeps the endpoint's health, and hands
 // the next attempt (or the next delivery in order) to the queue.
-func (r *Resolver) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) error {
+func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) error {
 	// The attempt happened; its record must not be lost to a shutdown.
 	ctx = context.WithoutCancel(ctx)
-	cfg := r.webhooks()
-	now := r.now()
+	cfg := r.config()
+	now := r.Clock.Now()
 	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped}
 	if o.Status != 0 {
 		a.ResponseStatus = &o.Status
@@ -98,7 +98,7 @@ func (r *Resolver) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o
 	gone := o.Status == http.StatusGone
 	if o.problem != "" {
 		a.Error, a.Status = &o.problem, "failed"
-		next := now.Add(cfg.retryDelay(d.Attempts + 1))
+		next := now.Add(cfg.RetryDelay(d.Attempts + 1))
 		if !o.skipped && !gone && next.Sub(*d.FirstAttemptAt) < cfg.giveUpAfter() {
 			a.Status, a.NextAttemptAt = "retrying", &next
 		}
@@ -127,7 +127,7 @@ func (r *Resolver) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o
 	case err != nil || !recorded || switchedOff:
 		return err
 	case a.Status == "retrying":
-		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.now()))
+		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.Clock.Now()))
 	case d.ConversationID != nil:
 		r.nextInOrder(ctx, d)
 	}
@@ -136,7 +136,7 @@ func (r *Resolver) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o
 
 // nextInOrder hands the next delivery of a finished one's conversation to
 // the queue; it waited for this one (decisions 7, ordering).
-func (r *Resolver) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) {
+func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) {
 	next, err := r.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return
@@ -145,12 +145,12 @@ func (r *Resolver) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) {
 		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
 		return
 	}
-	r.deliveryDue(ctx, next.ID, next.NextAttemptAt.Sub(r.now()))
+	r.deliveryDue(ctx, next.ID, next.NextAttemptAt.Sub(r.Clock.Now()))
 }
 
 // switchOff disables an endpoint for a reason, fails its deliveries still
 // to be attempted, and writes the workspace owner an email, once.
-func (r *Resolver) switchOff(ctx context.Context, q repo.Queries, d *repo.WebhookDelivery, reason, why string) (bool, error) {
+func (r *Service) switchOff(ctx context.Context, q repo.Queries, d *repo.WebhookDelivery, reason, why string) (bool, error) {
 	switched, err := q.SwitchOffWebhook(ctx, d.EndpointID, reason, "endpoint switched off: "+why)
 	if err != nil || !switched {
 		return switched, err
@@ -163,7 +163,7 @@ func (r *Resolver) switchOff(ctx context.Context, q repo.Queries, d *repo.Webhoo
 	if err != nil || w.OwnerEmail == "" {
 		return true, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	return true, q.InsertOutboxEmail(ctx, &repo.OutboxEmail{
 		ID: repo.NewID("eml_", now), WorkspaceID: w.ID, ToAddress: w.OwnerEmail, CreatedAt: now,
 		Subject: "Webhook endpoint switched off: " + e.URL,

@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"crypto/aes"
@@ -28,7 +28,7 @@ func newWebhookSecret() (string, error) {
 // secretAEAD is AES-256-GCM under a key derived from MSGSVC_SECRET. Signing
 // needs the secret itself, so it is sealed rather than hashed; a database
 // dump alone does not reveal it.
-func (r *Resolver) secretAEAD() (cipher.AEAD, error) {
+func (r *Service) secretAEAD() (cipher.AEAD, error) {
 	key, err := hkdf.Key(sha256.New, []byte(r.Secret), nil, "msgsvc webhook signing secrets v1", 32)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (r *Resolver) secretAEAD() (cipher.AEAD, error) {
 
 // sealSecret encrypts a secret, bound to its endpoint id so a sealed value
 // copied to another row does not open.
-func (r *Resolver) sealSecret(endpointID, secret string) ([]byte, error) {
+func (r *Service) sealSecret(endpointID, secret string) ([]byte, error) {
 	aead, err := r.secretAEAD()
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (r *Resolver) sealSecret(endpointID, secret string) ([]byte, error) {
 // MSGSVC_SECRET changed since it was sealed.
 var errSecretSealed = errors.New("the signing secret cannot be decrypted (was MSGSVC_SECRET changed?); roll the secret")
 
-func (r *Resolver) openSecret(endpointID string, sealed []byte) (string, error) {
+func (r *Service) openSecret(endpointID string, sealed []byte) (string, error) {
 	aead, err := r.secretAEAD()
 	if err != nil {
 		return "", err
@@ -75,7 +75,7 @@ func (r *Resolver) openSecret(endpointID string, sealed []byte) (string, error) 
 
 // signingSecrets are the secrets that sign a request at now: the current
 // one, and the previous one while its grace period lasts.
-func (r *Resolver) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]string, error) {
+func (r *Service) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]string, error) {
 	current, err := r.openSecret(e.ID, e.Secret)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"context"
@@ -20,12 +20,13 @@ func webhookDeliveryPosition(d repo.WebhookDelivery) repo.Position {
 	return repo.Position{At: d.CreatedAt, ID: d.ID}
 }
 
-func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
+// ListDeliveries is GET /v1/webhook-deliveries, newest first.
+func (r *Service) ListDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.cursors().Page("webhook_deliveries", limit, after)
+	p, err := r.Cursors.Page("webhook_deliveries", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -40,21 +41,21 @@ func (r *Resolver) listWebhookDeliveries(ctx context.Context, filter *model.Webh
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.cursors(), "webhook_deliveries", rows, p, webhookDeliveryPosition)
+	rows, more, next := cursor.Trim(r.Cursors, "webhook_deliveries", rows, p, webhookDeliveryPosition)
 	return &model.WebhookDeliveryPage{Items: view.Map(rows, toWebhookDelivery), HasMore: more, NextCursor: next}, nil
 }
 
-// replayWebhookDelivery sends a delivery's event again as a new delivery
+// Replay sends a delivery's event again as a new delivery
 // with the same event id. Replays are not ordered: the caller asked for this
 // one now.
-func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
+func (r *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d, err := r.Store.WebhookDelivery(ctx, a.Scope(), id)
 	if err != nil {
-		return nil, notFound(err, apierr.DeliveryNotFound, "webhook delivery", id)
+		return nil, view.NotFound(err, apierr.DeliveryNotFound, "webhook delivery", id)
 	}
 	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
 	if err != nil {
@@ -68,13 +69,13 @@ func (r *Resolver) replayWebhookDelivery(ctx context.Context, id string) (*model
 		return nil, apierr.New(apierr.EndpointDisabled, "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
 	}
 	ev, err := r.Store.Event(ctx, a.Scope(), d.EventID)
-	if errors.Is(err, repo.ErrNotFound) || (err == nil && r.expired(ev.CreatedAt)) {
-		return nil, apierr.New(apierr.EventExpired, "Event %s is past the %s retention period.", d.EventID, r.webhooks().retention())
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && r.Expired(ev.CreatedAt)) {
+		return nil, apierr.New(apierr.EventExpired, "Event %s is past the %s retention period.", d.EventID, r.config().retention())
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	replay := &repo.WebhookDelivery{
 		ID: repo.NewID("whd_", now), WorkspaceID: d.WorkspaceID, Livemode: d.Livemode, EndpointID: e.ID,
 		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, Channel: ev.Channel, WebsiteID: ev.WebsiteID,
@@ -93,9 +94,9 @@ const sweepBatch = 500
 // SweepDeliveries hands the queue every delivery whose task looks lost:
 // Redis lost it, a worker died holding it, or an enqueue failed. It runs
 // periodically; Postgres, not the queue, knows what is owed.
-func (r *Resolver) SweepDeliveries(ctx context.Context) error {
+func (r *Service) SweepDeliveries(ctx context.Context) error {
 	for {
-		due, err := r.Store.SweepWebhookDeliveries(ctx, r.now(), r.webhooks().SweepGrace, sweepBatch)
+		due, err := r.Store.SweepWebhookDeliveries(ctx, r.Clock.Now(), r.config().SweepGrace, sweepBatch)
 		if err != nil {
 			return err
 		}
@@ -110,8 +111,8 @@ func (r *Resolver) SweepDeliveries(ctx context.Context) error {
 
 // PurgeExpiredEvents deletes events older than the retention period, and
 // with them their deliveries.
-func (r *Resolver) PurgeExpiredEvents(ctx context.Context) error {
-	before := r.now().Add(-r.webhooks().retention())
+func (r *Service) PurgeExpiredEvents(ctx context.Context) error {
+	before := r.Clock.Now().Add(-r.config().retention())
 	for {
 		n, err := r.Store.PurgeEvents(ctx, before, 1000)
 		if err != nil || n < 1000 {

@@ -1,4 +1,4 @@
-package graph
+package webhook
 
 import (
 	"context"
@@ -15,15 +15,15 @@ import (
 // verifyEndpoint runs the handshake: a signed endpoint.verification event
 // whose data.challenge the endpoint must echo in a 2xx JSON answer within
 // the timeout. On success it stores verified_at and sets it on e.
-func (r *Resolver) verifyEndpoint(ctx context.Context, livemode bool, e *repo.WebhookEndpoint) *model.WebhookVerification {
-	cfg := r.webhooks()
+func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.WebhookEndpoint) *model.WebhookVerification {
+	cfg := r.config()
 	failed := func(reason string) *model.WebhookVerification {
 		return &model.WebhookVerification{Verified: false, Reason: &reason}
 	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	challenge := hex.EncodeToString(b)
-	now := r.now()
+	now := r.Clock.Now()
 	data, _ := json.Marshal(map[string]string{"challenge": challenge})
 	body, err := marshalEnvelope(model.WebhookEnvelope{Event: model.Event{
 		ID: repo.NewID("evt_", now), Type: EventEndpointVerification, CreatedAt: model.NewTimestamp(now),

@@ -1,0 +1,30 @@
+package webhook
+
+import (
+	"context"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Store is what webhooks read and write outside a transaction; repo.Store is
+// one. InTx runs the writes that must commit together.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*repo.WebhookDelivery, error)
+	Event(ctx context.Context, s repo.Scope, id string) (*repo.Event, error)
+	EventByID(ctx context.Context, id string) (*repo.Event, error)
+	HasUnfannedEvents(ctx context.Context) (bool, error)
+	InsertWebhookDelivery(ctx context.Context, d *repo.WebhookDelivery) error
+	InsertWebhookEndpoint(ctx context.Context, e *repo.WebhookEndpoint) error
+	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.WebhookDelivery, error)
+	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
+	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
+	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error
+	SweepWebhookDeliveries(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]repo.DueWebhookDelivery, error)
+	WebhookDeliveries(ctx context.Context, s repo.Scope, f repo.WebhookDeliveryFilter, p repo.Page) ([]repo.WebhookDelivery, error)
+	WebhookDelivery(ctx context.Context, s repo.Scope, id string) (*repo.WebhookDelivery, error)
+	WebhookEndpointAnyState(ctx context.Context, id string) (*repo.WebhookEndpoint, error)
+	WebhookEndpoints(ctx context.Context, workspaceID string) ([]repo.WebhookEndpoint, error)
+	Websites(ctx context.Context, s repo.Scope) ([]repo.Website, error)
+}
