@@ -3,18 +3,12 @@ package graph
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 
 	"github.com/msgsvc/msgsvc/repo"
 )
-
-// identityColumn is the contact column a channel's customer is known by.
-var identityColumn = map[string]string{
-	"website": "external_id", "whatsapp": "phone", "instagram": "instagram_user_id", "email": "email",
-}
 
 // channelAccount picks the channel account a message runs on: the one a
 // field names (404-free: an unknown id is invalid_request, one on a website
@@ -50,23 +44,4 @@ func firstOrNil[T any](s []T) *T {
 		return nil
 	}
 	return &s[0]
-}
-
-// channelContact is a new contact known by its identity on a channel: a
-// phone on WhatsApp, an address on email, an Instagram user id, or a
-// website visitor id.
-func channelContact(s repo.Scope, channel, identity, name, source string, now time.Time) *repo.Contact {
-	c := &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-		Name: name, FirstSeenChannel: &channel, Source: source, CreatedAt: now, UpdatedAt: now}
-	switch identityColumn[channel] {
-	case "external_id":
-		c.ExternalID = &identity
-	case "phone":
-		c.Phone = &identity
-	case "instagram_user_id":
-		c.InstagramUserID = &identity
-	case "email":
-		c.Email = &identity
-	}
-	return c
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -54,7 +55,7 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 			f.WebsiteID = w
 		}
 		if u := filter.UpdatedSince; u != nil {
-			since, err := parseSince(*u)
+			since, err := contact.ParseSince(*u)
 			if err != nil {
 				return nil, err
 			}
@@ -220,7 +221,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 					return apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", *agentID)
 				}
 			}
-			if !equalPtr(agentID, c.AssignedAgentID) {
+			if !view.EqualPtr(agentID, c.AssignedAgentID) {
 				c.AssignedAgentID = agentID
 				changed = append(changed, "assigned_agent_id")
 			}
@@ -242,13 +243,6 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 	if err != nil {
 		return nil, err
 	}
-	r.afterCommit(ctx)
+	r.events().Committed(ctx)
 	return out, nil
-}
-
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -24,17 +24,17 @@ func (r *mutationResolver) UpdateConversation(ctx context.Context, id string, in
 
 // CreateContact is the resolver for the createContact field.
 func (r *mutationResolver) CreateContact(ctx context.Context, input model.CreateContactInput) (*model.Contact, error) {
-	return r.createContact(ctx, input)
+	return r.contacts().Create(ctx, input)
 }
 
 // UpdateContact is the resolver for the updateContact field.
 func (r *mutationResolver) UpdateContact(ctx context.Context, id string, input model.UpdateContactInput) (*model.ContactUpdate, error) {
-	return r.updateContact(ctx, id, input)
+	return r.contacts().Update(ctx, id, input)
 }
 
 // DeleteContact is the resolver for the deleteContact field.
 func (r *mutationResolver) DeleteContact(ctx context.Context, id string) (*model.Deleted, error) {
-	return r.deleteContact(ctx, id)
+	return r.contacts().Delete(ctx, id)
 }
 
 // SimulateInbound is the resolver for the simulateInbound field.
@@ -69,12 +69,12 @@ func (r *queryResolver) Messages(ctx context.Context, conversationID string, lim
 
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
-	return r.listContacts(ctx, filter, limit, after)
+	return r.contacts().List(ctx, filter, limit, after)
 }
 
 // Contact is the resolver for the contact field.
 func (r *queryResolver) Contact(ctx context.Context, id string) (*model.Contact, error) {
-	return r.getContact(ctx, id)
+	return r.contacts().Get(ctx, id)
 }
 
 // Event is the resolver for the event field.

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
 
@@ -42,11 +43,11 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	}
 	switch in.Channel {
 	case "whatsapp":
-		if from, err = normalizePhone(from); err != nil {
+		if from, err = contact.NormalizePhone(from); err != nil {
 			return nil, err
 		}
 	case "email":
-		if from, err = normalizeEmail(from); err != nil {
+		if from, err = contact.NormalizeEmail(from); err != nil {
 			return nil, err
 		}
 	}
@@ -73,7 +74,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if err != nil {
 		return nil, err
 	}
-	r.afterCommit(ctx)
+	r.events().Committed(ctx)
 	return out, nil
 }
 
@@ -86,32 +87,32 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
 		name = strings.TrimSpace(*in.Name)
 	}
-	contact, err := q.ContactBy(ctx, s, identityColumn[channel], from)
+	ct, err := q.ContactBy(ctx, s, contact.IdentityColumn[channel], from)
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
 		return nil, err
 	}
 	if newContact {
-		contact = channelContact(s, channel, from, name, "captured", now)
+		ct = contact.FromChannel(s, channel, from, name, "captured", now)
 	}
-	contact.LastSeenAt = &now
-	optOut := channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !contact.OptOutWhatsapp
+	ct.LastSeenAt = &now
+	optOut := channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !ct.OptOutWhatsapp
 	if optOut {
-		contact.OptOutWhatsapp = true
-		contact.UpdatedAt = now
+		ct.OptOutWhatsapp = true
+		ct.UpdatedAt = now
 	}
 	if newContact {
-		if err := q.InsertContact(ctx, contact); err != nil {
+		if err := q.InsertContact(ctx, ct); err != nil {
 			return nil, err
 		}
-		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(contact)); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
 			return nil, err
 		}
-	} else if err := q.UpdateContact(ctx, s, contact); err != nil {
+	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
 		return nil, err
 	}
 
-	conv, err := q.LatestConversation(ctx, s, contact.ID, channel, acc.ID, comment)
+	conv, err := q.LatestConversation(ctx, s, ct.ID, channel, acc.ID, comment)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 			mode = "external"
 		}
 		conv = &repo.Conversation{ID: repo.NewID("conv_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			Channel: channel, AccountID: acc.ID, WebsiteID: acc.WebsiteID, ContactID: &contact.ID,
+			Channel: channel, AccountID: acc.ID, WebsiteID: acc.WebsiteID, ContactID: &ct.ID,
 			Status: "open", Mode: mode, IntegrationReplies: true, IsComment: comment, CreatedAt: now}
 		if channel == "email" && in.Subject != nil {
 			conv.Subject = in.Subject
@@ -152,11 +153,11 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 	}
 	conv.MessageCount++
 	conv.UpdatedAt, conv.LastMessageAt, conv.LastInboundAt = now, now, &now
-	conv.ContactName, conv.ContactEmail, conv.ContactPhone, conv.ContactExternalID = &contact.Name, contact.Email, contact.Phone, contact.ExternalID
+	conv.ContactName, conv.ContactEmail, conv.ContactPhone, conv.ContactExternalID = &ct.Name, ct.Email, ct.Phone, ct.ExternalID
 
 	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 		ConversationID: conv.ID, Channel: channel, Direction: "inbound", SenderType: "visitor",
-		SenderName: &contact.Name, Type: "text", Text: in.Text, Status: "received", CreatedAt: now}
+		SenderName: &ct.Name, Type: "text", Text: in.Text, Status: "received", CreatedAt: now}
 	if channel == "email" {
 		msg.Email, _ = json.Marshal(model.EmailHeaders{From: from, To: []string{acc.Address}, Cc: []string{}, References: []string{}})
 	}
@@ -185,7 +186,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 		return nil, err
 	}
 	if optOut {
-		if err := r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(contact), Changed: []string{"opt_outs"}}); err != nil {
+		if err := r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"opt_outs"}}); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -82,7 +83,7 @@ func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindow
 			return err
 		}
 		t = &sendTarget{}
-		if c, err := q.ContactBy(ctx, a.Scope(), identityColumn[channel], req.to); err == nil {
+		if c, err := q.ContactBy(ctx, a.Scope(), contact.IdentityColumn[channel], req.to); err == nil {
 			t.contact = c
 		} else if !errors.Is(err, repo.ErrNotFound) {
 			return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
@@ -55,20 +56,22 @@ func (r *Resolver) now() time.Time {
 	return clock().UTC().Truncate(time.Millisecond)
 }
 
-// afterCommit tells the job queue about new events; a lost notice is caught
-// up by the periodic sweep, so its failure does not fail the request.
-func (r *Resolver) afterCommit(ctx context.Context) {
-	if r.Jobs != nil {
-		_ = r.Jobs.EventsRecorded(ctx)
-	}
-}
-
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).
 func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*auth.Actor, *repo.Workspace, error) {
 	return (&auth.Authenticator{Keys: r.Store, Clock: r.Clock}).Authenticate(ctx, secret, ip)
 }
 
-func (r *Resolver) events() event.Recorder { return event.Recorder{Clock: r.Clock} }
+func (r *Resolver) events() event.Recorder {
+	var queue event.Announcer
+	if r.Jobs != nil {
+		queue = r.Jobs
+	}
+	return event.Recorder{Clock: r.Clock, Queue: queue}
+}
+
+func (r *Resolver) contacts() *contact.Service {
+	return &contact.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Cursors: r.cursors()}
+}
 
 func (r *Resolver) cursors() cursor.Signer { return cursor.Signer{Secret: r.Secret} }
 

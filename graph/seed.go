@@ -11,6 +11,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -131,7 +132,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 	}
 	for i, wa := range w.Whatsapp {
 		p := fmt.Sprintf(".whatsapp[%d]", i)
-		phone, err := normalizePhone(wa.PhoneNumber)
+		phone, err := contact.NormalizePhone(wa.PhoneNumber)
 		if err != nil {
 			return bad(p+".phone_number", "must be E.164 with a leading +")
 		}
@@ -160,7 +161,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 	}
 	for i, e := range w.Email {
 		p := fmt.Sprintf(".email[%d]", i)
-		address, err := normalizeEmail(e.Address)
+		address, err := contact.NormalizeEmail(e.Address)
 		if err != nil {
 			return bad(p+".address", "must be an email address")
 		}
@@ -272,7 +273,7 @@ func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string,
 		if !strings.HasPrefix(c.ID, "ct_") {
 			return bad(p+".id", "must start with ct_")
 		}
-		email, phone, err := normalizeIdentity(c.Email, c.Phone)
+		email, phone, err := contact.NormalizeIdentity(c.Email, c.Phone)
 		if err != nil {
 			field, e := ".email", apierr.New(apierr.InvalidEmail, "is not an email address")
 			if ae, ok := apierr.As(err); ok {

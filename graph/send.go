@@ -78,7 +78,7 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 	if err != nil {
 		return nil, err
 	}
-	r.afterCommit(ctx)
+	r.events().Committed(ctx)
 	if !a.Livemode && r.Jobs != nil {
 		// The message is committed: schedule its next step even if the
 		// client has hung up.

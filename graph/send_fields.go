@@ -7,6 +7,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/files"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -138,9 +139,9 @@ func (req *sendRequest) addresses() error {
 	if in.To != nil {
 		switch req.channel {
 		case "email":
-			req.to, err = normalizeEmail(*in.To)
+			req.to, err = contact.NormalizeEmail(*in.To)
 		case "whatsapp":
-			req.to, err = normalizePhone(*in.To)
+			req.to, err = contact.NormalizePhone(*in.To)
 		case "instagram":
 			if req.to = strings.TrimSpace(*in.To); req.to == "" {
 				err = apierr.New(apierr.InvalidRequest, "to must be the customer's instagram_user_id.")
@@ -151,12 +152,12 @@ func (req *sendRequest) addresses() error {
 		}
 	}
 	if from := nonBlank(in.From); from != nil {
-		if req.from, err = normalizeEmail(*from); err != nil {
+		if req.from, err = contact.NormalizeEmail(*from); err != nil {
 			return err
 		}
 	}
 	for _, c := range in.Cc {
-		addr, err := normalizeEmail(c)
+		addr, err := contact.NormalizeEmail(c)
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 		return r.events().Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err == nil && changed {
-		r.afterCommit(ctx)
+		r.events().Committed(ctx)
 	}
 	return err
 }

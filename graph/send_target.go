@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -86,7 +87,7 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 		}
 		return nil
 	}
-	column := identityColumn[req.channel]
+	column := contact.IdentityColumn[req.channel]
 	c, err := q.ContactBy(ctx, s, column, req.to)
 	if !errors.Is(err, repo.ErrNotFound) {
 		t.contact = c
@@ -96,7 +97,7 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 	// transaction (a refusal rolls it back), so that a concurrent send to the
 	// same address waits for this one and then finds its contact and
 	// conversation instead of making a second of each.
-	c = channelContact(s, req.channel, req.to, req.to, "api", r.now())
+	c = contact.FromChannel(s, req.channel, req.to, req.to, "api", r.now())
 	inserted, err := q.InsertContactIfAbsent(ctx, c)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/msgsvc/msgsvc/graph/clock"
 
@@ -43,8 +44,29 @@ type Inserter interface {
 	InsertEvent(ctx context.Context, e *repo.Event) error
 }
 
-// Recorder writes events with the time of its clock.
-type Recorder struct{ Clock clock.Clock }
+// Announcer tells the job queue that new events wait to be fanned out.
+type Announcer interface {
+	EventsRecorded(ctx context.Context) error
+}
+
+// Recorder writes events with the time of its clock, and announces them
+// once committed.
+type Recorder struct {
+	Clock clock.Clock
+	// Queue is nil when nothing fans out (seeding, some tests).
+	Queue Announcer
+}
+
+// Committed tells the job queue about new events. A lost notice is caught up
+// by the periodic sweep, so its failure is logged, not returned.
+func (r Recorder) Committed(ctx context.Context) {
+	if r.Queue == nil {
+		return
+	}
+	if err := r.Queue.EventsRecorded(ctx); err != nil {
+		slog.Warn("event: announce fan-out; the sweep will catch up", "err", err)
+	}
+}
 
 // Record writes an event in the caller's transaction, so the change and its
 // announcement commit together or not at all.

@@ -103,3 +103,12 @@ func OrEmpty(s []string) []string {
 	}
 	return s
 }
+
+// EqualPtr says whether two optional values are equal: both unset, or both
+// set to the same value.
+func EqualPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

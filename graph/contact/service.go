@@ -1,4 +1,4 @@
-package graph
+package contact
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -14,25 +15,13 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// contactsActor returns the caller if it may use contacts: they belong to the
-// whole workspace, so a key limited to some websites may not.
-func contactsActor(ctx context.Context) (*auth.Actor, error) {
-	a, err := auth.From(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(a.WebsiteIDs) > 0 {
-		return nil, apierr.New(apierr.ContactsNeedAllWebsites, "Contacts need a key that is not limited to some websites.")
-	}
-	return a, nil
-}
-
-func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
+// List is GET /v1/contacts, newest first.
+func (r *Service) List(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.cursors().Page("contacts", limit, after)
+	p, err := r.Cursors.Page("contacts", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -40,14 +29,14 @@ func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter
 	if filter != nil {
 		f.Email = filter.Email
 		if filter.Phone != nil {
-			phone, err := normalizePhone(*filter.Phone)
+			phone, err := NormalizePhone(*filter.Phone)
 			if err != nil {
 				return nil, err
 			}
 			f.Phone = &phone
 		}
 		if filter.UpdatedSince != nil {
-			since, err := parseSince(*filter.UpdatedSince)
+			since, err := ParseSince(*filter.UpdatedSince)
 			if err != nil {
 				return nil, err
 			}
@@ -58,11 +47,12 @@ func (r *Resolver) listContacts(ctx context.Context, filter *model.ContactFilter
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.cursors(), "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
+	rows, more, next := cursor.Trim(r.Cursors, "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
 	return &model.ContactPage{Items: view.Map(rows, view.Contact), HasMore: more, NextCursor: next}, nil
 }
 
-func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, error) {
+// Get is GET /v1/contacts/{id}.
+func (r *Service) Get(ctx context.Context, id string) (*model.Contact, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
@@ -74,17 +64,17 @@ func (r *Resolver) getContact(ctx context.Context, id string) (*model.Contact, e
 	return view.Contact(c), nil
 }
 
-// normalizeIdentity validates and normalizes an optional email and phone.
-func normalizeIdentity(email, phone *string) (*string, *string, error) {
+// NormalizeIdentity validates and normalizes an optional email and phone.
+func NormalizeIdentity(email, phone *string) (*string, *string, error) {
 	if email != nil {
-		e, err := normalizeEmail(*email)
+		e, err := NormalizeEmail(*email)
 		if err != nil {
 			return nil, nil, err
 		}
 		email = &e
 	}
 	if phone != nil {
-		p, err := normalizePhone(*phone)
+		p, err := NormalizePhone(*phone)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -93,9 +83,29 @@ func normalizeIdentity(email, phone *string) (*string, *string, error) {
 	return email, phone, nil
 }
 
+// Store is what the contacts API reads and writes; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	identityReader
+	Contact(ctx context.Context, s repo.Scope, id string) (*repo.Contact, error)
+	Contacts(ctx context.Context, s repo.Scope, f repo.ContactFilter, p repo.Page) ([]repo.Contact, error)
+}
+
+type identityReader interface {
+	ContactBy(ctx context.Context, s repo.Scope, column, value string) (*repo.Contact, error)
+}
+
+// Service is the contacts API.
+type Service struct {
+	Store   Store
+	Clock   clock.Clock
+	Events  event.Recorder
+	Cursors cursor.Signer
+}
+
 // ensureUnique answers contact_exists when another contact of the scope has
 // the email or phone; the message names it.
-func ensureUnique(ctx context.Context, q repo.Queries, s repo.Scope, selfID string, email, phone *string) error {
+func ensureUnique(ctx context.Context, q identityReader, s repo.Scope, selfID string, email, phone *string) error {
 	for _, f := range []struct {
 		column string
 		value  *string
@@ -120,7 +130,7 @@ func ensureUnique(ctx context.Context, q repo.Queries, s repo.Scope, selfID stri
 
 // conflictAsExists turns a unique violation that raced past ensureUnique into
 // contact_exists.
-func conflictAsExists(ctx context.Context, q repo.Queries, s repo.Scope, selfID string, email, phone *string, err error) error {
+func conflictAsExists(ctx context.Context, q identityReader, s repo.Scope, selfID string, email, phone *string, err error) error {
 	var conflict *repo.ConflictError
 	if errors.As(err, &conflict) {
 		if again := ensureUnique(ctx, q, s, selfID, email, phone); again != nil {
@@ -131,19 +141,20 @@ func conflictAsExists(ctx context.Context, q repo.Queries, s repo.Scope, selfID 
 	return err
 }
 
-func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
+// Create is POST /v1/contacts: contact_exists when the email or phone is taken.
+func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	email, phone, err := normalizeIdentity(in.Email, in.Phone)
+	email, phone, err := NormalizeIdentity(in.Email, in.Phone)
 	if err != nil {
 		return nil, err
 	}
 	if email == nil && phone == nil {
 		return nil, apierr.New(apierr.InvalidRequest, "A contact needs an email or a phone.")
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	c := &repo.Contact{
 		ID: repo.NewID("ct_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
 		Email: email, Phone: phone, Source: "api", CreatedAt: now, UpdatedAt: now,
@@ -161,21 +172,22 @@ func (r *Resolver) createContact(ctx context.Context, in model.CreateContactInpu
 			return err
 		}
 		out = view.Contact(c)
-		return r.events().Record(ctx, q, s, event.ContactCreated, nil, out)
+		return r.Events.Record(ctx, q, s, event.ContactCreated, nil, out)
 	})
 	if err != nil {
-		return nil, conflictAsExists(ctx, r.Store.Queries, s, "", email, phone, err)
+		return nil, conflictAsExists(ctx, r.Store, s, "", email, phone, err)
 	}
-	r.afterCommit(ctx)
+	r.Events.Committed(ctx)
 	return out, nil
 }
 
-func (r *Resolver) updateContact(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
+// Update applies a PATCH and records contact.updated with what changed.
+func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	email, phone, err := normalizeIdentity(in.Email, in.Phone)
+	email, phone, err := NormalizeIdentity(in.Email, in.Phone)
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +212,10 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 			set("name", *in.Name != c.Name, func() { c.Name = *in.Name })
 		}
 		if email != nil {
-			set("email", !equalPtr(email, c.Email), func() { c.Email = email })
+			set("email", !view.EqualPtr(email, c.Email), func() { c.Email = email })
 		}
 		if phone != nil {
-			set("phone", !equalPtr(phone, c.Phone), func() { c.Phone = phone })
+			set("phone", !view.EqualPtr(phone, c.Phone), func() { c.Phone = phone })
 		}
 		optOut := func(v *bool, field *bool) {
 			if v != nil {
@@ -214,7 +226,7 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 		optOut(in.EmailOptOut, &c.OptOutEmail)
 		optOut(in.InstagramOptOut, &c.OptOutInstagram)
 		if len(changed) > 0 {
-			c.UpdatedAt = r.now()
+			c.UpdatedAt = r.Clock.Now()
 			if err := q.UpdateContact(ctx, s, c); err != nil {
 				return err
 			}
@@ -223,16 +235,17 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in model.Update
 		if len(changed) == 0 {
 			return nil
 		}
-		return r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: out.Contact, Changed: out.Changed})
+		return r.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: out.Contact, Changed: out.Changed})
 	})
 	if err != nil {
-		return nil, conflictAsExists(ctx, r.Store.Queries, s, id, email, phone, err)
+		return nil, conflictAsExists(ctx, r.Store, s, id, email, phone, err)
 	}
-	r.afterCommit(ctx)
+	r.Events.Committed(ctx)
 	return out, nil
 }
 
-func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted, error) {
+// Delete is DELETE /v1/contacts/{id}; it records contact.deleted.
+func (r *Service) Delete(ctx context.Context, id string) (*model.Deleted, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
@@ -246,12 +259,12 @@ func (r *Resolver) deleteContact(ctx context.Context, id string) (*model.Deleted
 		if err := q.DeleteContact(ctx, s, id); err != nil {
 			return err
 		}
-		return r.events().Record(ctx, q, s, event.ContactDeleted, nil, view.Contact(c))
+		return r.Events.Record(ctx, q, s, event.ContactDeleted, nil, view.Contact(c))
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.afterCommit(ctx)
+	r.Events.Committed(ctx)
 	return &model.Deleted{ID: id, Object: "contact", Deleted: true}, nil
 }
 
