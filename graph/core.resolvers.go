@@ -19,7 +19,7 @@ func (r *conversationResolver) Customer(ctx context.Context, obj *model.Conversa
 
 // UpdateConversation is the resolver for the updateConversation field.
 func (r *mutationResolver) UpdateConversation(ctx context.Context, id string, input model.UpdateConversationInput) (*model.Conversation, error) {
-	return r.updateConversation(ctx, id, input)
+	return r.conversations().Update(ctx, id, input)
 }
 
 // CreateContact is the resolver for the createContact field.
@@ -54,17 +54,17 @@ func (r *queryResolver) Usage(ctx context.Context) (*model.Usage, error) {
 
 // Conversations is the resolver for the conversations field.
 func (r *queryResolver) Conversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
-	return r.listConversations(ctx, filter, limit, after)
+	return r.conversations().List(ctx, filter, limit, after)
 }
 
 // Conversation is the resolver for the conversation field.
 func (r *queryResolver) Conversation(ctx context.Context, id string) (*model.Conversation, error) {
-	return r.getConversation(ctx, id)
+	return r.conversations().Get(ctx, id)
 }
 
 // Messages is the resolver for the messages field.
 func (r *queryResolver) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
-	return r.listMessages(ctx, conversationID, limit, after)
+	return r.conversations().Messages(ctx, conversationID, limit, after)
 }
 
 // Contacts is the resolver for the contacts field.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
 
@@ -54,7 +56,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if err := a.CheckChannel(in.Channel); err != nil {
 		return nil, err
 	}
-	acc, err := channelAccount(ctx, r.Store.Queries, a, in.Channel, "account_id", in.AccountID)
+	acc, err := conversation.ChannelAccount(ctx, r.Store.Queries, a, in.Channel, "account_id", in.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 		if channel == "website" {
 			conv = nil
 		} else {
-			mode, err := r.reopenMode(ctx, q, conv)
+			mode, err := conversation.ReopenMode(ctx, q, conv)
 			if err != nil {
 				return nil, err
 			}
@@ -136,38 +138,24 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 	}
 	created := conv == nil
 	if created {
-		processing, err := r.processing(ctx, q, acc)
-		if err != nil {
-			return nil, err
+		if conv, err = conversation.Start(ctx, q, s, acc, ct, comment, now); err != nil {
+			return nil, fmt.Errorf("inbound: %w", err)
 		}
-		mode := "ai"
-		if !processing {
-			mode = "external"
-		}
-		conv = &repo.Conversation{ID: repo.NewID("conv_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			Channel: channel, AccountID: acc.ID, WebsiteID: acc.WebsiteID, ContactID: &ct.ID,
-			Status: "open", Mode: mode, IntegrationReplies: true, IsComment: comment, CreatedAt: now}
 		if channel == "email" && in.Subject != nil {
 			conv.Subject = in.Subject
 		}
 	}
-	conv.MessageCount++
-	conv.UpdatedAt, conv.LastMessageAt, conv.LastInboundAt = now, now, &now
-	conv.ContactName, conv.ContactEmail, conv.ContactPhone, conv.ContactExternalID = &ct.Name, ct.Email, ct.Phone, ct.ExternalID
-
+	conv.LastInboundAt = &now
+	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
+		return nil, fmt.Errorf("inbound: %w", err)
+	}
 	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 		ConversationID: conv.ID, Channel: channel, Direction: "inbound", SenderType: "visitor",
 		SenderName: &ct.Name, Type: "text", Text: in.Text, Status: "received", CreatedAt: now}
 	if channel == "email" {
-		msg.Email, _ = json.Marshal(model.EmailHeaders{From: from, To: []string{acc.Address}, Cc: []string{}, References: []string{}})
-	}
-	if created {
-		err = q.InsertConversation(ctx, conv)
-	} else {
-		err = q.UpdateConversation(ctx, s, conv)
-	}
-	if err != nil {
-		return nil, err
+		if msg.Email, err = json.Marshal(model.EmailHeaders{From: from, To: []string{acc.Address}, Cc: []string{}, References: []string{}}); err != nil {
+			return nil, fmt.Errorf("inbound: email headers: %w", err)
+		}
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
 		return nil, err

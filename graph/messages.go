@@ -17,21 +17,6 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// getMessage is GET /v1/messages/{id}: the message with its current status.
-func (r *Resolver) getMessage(ctx context.Context, id string) (*model.Message, error) {
-	a, err := auth.From(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := r.Store.Message(ctx, a.Scope(), id)
-	if err != nil {
-		return nil, view.NotFound(err, apierr.MessageNotFound, "message", id)
-	}
-	out := view.Message(m)
-	r.files().SignAttachments(out)
-	return out, nil
-}
-
 // messagingWindow is GET /v1/messaging-window, for a conversation or for a
 // customer on a channel.
 func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {

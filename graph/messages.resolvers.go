@@ -28,7 +28,7 @@ func (r *mutationResolver) UploadFile(ctx context.Context, input model.UploadFil
 
 // Message is the resolver for the message field.
 func (r *queryResolver) Message(ctx context.Context, id string) (*model.Message, error) {
-	return r.getMessage(ctx, id)
+	return r.conversations().Message(ctx, id)
 }
 
 // MessagingWindow is the resolver for the messagingWindow field.

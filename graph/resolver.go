@@ -11,6 +11,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
@@ -92,4 +93,8 @@ func (r *Resolver) WebhookService() *webhook.Service {
 		jobs = r.Jobs
 	}
 	return &webhook.Service{Store: r.Store, Jobs: jobs, Clock: r.Clock, Cursors: r.cursors(), Secret: r.Secret, Config: r.Webhooks}
+}
+
+func (r *Resolver) conversations() *conversation.Service {
+	return &conversation.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Cursors: r.cursors(), Files: r.files()}
 }

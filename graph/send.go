@@ -10,6 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
 
@@ -185,39 +186,20 @@ func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req 
 	}
 	created := t.conv == nil
 	if created {
-		processing, err := r.processing(ctx, q, t.acc)
-		if err != nil {
-			return nil, err
+		var err error
+		if t.conv, err = conversation.Start(ctx, q, s, t.acc, t.contact, false, now); err != nil {
+			return nil, fmt.Errorf("send: %w", err)
 		}
-		mode := "ai"
-		if !processing {
-			mode = "external"
-		}
-		t.conv = &repo.Conversation{ID: repo.NewID("conv_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			Channel: req.channel, AccountID: t.acc.ID, WebsiteID: t.acc.WebsiteID, ContactID: &t.contact.ID,
-			Status: "open", Mode: mode, IntegrationReplies: true, CreatedAt: now}
 		if req.channel == "email" {
 			t.conv.Subject = &req.subject
 		}
 	}
-	if t.contact != nil {
-		t.conv.ContactName, t.conv.ContactEmail, t.conv.ContactPhone, t.conv.ContactExternalID =
-			&t.contact.Name, t.contact.Email, t.contact.Phone, t.contact.ExternalID
-	}
-	t.conv.MessageCount++
-	t.conv.UpdatedAt, t.conv.LastMessageAt = now, now
 	msg.ConversationID = t.conv.ID
-	var err error
-	if created {
-		err = q.InsertConversation(ctx, t.conv)
-	} else {
-		err = q.UpdateConversation(ctx, s, t.conv)
-	}
-	if err != nil {
-		return nil, err
+	if err := conversation.Save(ctx, q, s, t.conv, t.contact, created, now); err != nil {
+		return nil, fmt.Errorf("send: %w", err)
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("send: insert message: %w", err)
 	}
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -145,12 +146,12 @@ func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a
 		return nil // the sender (from) decides, under the channel rules
 	case "whatsapp":
 		if id := req.in.WhatsappAccountID; id != nil {
-			t.acc, err = channelAccount(ctx, q, a, "whatsapp", "whatsapp_account_id", id)
+			t.acc, err = conversation.ChannelAccount(ctx, q, a, "whatsapp", "whatsapp_account_id", id)
 		} else if len(req.numbers) == 1 {
 			t.acc = &req.numbers[0]
 		}
 	case "instagram":
-		t.acc, err = channelAccount(ctx, q, a, "instagram", "", nil)
+		t.acc, err = conversation.ChannelAccount(ctx, q, a, "instagram", "", nil)
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,8 @@
-package graph
+// Package conversation is the thread between a customer and a channel
+// account: the one place a conversation is started (sends and inbound
+// messages share it), the account a message runs on, reopening, and the
+// conversations and messages API.
+package conversation
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -18,16 +23,40 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
+// Store is what the conversations API reads and writes; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
+	Conversations(ctx context.Context, s repo.Scope, f repo.ConversationFilter, p repo.Page) ([]repo.Conversation, error)
+	Messages(ctx context.Context, s repo.Scope, conversationID string, p repo.Page) ([]repo.Message, error)
+	Message(ctx context.Context, s repo.Scope, id string) (*repo.Message, error)
+}
+
+// AttachmentSigner gives attachments fresh links; files.Service is one.
+type AttachmentSigner interface {
+	SignAttachments(msgs ...*model.Message)
+}
+
+// Service is the conversations and messages API.
+type Service struct {
+	Store   Store
+	Clock   clock.Clock
+	Events  event.Recorder
+	Cursors cursor.Signer
+	Files   AttachmentSigner
+}
+
 func conversationPosition(c repo.Conversation) repo.Position {
 	return repo.Position{At: c.CreatedAt, ID: c.ID}
 }
 
-func (r *Resolver) listConversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
+// List is GET /v1/conversations, newest first.
+func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.cursors().Page("conversations", limit, after)
+	p, err := r.Cursors.Page("conversations", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +95,12 @@ func (r *Resolver) listConversations(ctx context.Context, filter *model.Conversa
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.cursors(), "conversations", rows, p, conversationPosition)
+	rows, more, next := cursor.Trim(r.Cursors, "conversations", rows, p, conversationPosition)
 	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
 }
 
-func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conversation, error) {
+// Get is GET /v1/conversations/{id}.
+func (r *Service) Get(ctx context.Context, id string) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -82,13 +112,14 @@ func (r *Resolver) getConversation(ctx context.Context, id string) (*model.Conve
 	return view.Conversation(c), nil
 }
 
-func (r *Resolver) listMessages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
+// Messages is GET /v1/conversations/{id}/messages, newest first.
+func (r *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	list := "messages:" + conversationID
-	p, err := r.cursors().Page(list, limit, after)
+	p, err := r.Cursors.Page(list, limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +130,9 @@ func (r *Resolver) listMessages(ctx context.Context, conversationID string, limi
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.cursors(), list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
+	rows, more, next := cursor.Trim(r.Cursors, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
 	items := view.Map(rows, view.Message)
-	r.files().SignAttachments(items...)
+	r.Files.SignAttachments(items...)
 	return &model.MessagePage{Items: items, HasMore: more, NextCursor: next}, nil
 }
 
@@ -123,23 +154,23 @@ func cleanTags(tags []string) ([]string, error) {
 	return out, nil
 }
 
-// reopenMode is the mode of a conversation that opens again: the AI, unless
+// ReopenMode is the mode of a conversation that opens again: the AI, unless
 // the service's processing is off for its channel account.
-func (r *Resolver) reopenMode(ctx context.Context, q repo.Queries, c *repo.Conversation) (string, error) {
+func ReopenMode(ctx context.Context, q Accounts, c *repo.Conversation) (string, error) {
 	acc, err := q.Account(ctx, c.WorkspaceID, c.Channel, c.AccountID)
 	if err != nil {
 		return "", err
 	}
-	processing, err := r.processing(ctx, q, acc)
+	processing, err := Processing(ctx, q, acc)
 	if err != nil || processing {
 		return "ai", err
 	}
 	return "external", nil
 }
 
-// processing says whether the service itself handles an account's messages;
+// Processing says whether the service itself handles an account's messages;
 // for email that is set per domain.
-func (r *Resolver) processing(ctx context.Context, q repo.Queries, acc *repo.Account) (bool, error) {
+func Processing(ctx context.Context, q Accounts, acc *repo.Account) (bool, error) {
 	if acc.Channel == "email" {
 		domain := acc.Address[strings.LastIndex(acc.Address, "@")+1:]
 		d, err := q.EmailDomain(ctx, acc.WorkspaceID, domain)
@@ -154,9 +185,9 @@ func (r *Resolver) processing(ctx context.Context, q repo.Queries, acc *repo.Acc
 	return acc.Processing, nil
 }
 
-// updateConversation applies a PATCH: status first, then mode, assignment and
+// Update applies a PATCH: status first, then mode, assignment and
 // tags (decisions 5), and records conversation.updated with what changed.
-func (r *Resolver) updateConversation(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
+func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -185,7 +216,7 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 			c.Status = *in.Status
 			changed = append(changed, "status")
 			if c.Status == "open" {
-				mode, err := r.reopenMode(ctx, q, c)
+				mode, err := ReopenMode(ctx, q, c)
 				if err != nil {
 					return err
 				}
@@ -234,15 +265,30 @@ func (r *Resolver) updateConversation(ctx context.Context, id string, in model.U
 		if len(changed) == 0 {
 			return nil
 		}
-		c.UpdatedAt = r.now()
+		c.UpdatedAt = r.Clock.Now()
 		if err := q.UpdateConversation(ctx, s, c); err != nil {
 			return err
 		}
-		return r.events().Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
+		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.events().Committed(ctx)
+	r.Events.Committed(ctx)
+	return out, nil
+}
+
+// Message is GET /v1/messages/{id}: the message with its current status.
+func (r *Service) Message(ctx context.Context, id string) (*model.Message, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.Store.Message(ctx, a.Scope(), id)
+	if err != nil {
+		return nil, view.NotFound(err, apierr.MessageNotFound, "message", id)
+	}
+	out := view.Message(m)
+	r.Files.SignAttachments(out)
 	return out, nil
 }

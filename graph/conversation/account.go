@@ -1,4 +1,4 @@
-package graph
+package conversation
 
 import (
 	"context"
@@ -10,11 +10,18 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// channelAccount picks the channel account a message runs on: the one a
+// Accounts reads channel accounts; a transaction's repo.Queries is one.
+type Accounts interface {
+	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
+	Accounts(ctx context.Context, s repo.Scope, channel string) ([]repo.Account, error)
+	EmailDomain(ctx context.Context, workspaceID, domain string) (*repo.EmailDomain, error)
+}
+
+// ChannelAccount picks the channel account a message runs on: the one a
 // field names (404-free: an unknown id is invalid_request, one on a website
 // outside the key website_not_allowed), or else the oldest of the channel
 // that the key may use.
-func channelAccount(ctx context.Context, q repo.Queries, a *auth.Actor, channel, field string, id *string) (*repo.Account, error) {
+func ChannelAccount(ctx context.Context, q Accounts, a *auth.Actor, channel, field string, id *string) (*repo.Account, error) {
 	if id != nil {
 		acc, err := q.Account(ctx, a.WorkspaceID, channel, *id)
 		if errors.Is(err, repo.ErrNotFound) {
