@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -48,9 +49,6 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 	return out, nil
 }
 
-// Period is the UTC month a time falls in, as usage reports it.
-func Period(t time.Time) string { return t.UTC().Format("2006-01") }
-
 func (r *Resolver) usage(ctx context.Context) (*model.Usage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
@@ -61,12 +59,12 @@ func (r *Resolver) usage(ctx context.Context) (*model.Usage, error) {
 		return nil, err
 	}
 	now := r.now()
-	used, err := r.Store.MessagesUsed(ctx, a.WorkspaceID, a.Livemode, Period(now))
+	used, err := r.Store.MessagesUsed(ctx, a.WorkspaceID, a.Livemode, send.Period(now))
 	if err != nil {
 		return nil, err
 	}
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	return &model.Usage{Period: Period(now), MessagesUsed: used, MessagesLimit: ws.MessagesLimit,
+	return &model.Usage{Period: send.Period(now), MessagesUsed: used, MessagesLimit: ws.MessagesLimit,
 		ResetsAt: model.NewTimestamp(first.AddDate(0, 1, 0))}, nil
 }
 

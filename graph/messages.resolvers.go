@@ -13,12 +13,12 @@ import (
 
 // SendMessage is the resolver for the sendMessage field.
 func (r *mutationResolver) SendMessage(ctx context.Context, input model.SendMessageInput) (*model.Message, error) {
-	return r.sendMessage(ctx, input)
+	return r.sends().Send(ctx, input)
 }
 
 // SendMarketingMessage is the resolver for the sendMarketingMessage field.
 func (r *mutationResolver) SendMarketingMessage(ctx context.Context, input model.MarketingMessageInput) (*model.Message, error) {
-	return r.sendMarketingMessage(ctx, input)
+	return r.sends().SendMarketing(ctx, input)
 }
 
 // UploadFile is the resolver for the uploadFile field.
@@ -33,15 +33,15 @@ func (r *queryResolver) Message(ctx context.Context, id string) (*model.Message,
 
 // MessagingWindow is the resolver for the messagingWindow field.
 func (r *queryResolver) MessagingWindow(ctx context.Context, input model.MessagingWindowInput) (*model.MessagingWindow, error) {
-	return r.messagingWindow(ctx, input)
+	return r.sends().Window(ctx, input)
 }
 
 // WhatsappTemplates is the resolver for the whatsappTemplates field.
 func (r *queryResolver) WhatsappTemplates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
-	return r.listTemplates(ctx, filter)
+	return r.sends().Templates(ctx, filter)
 }
 
 // EmailSenders is the resolver for the emailSenders field.
 func (r *queryResolver) EmailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
-	return r.emailSenders(ctx)
+	return r.sends().EmailSenders(ctx)
 }

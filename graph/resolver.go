@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -97,4 +99,29 @@ func (r *Resolver) WebhookService() *webhook.Service {
 
 func (r *Resolver) conversations() *conversation.Service {
 	return &conversation.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Cursors: r.cursors(), Files: r.files()}
+}
+
+// PurgeIdempotencyKeys deletes Idempotency-Key records past the 24 hours
+// they are remembered.
+func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
+	_, err := r.Store.PurgeIdempotencyKeys(ctx, clock.Clock(r.Clock).Now().Add(-repo.IdempotencyTTL))
+	return err
+}
+
+func (r *Resolver) sends() *send.Service {
+	var sandbox send.SandboxScheduler
+	if r.Jobs != nil {
+		sandbox = r.Jobs
+	}
+	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters, Sandbox: sandbox}
+}
+
+// FinishSandboxDelivery is the second step of a sandbox send (see send.Service).
+func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
+	return r.sends().FinishSandboxDelivery(ctx, workspaceID, messageID)
+}
+
+// SweepSandboxDeliveries completes sandbox sends whose task was lost (see send.Service).
+func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
+	return r.sends().SweepSandboxDeliveries(ctx, delay)
 }

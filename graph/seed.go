@@ -12,6 +12,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/view"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -194,7 +195,7 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 		case !oneOf(t.Status, []string{"APPROVED", "PENDING", "REJECTED"}):
 			return bad(p+".status", "must be APPROVED, PENDING or REJECTED")
 		}
-		if _, err := templateParams(t.Body); err != nil {
+		if _, err := send.TemplateParams(t.Body); err != nil {
 			return bad(p+".body", "%s", err)
 		}
 		id := "tpl_" + auth.HashSecret(ws.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]

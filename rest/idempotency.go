@@ -15,8 +15,8 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/send"
 
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -58,7 +58,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if len(key) > maxIdempotencyKey {
 		if sendRoutes[r.URL.Path] {
-			serve(w, r.WithContext(graph.WithLongIdempotencyKey(r.Context(), len(key))), h)
+			serve(w, r.WithContext(send.WithLongIdempotencyKey(r.Context(), len(key))), h)
 			return
 		}
 		writeError(w, r, keyTooLong(r, body))

@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -35,8 +35,8 @@ type sendContent struct {
 
 // channelRules refuses what the channel would refuse, in the order of
 // decisions 3; the first failing rule answers.
-func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
-	now := r.now()
+func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
+	now := r.Clock.Now()
 	out := &sendContent{}
 	in := req.in
 	if t.conv != nil && !t.conv.IntegrationReplies {
@@ -78,7 +78,7 @@ func (r *Resolver) channelRules(ctx context.Context, q repo.Queries, a *auth.Act
 
 // templateRule accepts approved templates only (and MARKETING ones only on
 // the marketing endpoint) and renders their {{n}} parameters.
-func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
+func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
 	in := req.in.Template
 	name, lang := strings.TrimSpace(*in.Name), strings.TrimSpace(*in.Language)
 	tpl, err := q.Template(ctx, a.WorkspaceID, t.acc.ID, name, lang)
@@ -94,7 +94,7 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *auth.Act
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
 		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
-	want, err := templateParams(tpl.Body)
+	want, err := TemplateParams(tpl.Body)
 	if err != nil {
 		return fmt.Errorf("send: template %s (%s) body: %w", name, lang, err)
 	}
@@ -108,7 +108,7 @@ func (r *Resolver) templateRule(ctx context.Context, q repo.Queries, a *auth.Act
 
 // senderRules: email goes out only from a verified domain, and only from an
 // address the key may use. A new thread runs on the sender's account.
-func (r *Resolver) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
+func (r *Service) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	if req.from == "" {
 		req.from = t.acc.Address // a reply without from answers from the thread's address
 	}
@@ -163,7 +163,7 @@ func deref(s *string) string {
 }
 
 // privateReplyRules: one private reply per comment, within 7 days of it.
-func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, now time.Time) error {
+func (r *Service) privateReplyRules(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, now time.Time) error {
 	comment, err := q.LatestInboundMessage(ctx, a.Scope(), t.conv.ID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return apierr.New(apierr.InvalidRequest, "Conversation %s has no comment to reply to.", t.conv.ID)
@@ -188,7 +188,7 @@ func (r *Resolver) privateReplyRules(ctx context.Context, q repo.Queries, a *aut
 // attachmentRules: allowed types and sizes, Instagram media only, each
 // uploaded file on one message, 10 MB per message. Uploaded files are
 // claimed for the message here, so a concurrent send of the same file loses.
-func (r *Resolver) attachmentRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) error {
+func (r *Service) attachmentRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) error {
 	total := 0
 	for i := range req.files {
 		f := &req.files[i]

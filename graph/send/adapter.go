@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (u unavailableAdapter) Send(context.Context, *channels.Message) (*channels.
 
 // adapter picks the adapter of a send: the sandbox for test keys, the
 // configured provider for live ones.
-func (r *Resolver) adapter(livemode bool, channel string) channels.Adapter {
+func (r *Service) adapter(livemode bool, channel string) channels.Adapter {
 	if !livemode {
 		return SandboxAdapter{}
 	}

@@ -1,4 +1,4 @@
-package graph
+package send
 
 import "testing"
 
@@ -20,9 +20,9 @@ func TestTemplateParams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := templateParams(tt.body)
+			got, err := TemplateParams(tt.body)
 			if got != tt.want || (err != nil) != tt.wantErr {
-				t.Errorf("templateParams(%q) = %d, %v; want %d, error %v", tt.body, got, err, tt.want, tt.wantErr)
+				t.Errorf("TemplateParams(%q) = %d, %v; want %d, error %v", tt.body, got, err, tt.want, tt.wantErr)
 			}
 		})
 	}

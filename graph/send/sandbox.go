@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -21,7 +21,7 @@ const simulateFailed = "simulate:failed"
 // when its text asks for it, and message.status is recorded. It re-reads the
 // message under a lock, so a second run, or a run after the message is gone,
 // does nothing.
-func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
+func (r *Service) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
 	s := repo.Scope{WorkspaceID: workspaceID, Livemode: false}
 	changed := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
@@ -47,7 +47,7 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 				return err
 			}
 		}
-		at := model.NewTimestamp(r.now())
+		at := model.NewTimestamp(r.Clock.Now())
 		if strings.Contains(deref(m.Text), simulateFailed) || strings.Contains(deref(m.HTMLRaw), simulateFailed) {
 			m.Status, d.FailedAt = "failed", &at
 			d.Error = &model.DeliveryError{Code: "simulated_failure", Message: "The sandbox failed this message because its text contains " + simulateFailed + "."}
@@ -61,12 +61,12 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 			return err
 		}
 		out := view.Message(m)
-		r.files().SignAttachments(out)
+		r.Files.SignAttachments(out)
 		changed = true
-		return r.events().Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err == nil && changed {
-		r.events().Committed(ctx)
+		r.Events.Committed(ctx)
 	}
 	return err
 }
@@ -78,19 +78,12 @@ const sandboxSweepGrace = 10 * time.Second
 // SweepSandboxDeliveries completes sandbox messages whose delivered/failed
 // task was lost (Redis flushed, enqueue failed after commit): Postgres is the
 // source of truth, and completing twice does nothing.
-func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
-	stale, err := r.Store.StaleSandboxMessages(ctx, r.now().Add(-delay-sandboxSweepGrace), 100)
+func (r *Service) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
+	stale, err := r.Store.StaleSandboxMessages(ctx, r.Clock.Now().Add(-delay-sandboxSweepGrace), 100)
 	for _, m := range stale {
 		if err := r.FinishSandboxDelivery(ctx, m.WorkspaceID, m.ID); err != nil {
 			return err
 		}
 	}
-	return err
-}
-
-// PurgeIdempotencyKeys deletes Idempotency-Key records past the 24 hours
-// they are remembered.
-func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
-	_, err := r.Store.PurgeIdempotencyKeys(ctx, r.now().Add(-repo.IdempotencyTTL))
 	return err
 }

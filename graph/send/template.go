@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 
 var placeholder = regexp.MustCompile(`\{\{\s*(\d+)\s*\}\}`)
 
-// templateParams is how many parameters a template body takes. Its
+// TemplateParams is how many parameters a template body takes. Its
 // placeholders must be numbered {{1}} to {{n}} without gaps, as WhatsApp
 // numbers them; any other numbering is an error, so a body that could index
 // out of range is refused when it is stored, not when it is sent.
-func templateParams(body string) (int, error) {
+func TemplateParams(body string) (int, error) {
 	seen := map[int]bool{}
 	most := 0
 	for _, m := range placeholder.FindAllStringSubmatch(body, -1) {

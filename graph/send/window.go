@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// messagingWindow is GET /v1/messaging-window, for a conversation or for a
+// Window is GET /v1/messaging-window, for a conversation or for a
 // customer on a channel.
-func (r *Resolver) messagingWindow(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
+func (r *Service) Window(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	if in.ConversationID != nil {
 		if in.Channel != nil || in.To != nil || in.WhatsappAccountID != nil {
 			return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id, or channel with to; not both.")
@@ -101,9 +101,9 @@ func windowOf(channel string, open, comment bool, lastInbound *time.Time, now ti
 	return w
 }
 
-// listTemplates is GET /v1/whatsapp/templates: templates of the numbers the
+// Templates is GET /v1/whatsapp/templates: templates of the numbers the
 // key may use.
-func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
+func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -156,9 +156,9 @@ func (r *Resolver) listTemplates(ctx context.Context, filter *model.TemplateFilt
 	return page, nil
 }
 
-// emailSenders is GET /v1/email/senders: the addresses the key may send
+// EmailSenders is GET /v1/email/senders: the addresses the key may send
 // from, and whether their domain is verified (only verified ones work).
-func (r *Resolver) emailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
+func (r *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,8 @@
-package graph
+// Package send is the send pipeline: the field rules and channel rules of
+// decisions 3 in order, quota, template rendering, the choice of adapter
+// (the sandbox for test keys, the channel's provider for live ones), and
+// the one place where a provider's refusal becomes an API error.
+package send
 
 import (
 	"context"
@@ -6,10 +10,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -20,20 +26,56 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
+// Store is what a send reads outside its transaction; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
+	Accounts(ctx context.Context, s repo.Scope, channel string) ([]repo.Account, error)
+	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
+	EmailDomains(ctx context.Context, workspaceID string) ([]repo.EmailDomain, error)
+	Templates(ctx context.Context, workspaceID string, accountIDs []string) ([]repo.Template, error)
+	StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]repo.MessageRef, error)
+}
+
+// FileLinks signs links to stored files; files.Service is one.
+type FileLinks interface {
+	URL(id string) string
+	SignAttachments(msgs ...*model.Message)
+}
+
+// SandboxScheduler schedules the delivered/failed step of a sandbox message
+// (decisions 4); jobs.Client is one.
+type SandboxScheduler interface {
+	SandboxSent(ctx context.Context, workspaceID, messageID string) error
+}
+
+// Service sends messages.
+type Service struct {
+	Store  Store
+	Clock  clock.Clock
+	Events event.Recorder
+	Files  FileLinks
+	// Adapters send live messages, one per channel; a channel without one
+	// refuses live sends (test keys always use the sandbox adapter).
+	Adapters map[string]channels.Adapter
+	// Sandbox is nil when nothing completes sandbox sends (some tests).
+	Sandbox SandboxScheduler
+}
+
 // htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the
 // body as given.
 var htmlPolicy = bluemonday.UGCPolicy()
 
-// sendMessage is POST /v1/messages: the checks of decisions 3 in order, then
+// Send is POST /v1/messages: the checks of decisions 3 in order, then
 // quota, then the channel's adapter, all in one transaction so that a refused
 // send stores nothing and counts nothing.
-func (r *Resolver) sendMessage(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
+func (r *Service) Send(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
 	return r.send(ctx, in, false)
 }
 
-// sendMarketingMessage is POST /v1/whatsapp/marketing-messages: a send of a
+// SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
 // MARKETING template to a WhatsApp customer.
-func (r *Resolver) sendMarketingMessage(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
+func (r *Service) SendMarketing(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
 	if in.Template == nil {
 		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
 	}
@@ -42,7 +84,7 @@ func (r *Resolver) sendMarketingMessage(ctx context.Context, in model.MarketingM
 		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}, true)
 }
 
-func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
+func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -59,13 +101,13 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 		if err != nil {
 			return err
 		}
-		msgID := repo.NewID("msg_", r.now())
+		msgID := repo.NewID("msg_", r.Clock.Now())
 		content, err := r.channelRules(ctx, q, a, req, t, msgID)
 		if err != nil {
 			return err
 		}
 		if a.Livemode {
-			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, Period(r.now()))
+			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, Period(r.Clock.Now()))
 			if err != nil {
 				return err
 			}
@@ -79,11 +121,11 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 	if err != nil {
 		return nil, err
 	}
-	r.events().Committed(ctx)
-	if !a.Livemode && r.Jobs != nil {
+	r.Events.Committed(ctx)
+	if !a.Livemode && r.Sandbox != nil {
 		// The message is committed: schedule its next step even if the
 		// client has hung up.
-		if err := r.Jobs.SandboxSent(context.WithoutCancel(ctx), a.WorkspaceID, out.ID); err != nil {
+		if err := r.Sandbox.SandboxSent(context.WithoutCancel(ctx), a.WorkspaceID, out.ID); err != nil {
 			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
 		}
 	}
@@ -92,9 +134,9 @@ func (r *Resolver) send(ctx context.Context, in model.SendMessageInput, marketin
 
 // deliver hands the message to the channel's adapter and, once accepted,
 // stores it with its conversation and contact and records the events.
-func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
+func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
 	s := a.Scope()
-	now := r.now()
+	now := r.Clock.Now()
 	msg := &repo.Message{ID: msgID, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Channel: req.channel,
 		Direction: "outbound", SenderType: "api", Type: "text", Text: req.text, Status: "sent", CreatedAt: now}
 	if content.template != nil {
@@ -155,7 +197,7 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, r
 		}
 		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.Filename, ContentType: f.meta.ContentType, Size: size})
 		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.Filename,
-			ContentType: f.meta.ContentType, Size: size, URL: r.files().URL(id)})
+			ContentType: f.meta.ContentType, Size: size, URL: r.Files.URL(id)})
 	}
 	if atts != nil {
 		msg.Attachments, _ = json.Marshal(atts)
@@ -177,10 +219,10 @@ func (r *Resolver) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, r
 // store writes an accepted message, with the conversation it starts, and
 // records contact.created, conversation.created and message.sent
 // in that order.
-func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
+func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
 	now := msg.CreatedAt
 	if t.newContact {
-		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
+		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
 			return nil, err
 		}
 	}
@@ -210,13 +252,13 @@ func (r *Resolver) store(ctx context.Context, q repo.Queries, s repo.Scope, req 
 		}
 	}
 	convOut, msgOut := view.Conversation(t.conv), view.Message(msg)
-	r.files().SignAttachments(msgOut)
+	r.Files.SignAttachments(msgOut)
 	if created {
-		if err := r.events().Record(ctx, q, s, event.ConversationCreated, convOut, convOut); err != nil {
+		if err := r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut); err != nil {
 			return nil, err
 		}
 	}
-	return msgOut, r.events().Record(ctx, q, s, event.MessageSent, convOut, msgOut)
+	return msgOut, r.Events.Record(ctx, q, s, event.MessageSent, convOut, msgOut)
 }
 
 // accountOf is the sending account as an adapter needs it.
@@ -232,3 +274,6 @@ func accountOf(acc *repo.Account) channels.Account {
 	}
 	return out
 }
+
+// Period is the UTC month a time falls in, as usage reports it.
+func Period(t time.Time) string { return t.UTC().Format("2006-01") }

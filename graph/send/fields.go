@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func nonBlank(s *string) *string {
 // sendFields checks the body shape and the field rules of decisions 3, in
 // order, before anything is looked up (but the key's WhatsApp numbers, which
 // whatsapp_account_required needs).
-func (r *Resolver) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
+func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
 	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
 	reply := in.ConversationID != nil
 	switch {
@@ -230,7 +230,7 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With
 // several and none named, the caller must say which (decisions 3).
-func (r *Resolver) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
+func (r *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
 	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {
 		return nil, err

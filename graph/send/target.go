@@ -1,4 +1,4 @@
-package graph
+package send
 
 import (
 	"context"
@@ -33,7 +33,7 @@ type sendTarget struct {
 // (404 conversation_not_found, contact_not_found; 400 file_not_found), then
 // applies the key's restrictions (403). The conversation stays locked until
 // the send commits, so concurrent sends to it are checked one at a time.
-func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest) (*sendTarget, error) {
+func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest) (*sendTarget, error) {
 	s := a.Scope()
 	t := &sendTarget{files: map[string]*repo.File{}}
 	in := req.in
@@ -72,7 +72,7 @@ func (r *Resolver) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, r
 
 // lookupRecipient finds the contact a new conversation is for: by
 // contact_id, or by to (a contact is created when none has that address).
-func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget) error {
+func (r *Service) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget) error {
 	in := req.in
 	if in.ContactID != nil {
 		c, err := q.Contact(ctx, s, *in.ContactID)
@@ -98,7 +98,7 @@ func (r *Resolver) lookupRecipient(ctx context.Context, q repo.Queries, s repo.S
 	// transaction (a refusal rolls it back), so that a concurrent send to the
 	// same address waits for this one and then finds its contact and
 	// conversation instead of making a second of each.
-	c = contact.FromChannel(s, req.channel, req.to, req.to, "api", r.now())
+	c = contact.FromChannel(s, req.channel, req.to, req.to, "api", r.Clock.Now())
 	inserted, err := q.InsertContactIfAbsent(ctx, c)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (t *sendTarget) lookupFiles(ctx context.Context, q repo.Queries, s repo.Sco
 // newConversationAccount picks the account a new conversation runs on and,
 // for WhatsApp and Instagram, continues the customer's open conversation on
 // it rather than starting a second thread with the same person.
-func (r *Resolver) newConversationAccount(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
+func (r *Service) newConversationAccount(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	var err error
 	switch req.channel {
 	case "email":
