@@ -49,7 +49,9 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
+	if err := enc.Encode(body); err != nil {
+		slog.Debug("write response; the client went away", "err", err)
+	}
 }
 
 type dataBody struct {

@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
@@ -84,5 +85,7 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Security-Policy", "sandbox")
 	}
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(f.Content)
+	if _, err := w.Write(f.Content); err != nil {
+		slog.Debug("write response; the client went away", "err", err)
+	}
 }

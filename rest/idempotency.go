@@ -81,7 +81,9 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 		w.Header().Set("Idempotent-Replayed", "true")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(*prior.ResponseStatus)
-		_, _ = w.Write(prior.ResponseBody)
+		if _, err := w.Write(prior.ResponseBody); err != nil {
+			slog.Debug("write response; the client went away", "err", err)
+		}
 	default:
 		s.runClaimed(w, r, rec, h)
 	}

@@ -106,7 +106,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")
 		}
 		b := make([]byte, 32)
-		_, _ = rand.Read(b)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("MSGSVC_SECRET: generate one: %w", err)
+		}
 		c.Secret, c.SecretGenerated = hex.EncodeToString(b), true
 	} else if len(c.Secret) < 16 {
 		return nil, fmt.Errorf("MSGSVC_SECRET: use at least 16 characters")

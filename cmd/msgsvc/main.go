@@ -154,7 +154,9 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		defer func() {
 			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_ = httpServer.Shutdown(shutdown)
+			if err := httpServer.Shutdown(shutdown); err != nil {
+				slog.Warn("HTTP shutdown", "err", err)
+			}
 		}()
 		slog.Info("msgsvc listening", "addr", cfg.Addr)
 	}

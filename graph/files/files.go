@@ -90,7 +90,9 @@ func ContentTypeOf(declared *string, filename string, content []byte) (string, b
 		return strings.ToLower(t), err == nil
 	}
 	if t := mime.TypeByExtension(strings.ToLower(path.Ext(filename))); t != "" {
-		t, _, _ = mime.ParseMediaType(t)
+		if bare, _, err := mime.ParseMediaType(t); err == nil {
+			t = bare
+		}
 		return t, true
 	}
 	t, _, _ := mime.ParseMediaType(http.DetectContentType(content))

@@ -180,7 +180,10 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		if cc == nil {
 			cc = []string{}
 		}
-		msg.Email, _ = json.Marshal(model.EmailHeaders{From: req.from, To: []string{to}, Cc: cc, References: []string{}})
+		var err error
+		if msg.Email, err = json.Marshal(model.EmailHeaders{From: req.from, To: []string{to}, Cc: cc, References: []string{}}); err != nil {
+			return nil, fmt.Errorf("send: email headers: %w", err)
+		}
 	}
 	var atts []*model.Attachment
 	for _, f := range req.files {
@@ -200,7 +203,10 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 			ContentType: f.meta.ContentType, Size: size, URL: r.Files.URL(id)})
 	}
 	if atts != nil {
-		msg.Attachments, _ = json.Marshal(atts)
+		var err error
+		if msg.Attachments, err = json.Marshal(atts); err != nil {
+			return nil, fmt.Errorf("send: attachments: %w", err)
+		}
 	}
 
 	receipt, err := r.adapter(a.Livemode, req.channel).Send(ctx, ob)
@@ -212,7 +218,9 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	}
 	providerID := receipt.ProviderIDs[0]
 	sentAt := model.NewTimestamp(now)
-	msg.Delivery, _ = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt})
+	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt}); err != nil {
+		return nil, fmt.Errorf("send: delivery: %w", err)
+	}
 	return r.store(ctx, q, s, req, t, msg)
 }
 

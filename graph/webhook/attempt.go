@@ -33,19 +33,26 @@ func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
 	cfg := r.config()
 	now := r.Clock.Now()
 	token := make([]byte, 12)
-	_, _ = rand.Read(token)
+	if _, err := rand.Read(token); err != nil {
+		return fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
+	}
 	d, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
 	}
 	o, err := r.attempt(ctx, d, now)
 	if ctx.Err() != nil || err != nil {
 		// Shutting down, or the database failed: give the delivery back
 		// unattempted rather than count an attempt that did not happen.
-		_ = r.Store.ReleaseWebhookDelivery(context.WithoutCancel(ctx), d.ID, *d.LeaseToken)
+		if rerr := r.Store.ReleaseWebhookDelivery(context.WithoutCancel(ctx), d.ID, *d.LeaseToken); rerr != nil {
+			slog.Warn("webhook: release delivery; its lease runs out instead", "delivery", d.ID, "err", rerr)
+		}
+		if err != nil {
+			err = fmt.Errorf("webhook: attempt %s: %w", id, err)
+		}
 		return errors.Join(err, ctx.Err())
 	}
 	return r.recordAttempt(ctx, d, o)

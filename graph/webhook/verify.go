@@ -21,10 +21,15 @@ func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.Web
 		return &model.WebhookVerification{Verified: false, Reason: &reason}
 	}
 	b := make([]byte, 16)
-	_, _ = rand.Read(b)
+	if _, err := rand.Read(b); err != nil {
+		return failed("no challenge could be made; try again")
+	}
 	challenge := hex.EncodeToString(b)
 	now := r.Clock.Now()
-	data, _ := json.Marshal(map[string]string{"challenge": challenge})
+	data, err := json.Marshal(map[string]string{"challenge": challenge})
+	if err != nil {
+		return failed(err.Error())
+	}
 	body, err := marshalEnvelope(model.WebhookEnvelope{Event: model.Event{
 		ID: repo.NewID("evt_", now), Type: EventEndpointVerification, CreatedAt: model.NewTimestamp(now),
 		Livemode: livemode, Data: data,
