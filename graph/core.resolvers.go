@@ -39,7 +39,7 @@ func (r *mutationResolver) DeleteContact(ctx context.Context, id string) (*model
 
 // SimulateInbound is the resolver for the simulateInbound field.
 func (r *mutationResolver) SimulateInbound(ctx context.Context, input model.SimulateInboundInput) (*model.InboundResult, error) {
-	return r.simulateInbound(ctx, input)
+	return r.inbound().Simulate(ctx, input)
 }
 
 // Channels is the resolver for the channels field.

@@ -16,6 +16,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
+	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 
@@ -124,4 +125,8 @@ func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messa
 // SweepSandboxDeliveries completes sandbox sends whose task was lost (see send.Service).
 func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
 	return r.sends().SweepSandboxDeliveries(ctx, delay)
+}
+
+func (r *Resolver) inbound() *inbound.Service {
+	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events()}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
@@ -56,7 +57,7 @@ func run(args []string) error {
 	case "migrate":
 		return withStore(ctx, cfg, func(s *repo.Store) error { return s.Migrate(ctx) })
 	case "seed":
-		return seed(ctx, cfg, args[1:])
+		return seedFile(ctx, cfg, args[1:])
 	case "serve":
 		return start(ctx, cfg, true, false)
 	case "worker":
@@ -78,7 +79,7 @@ func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) err
 	return fn(store)
 }
 
-func seed(ctx context.Context, cfg *Config, args []string) error {
+func seedFile(ctx context.Context, cfg *Config, args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	file := fs.String("file", "", "workspace fixture (JSON)")
 	if err := fs.Parse(args); err != nil {
@@ -92,12 +93,12 @@ func seed(ctx context.Context, cfg *Config, args []string) error {
 		return err
 	}
 	defer f.Close()
-	fixture, err := graph.ParseFixture(f)
+	fixture, err := seed.ParseFixture(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
 	}
 	return withStore(ctx, cfg, func(s *repo.Store) error {
-		if err := (&graph.Resolver{Store: s, Secret: cfg.Secret}).Seed(ctx, fixture); err != nil {
+		if err := (&seed.Seeder{Store: s}).Seed(ctx, fixture); err != nil {
 			return fmt.Errorf("%s: %w (nothing was written)", *file, err)
 		}
 		return nil

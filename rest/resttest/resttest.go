@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest"
@@ -113,11 +114,11 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	}
 	defer f.Close()
 	raw, _ := io.ReadAll(f)
-	fixture, err := graph.ParseFixture(bytes.NewReader(raw))
+	fixture, err := seed.ParseFixture(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Resolver.Seed(t.Context(), fixture); err != nil {
+	if err := (&seed.Seeder{Store: a.Resolver.Store, Clock: a.Resolver.Clock}).Seed(t.Context(), fixture); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	a.keys = map[string]string{}

@@ -1,11 +1,12 @@
-package graph_test
+package seed_test
 
 import (
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/seed"
+	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
@@ -13,13 +14,13 @@ import (
 func TestMain(m *testing.M) { repotest.Main(m) }
 
 // dump renders every seeded table so two loads can be compared.
-func dump(t *testing.T, r *graph.Resolver) string {
+func dump(t *testing.T, store *repo.Store) string {
 	t.Helper()
 	var out strings.Builder
 	for _, table := range []string{"workspaces", "websites", "channel_accounts", "email_domains", "agents",
 		"templates", "api_keys", "contacts", "conversations", "messages", "events"} {
 		var rows []string
-		if err := r.Store.DB.Select(&rows, `SELECT t::text FROM `+table+` t ORDER BY 1`); err != nil {
+		if err := store.DB.Select(&rows, `SELECT t::text FROM `+table+` t ORDER BY 1`); err != nil {
 			t.Fatal(err)
 		}
 		out.WriteString(table + "\n" + strings.Join(rows, "\n") + "\n")
@@ -27,14 +28,14 @@ func dump(t *testing.T, r *graph.Resolver) string {
 	return out.String()
 }
 
-func loadFixture(t *testing.T) *graph.Fixture {
+func loadFixture(t *testing.T) *seed.Fixture {
 	t.Helper()
 	f, err := os.Open(resttest.FixturePath())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fixture, err := graph.ParseFixture(f)
+	fixture, err := seed.ParseFixture(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +45,18 @@ func loadFixture(t *testing.T) *graph.Fixture {
 func TestSeedIsIdempotent(t *testing.T) {
 	t.Parallel()
 	clock := resttest.NewClock(resttest.Epoch)
-	r := &graph.Resolver{Store: repotest.NewStore(t), Clock: clock.Now}
+	store := repotest.NewStore(t)
+	r := &seed.Seeder{Store: store, Clock: clock.Now}
 	fixture := loadFixture(t)
 	if err := r.Seed(t.Context(), fixture); err != nil {
 		t.Fatal(err)
 	}
-	first := dump(t, r)
+	first := dump(t, store)
 	clock.Advance(3600e9) // a later run must not rewrite creation times
 	if err := r.Seed(t.Context(), fixture); err != nil {
 		t.Fatal(err)
 	}
-	if second := dump(t, r); second != first {
+	if second := dump(t, store); second != first {
 		t.Errorf("the second seed changed the database")
 	}
 	if !strings.Contains(first, "conv_wa_25h") || strings.Contains(first, "svc_test_testall") {
@@ -85,17 +87,18 @@ func TestSeedRefusesBadFixturesWithThePath(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := &graph.Resolver{Store: repotest.NewStore(t)}
-			fixture, err := graph.ParseFixture(strings.NewReader(c.json))
+			store := repotest.NewStore(t)
+			r := &seed.Seeder{Store: store}
+			fixture, err := seed.ParseFixture(strings.NewReader(c.json))
 			if err == nil {
 				err = r.Seed(t.Context(), fixture)
 			}
-			fe, ok := err.(*graph.FixtureError)
+			fe, ok := err.(*seed.FixtureError)
 			if !ok || fe.Path != c.path {
 				t.Fatalf("got %v, want an error at %s", err, c.path)
 			}
 			var n int
-			if err := r.Store.DB.Get(&n, `SELECT count(*) FROM workspaces`); err != nil || n != 0 {
+			if err := store.DB.Get(&n, `SELECT count(*) FROM workspaces`); err != nil || n != 0 {
 				t.Errorf("a refused fixture wrote %d workspaces (%v)", n, err)
 			}
 		})
@@ -104,11 +107,12 @@ func TestSeedRefusesBadFixturesWithThePath(t *testing.T) {
 
 func TestSeedRefusesIDsOfAnotherWorkspace(t *testing.T) {
 	t.Parallel()
-	r := &graph.Resolver{Store: repotest.NewStore(t)}
+	store := repotest.NewStore(t)
+	r := &seed.Seeder{Store: store}
 	first := `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_shared"}]}]}`
 	second := `{"workspaces":[{"id":"ws_b","name":"B"},{"id":"ws_c","websites":[{"id":"web_shared"}]}]}`
 	for i, doc := range []string{first, second} {
-		fixture, err := graph.ParseFixture(strings.NewReader(doc))
+		fixture, err := seed.ParseFixture(strings.NewReader(doc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,14 +121,14 @@ func TestSeedRefusesIDsOfAnotherWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 1 {
-			fe, ok := err.(*graph.FixtureError)
+			fe, ok := err.(*seed.FixtureError)
 			if !ok || fe.Path != "workspaces[1].websites[0].id" {
 				t.Fatalf("got %v", err)
 			}
 		}
 	}
 	var n int
-	if err := r.Store.DB.Get(&n, `SELECT count(*) FROM workspaces WHERE id = 'ws_b'`); err != nil || n != 0 {
+	if err := store.DB.Get(&n, `SELECT count(*) FROM workspaces WHERE id = 'ws_b'`); err != nil || n != 0 {
 		t.Errorf("ws_b was written though the fixture failed (%d, %v)", n, err)
 	}
 }
@@ -133,7 +137,7 @@ func TestSeedAgainKeepsCountersTrueToStoredMessages(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
 	api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "hello"}), 201, "")
-	if err := api.Resolver.Seed(t.Context(), loadFixture(t)); err != nil {
+	if err := (&seed.Seeder{Store: api.Resolver.Store, Clock: api.Resolver.Clock}).Seed(t.Context(), loadFixture(t)); err != nil {
 		t.Fatal(err)
 	}
 	conv := api.Want(api.Do("GET", "/v1/conversations/conv_wa_1h", "test_all", nil), 200, "").Data()

@@ -1,4 +1,7 @@
-package graph
+// Package seed loads workspace fixtures (decisions 9): parsed strictly,
+// validated with the JSON path of every bad field, written in one
+// transaction, idempotently.
+package seed
 
 import (
 	"context"
@@ -11,6 +14,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -33,9 +37,20 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
+// Store runs the seeding transaction; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+}
+
+// Seeder loads fixtures.
+type Seeder struct {
+	Store Store
+	Clock clock.Clock
+}
+
 // Seed loads a fixture in one transaction: running it twice changes nothing,
 // and a bad field writes nothing at all.
-func (r *Resolver) Seed(ctx context.Context, f *Fixture) error {
+func (r *Seeder) Seed(ctx context.Context, f *Fixture) error {
 	return r.Store.InTx(ctx, func(q repo.Queries) error {
 		for i := range f.Workspaces {
 			if err := r.seedWorkspace(ctx, q, fmt.Sprintf("workspaces[%d]", i), &f.Workspaces[i]); err != nil {
@@ -54,7 +69,7 @@ func orDefault[T any](p *T, def T) T {
 }
 
 // seedWorkspace validates and writes one workspace; errors carry the path.
-func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path string, w *FixtureWorkspace) error {
+func (r *Seeder) seedWorkspace(ctx context.Context, q repo.Queries, path string, w *FixtureWorkspace) error {
 	bad := func(p, format string, args ...any) error {
 		return &FixtureError{Path: path + p, Message: fmt.Sprintf(format, args...)}
 	}
@@ -265,9 +280,9 @@ func (r *Resolver) seedWorkspace(ctx context.Context, q repo.Queries, path strin
 
 // seedHistory writes a workspace's contacts and conversations with their
 // messages and past timestamps.
-func (r *Resolver) seedHistory(ctx context.Context, q repo.Queries, path string, w *FixtureWorkspace, accounts map[string]string,
+func (r *Seeder) seedHistory(ctx context.Context, q repo.Queries, path string, w *FixtureWorkspace, accounts map[string]string,
 	bad func(string, string, ...any) error, wrap func(string, error) error) error {
-	now := r.now()
+	now := r.Clock.Now()
 	contactMode := map[string]bool{}
 	for i, c := range w.Contacts {
 		p := fmt.Sprintf(".contacts[%d]", i)

@@ -1,4 +1,7 @@
-package graph
+// Package inbound takes customer messages in: the contact, the conversation
+// (started or continued through package conversation) and the events, in
+// order. Today the sandbox's simulated messages come this way.
+package inbound
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -19,9 +23,22 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// simulateInbound injects a customer message into the sandbox as a channel
+// Store is what inbound reads outside its transaction; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	conversation.Accounts
+}
+
+// Service takes inbound messages.
+type Service struct {
+	Store  Store
+	Clock  clock.Clock
+	Events event.Recorder
+}
+
+// Simulate injects a customer message into the sandbox as a channel
 // would deliver it: the same sender continues its conversation.
-func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
+func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -56,7 +73,7 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if err := a.CheckChannel(in.Channel); err != nil {
 		return nil, err
 	}
-	acc, err := conversation.ChannelAccount(ctx, r.Store.Queries, a, in.Channel, "account_id", in.AccountID)
+	acc, err := conversation.ChannelAccount(ctx, r.Store, a, in.Channel, "account_id", in.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +93,14 @@ func (r *Resolver) simulateInbound(ctx context.Context, in model.SimulateInbound
 	if err != nil {
 		return nil, err
 	}
-	r.events().Committed(ctx)
+	r.Events.Committed(ctx)
 	return out, nil
 }
 
 // receive stores one inbound message with its contact and conversation, and
 // records the events it causes, in order.
-func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, from string, in model.SimulateInboundInput, comment bool) (*model.InboundResult, error) {
-	now := r.now()
+func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, from string, in model.SimulateInboundInput, comment bool) (*model.InboundResult, error) {
+	now := r.Clock.Now()
 	channel := in.Channel
 	name := from
 	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
@@ -107,7 +124,7 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 		if err := q.InsertContact(ctx, ct); err != nil {
 			return nil, err
 		}
-		if err := r.events().Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
+		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
 			return nil, err
 		}
 	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
@@ -163,18 +180,18 @@ func (r *Resolver) receive(ctx context.Context, q repo.Queries, s repo.Scope, ac
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
 	switch {
 	case created:
-		err = r.events().Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
+		err = r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
 	case changed != nil:
-		err = r.events().Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
+		err = r.Events.Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := r.events().Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
+	if err := r.Events.Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
 		return nil, err
 	}
 	if optOut {
-		if err := r.events().Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"opt_outs"}}); err != nil {
+		if err := r.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"opt_outs"}}); err != nil {
 			return nil, err
 		}
 	}
