@@ -110,14 +110,17 @@ type FixtureWorkspace struct {
 		AssignedAgentID *string          `json:"assigned_agent_id"`
 		Tags            []string         `json:"tags"`
 		CreatedAt       *model.Timestamp `json:"created_at"`
-		Messages        []struct {
-			ID        string           `json:"id"`
-			Direction string           `json:"direction"`
-			Text      *string          `json:"text"`
-			Status    *string          `json:"status"`
-			CreatedAt *model.Timestamp `json:"created_at"`
-		} `json:"messages"`
+		Messages        []FixtureMessage `json:"messages"`
 	} `json:"conversations"`
+}
+
+// FixtureMessage is one message of a fixture conversation.
+type FixtureMessage struct {
+	ID        string           `json:"id"`
+	Direction string           `json:"direction"`
+	Text      *string          `json:"text"`
+	Status    *string          `json:"status"`
+	CreatedAt *model.Timestamp `json:"created_at"`
 }
 
 // FixtureError names the JSON path of the field a fixture got wrong.
