@@ -101,17 +101,26 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if c.EgressIPs == nil {
 		c.EgressIPs = []string{}
 	}
+	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkSecret refuses a short MSGSVC_SECRET and, outside production, makes
+// up a random one when none is given.
+func (c *Config) checkSecret(env string) error {
 	if c.Secret == "" {
-		if getenv("MSGSVC_ENV") == "production" {
-			return nil, fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")
+		if env == "production" {
+			return fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")
 		}
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
-			return nil, fmt.Errorf("MSGSVC_SECRET: generate one: %w", err)
+			return fmt.Errorf("MSGSVC_SECRET: generate one: %w", err)
 		}
 		c.Secret, c.SecretGenerated = hex.EncodeToString(b), true
 	} else if len(c.Secret) < 16 {
-		return nil, fmt.Errorf("MSGSVC_SECRET: use at least 16 characters")
+		return fmt.Errorf("MSGSVC_SECRET: use at least 16 characters")
 	}
-	return c, nil
+	return nil
 }

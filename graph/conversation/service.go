@@ -7,6 +7,7 @@ package conversation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -242,20 +243,8 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversa
 			}
 			c.Mode = mode
 		}
-		if agentID, set := in.AssignedAgentID.ValueOK(); set {
-			if agentID != nil {
-				agent, err := q.Agent(ctx, a.WorkspaceID, *agentID)
-				if err != nil && err != repo.ErrNotFound {
-					return err
-				}
-				if err != nil || !agent.Active {
-					return apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", *agentID)
-				}
-			}
-			if !view.EqualPtr(agentID, c.AssignedAgentID) {
-				c.AssignedAgentID = agentID
-				changed = append(changed, "assigned_agent_id")
-			}
+		if changed, err = assign(ctx, q, a.WorkspaceID, c, in, changed); err != nil {
+			return err
 		}
 		if tags != nil && !slices.Equal(tags, c.Tags) {
 			c.Tags = tags
@@ -291,4 +280,29 @@ func (r *Service) Message(ctx context.Context, id string) (*model.Message, error
 	out := view.Message(m)
 	r.Files.SignAttachments(out)
 	return out, nil
+}
+
+// assign applies a PATCH's assigned_agent_id: an active agent of the
+// workspace, or null to unassign.
+func assign(ctx context.Context, q interface {
+	Agent(ctx context.Context, workspaceID, id string) (*repo.Agent, error)
+}, workspaceID string, c *repo.Conversation, in model.UpdateConversationInput, changed []string) ([]string, error) {
+	agentID, set := in.AssignedAgentID.ValueOK()
+	if !set {
+		return changed, nil
+	}
+	if agentID != nil {
+		agent, err := q.Agent(ctx, workspaceID, *agentID)
+		if err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return nil, fmt.Errorf("conversation: agent: %w", err)
+		}
+		if err != nil || !agent.Active {
+			return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", *agentID)
+		}
+	}
+	if !view.EqualPtr(agentID, c.AssignedAgentID) {
+		c.AssignedAgentID = agentID
+		changed = append(changed, "assigned_agent_id")
+	}
+	return changed, nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
@@ -102,56 +103,13 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, from string, in model.SimulateInboundInput, comment bool) (*model.InboundResult, error) {
 	now := r.Clock.Now()
 	channel := in.Channel
-	name := from
-	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
-		name = strings.TrimSpace(*in.Name)
-	}
-	ct, err := q.ContactBy(ctx, s, contact.IdentityColumn[channel], from)
-	newContact := errors.Is(err, repo.ErrNotFound)
-	if err != nil && !newContact {
+	ct, optOut, err := r.customer(ctx, q, s, in, from, now)
+	if err != nil {
 		return nil, err
 	}
-	if newContact {
-		ct = contact.FromChannel(s, channel, from, name, "captured", now)
-	}
-	ct.LastSeenAt = &now
-	optOut := channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !ct.OptOutWhatsapp
-	if optOut {
-		ct.OptOutWhatsapp = true
-		ct.UpdatedAt = now
-	}
-	if newContact {
-		if err := q.InsertContact(ctx, ct); err != nil {
-			return nil, err
-		}
-		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
-			return nil, err
-		}
-	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
+	conv, changed, err := continued(ctx, q, s, ct, acc, comment)
+	if err != nil {
 		return nil, err
-	}
-
-	conv, err := q.LatestConversation(ctx, s, ct.ID, channel, acc.ID, comment)
-	if err != nil && !errors.Is(err, repo.ErrNotFound) {
-		return nil, err
-	}
-	// A closed website chat stays closed: the visitor starts a new one.
-	// Other channels reopen the thread (decisions 5).
-	var changed []string
-	if conv != nil && conv.Status == "closed" {
-		if channel == "website" {
-			conv = nil
-		} else {
-			mode, err := conversation.ReopenMode(ctx, q, conv)
-			if err != nil {
-				return nil, err
-			}
-			changed = append(changed, "status")
-			if mode != conv.Mode {
-				changed = append(changed, "mode")
-			}
-			conv.Status, conv.Mode = "open", mode
-		}
 	}
 	created := conv == nil
 	if created {
@@ -196,4 +154,67 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 		}
 	}
 	return &model.InboundResult{Livemode: s.Livemode, Conversation: convOut, Message: msgOut}, nil
+}
+
+// customer finds or creates the sender's contact, marks it seen, and records
+// a WhatsApp STOP as an opt-out (optOut says it changed now).
+func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, in model.SimulateInboundInput, from string, now time.Time) (ct *repo.Contact, optOut bool, err error) {
+	name := from
+	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
+		name = strings.TrimSpace(*in.Name)
+	}
+	ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[in.Channel], from)
+	newContact := errors.Is(err, repo.ErrNotFound)
+	if err != nil && !newContact {
+		return nil, false, err
+	}
+	if newContact {
+		ct = contact.FromChannel(s, in.Channel, from, name, "captured", now)
+	}
+	ct.LastSeenAt = &now
+	optOut = in.Channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !ct.OptOutWhatsapp
+	if optOut {
+		ct.OptOutWhatsapp = true
+		ct.UpdatedAt = now
+	}
+	if newContact {
+		if err := q.InsertContact(ctx, ct); err != nil {
+			return nil, false, fmt.Errorf("inbound: insert contact: %w", err)
+		}
+		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
+			return nil, false, err
+		}
+	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
+		return nil, false, fmt.Errorf("inbound: update contact: %w", err)
+	}
+
+	return ct, optOut, nil
+}
+
+// continued is the conversation a new message of the customer joins: the
+// latest on the account, reopened when closed (changed names what that
+// changed), or nil when a new one starts.
+func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Contact, acc *repo.Account, comment bool) (conv *repo.Conversation, changed []string, err error) {
+	conv, err = q.LatestConversation(ctx, s, ct.ID, acc.Channel, acc.ID, comment)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return nil, nil, fmt.Errorf("inbound: latest conversation: %w", err)
+	}
+	// A closed website chat stays closed: the visitor starts a new one.
+	// Other channels reopen the thread (decisions 5).
+	if conv != nil && conv.Status == "closed" {
+		if acc.Channel == "website" {
+			conv = nil
+		} else {
+			mode, err := conversation.ReopenMode(ctx, q, conv)
+			if err != nil {
+				return nil, nil, err
+			}
+			changed = append(changed, "status")
+			if mode != conv.Mode {
+				changed = append(changed, "mode")
+			}
+			conv.Status, conv.Mode = "open", mode
+		}
+	}
+	return conv, changed, nil
 }

@@ -185,38 +185,13 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 			return nil, fmt.Errorf("send: email headers: %w", err)
 		}
 	}
-	var atts []*model.Attachment
-	for _, f := range req.files {
-		id, size := f.fileID, len(f.content)
-		if id == "" {
-			id = repo.NewID("file_", now)
-			file := &repo.File{ID: id, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Filename: f.meta.Filename,
-				ContentType: f.meta.ContentType, Size: size, Content: f.content, MessageID: &msgID, CreatedAt: now}
-			if err := q.InsertFile(ctx, file); err != nil {
-				return nil, err
-			}
-		} else {
-			size = t.files[id].Size
-		}
-		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.Filename, ContentType: f.meta.ContentType, Size: size})
-		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.Filename,
-			ContentType: f.meta.ContentType, Size: size, URL: r.Files.URL(id)})
+	if err := r.attach(ctx, q, a, req, t, msg, ob); err != nil {
+		return nil, err
 	}
-	if atts != nil {
-		var err error
-		if msg.Attachments, err = json.Marshal(atts); err != nil {
-			return nil, fmt.Errorf("send: attachments: %w", err)
-		}
-	}
-
-	receipt, err := r.adapter(a.Livemode, req.channel).Send(ctx, ob)
+	providerID, err := r.call(ctx, a.Livemode, ob)
 	if err != nil {
-		return nil, refused(err)
+		return nil, err
 	}
-	if receipt == nil || len(receipt.ProviderIDs) == 0 {
-		return nil, fmt.Errorf("send: %s adapter accepted without a provider id", req.channel)
-	}
-	providerID := receipt.ProviderIDs[0]
 	sentAt := model.NewTimestamp(now)
 	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt}); err != nil {
 		return nil, fmt.Errorf("send: delivery: %w", err)
@@ -285,3 +260,34 @@ func accountOf(acc *repo.Account) channels.Account {
 
 // Period is the UTC month a time falls in, as usage reports it.
 func Period(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// attach stores the inline attachments of a message and lists them all, on
+// the stored message and, with signed links, on the outbound one.
+func (r *Service) attach(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, msg *repo.Message, ob *channels.Message) error {
+	now, msgID := msg.CreatedAt, msg.ID
+	var atts []*model.Attachment
+	for _, f := range req.files {
+		id, size := f.fileID, len(f.content)
+		if id == "" {
+			id = repo.NewID("file_", now)
+			file := &repo.File{ID: id, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Filename: f.meta.Filename,
+				ContentType: f.meta.ContentType, Size: size, Content: f.content, MessageID: &msgID, CreatedAt: now}
+			if err := q.InsertFile(ctx, file); err != nil {
+				return fmt.Errorf("send: store attachment: %w", err)
+			}
+		} else {
+			size = t.files[id].Size
+		}
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.Filename, ContentType: f.meta.ContentType, Size: size})
+		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.Filename,
+			ContentType: f.meta.ContentType, Size: size, URL: r.Files.URL(id)})
+	}
+	if atts != nil {
+		var err error
+		if msg.Attachments, err = json.Marshal(atts); err != nil {
+			return fmt.Errorf("send: attachments: %w", err)
+		}
+	}
+	return nil
+
+}
