@@ -7,10 +7,10 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/view"
-
-	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -58,7 +58,7 @@ func (r *Resolver) usage(ctx context.Context) (*model.Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := clock.Clock(r.Clock).Now()
 	used, err := r.Store.MessagesUsed(ctx, a.WorkspaceID, a.Livemode, send.Period(now))
 	if err != nil {
 		return nil, err

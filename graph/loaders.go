@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
-	"github.com/msgsvc/msgsvc/graph/view"
-
-	"github.com/vikstrous/dataloadgen"
-
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/vikstrous/dataloadgen"
 )
 
 // Loaders batch the look-ups of one GraphQL request, so a page of 100

@@ -1,5 +1,7 @@
-// Package graph holds the resolvers: the one place where the business rules
-// of msgsvc live. REST /v1 and GraphQL both call them.
+// Package graph holds gqlgen's resolvers: thin entry points that REST /v1
+// and GraphQL both call. The rules live in the domain packages under graph/
+// (send, inbound, conversation, contact, webhook, auth, seed, files); this
+// file builds them from the Resolver's fields.
 package graph
 
 //go:generate go tool gqlgen generate
@@ -9,6 +11,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
@@ -19,8 +22,6 @@ import (
 	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
-
-	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -49,15 +50,6 @@ type Resolver struct {
 	PublicURL string
 	// Webhooks configures webhook delivery; nil means the defaults.
 	Webhooks *webhook.Config
-}
-
-// now is the current time at the millisecond precision the contract shows.
-func (r *Resolver) now() time.Time {
-	clock := r.Clock
-	if clock == nil {
-		clock = time.Now
-	}
-	return clock().UTC().Truncate(time.Millisecond)
 }
 
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hibiken/asynq"
-
 	"github.com/msgsvc/msgsvc/jobs"
 )
 

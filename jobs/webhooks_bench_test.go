@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
-
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
 )

@@ -9,11 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/files"
-
-	"github.com/go-chi/chi/v5"
-
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 

@@ -7,15 +7,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/auth"
-
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/gqlerror"
-
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/generated"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // graphql serves the same resolvers to internal dashboards. The admin token

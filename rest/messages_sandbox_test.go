@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )

@@ -7,12 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
-
 	"github.com/go-redis/redis_rate/v10"
-	"github.com/redis/go-redis/v9"
-
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/redis/go-redis/v9"
 )
 
 // Limiter decides whether one more request of a key fits its limits.

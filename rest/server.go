@@ -7,12 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
-
-	"github.com/go-chi/chi/v5"
-
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -15,14 +15,13 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
+	"github.com/redis/go-redis/v9"
 )
 
 const usage = `usage: msgsvc <command>

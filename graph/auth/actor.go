@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

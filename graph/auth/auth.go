@@ -12,7 +12,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/clock"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/repo"
-
 	"github.com/nyaruka/phonenumbers"
 )
 

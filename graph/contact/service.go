@@ -9,9 +9,8 @@ import (
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
-	"github.com/msgsvc/msgsvc/graph/view"
-
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

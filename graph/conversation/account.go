@@ -6,7 +6,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

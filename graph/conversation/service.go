@@ -18,9 +18,8 @@ import (
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
-	"github.com/msgsvc/msgsvc/graph/view"
-
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 
 	"github.com/msgsvc/msgsvc/graph/clock"
-
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )

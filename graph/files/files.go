@@ -19,11 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/clock"
-
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
-
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )

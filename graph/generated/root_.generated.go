@@ -9,10 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/msgsvc/msgsvc/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
-
-	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 // NewExecutableSchema creates an ExecutableSchema from the ResolverRoot interface.

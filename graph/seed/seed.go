@@ -13,7 +13,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/view"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

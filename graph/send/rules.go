@@ -10,7 +10,6 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/files"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

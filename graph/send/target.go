@@ -10,7 +10,6 @@ import (
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/view"
-
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"

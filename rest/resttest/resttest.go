@@ -18,13 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest"
+	"github.com/redis/go-redis/v9"
 )
 
 // Epoch is the fixture's "now": its history is written relative to it.
