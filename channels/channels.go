@@ -28,6 +28,11 @@ type Receipt struct {
 	// ProviderIDs are the provider's ids, the first one being the message's
 	// delivery.provider_message_id.
 	ProviderIDs []string
+	// Failed is set when the provider took the first parts of a message
+	// made of several and refused a later one (the parts after it were not
+	// sent): ProviderIDs are the parts it took, so the message went out in
+	// part and its status is failed with this refusal's reason.
+	Failed *Refusal
 }
 
 // Message is one outbound message as a provider needs it.

@@ -16,10 +16,13 @@ import (
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
+	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/metahook"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/repo"
@@ -48,13 +51,38 @@ type Resolver struct {
 	Adapters map[string]channels.Adapter
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
+	// CommitListener, when set, hears of every commit that recorded events
+	// (the widget hubs' wake-up).
+	CommitListener event.Listener
 	// Webhooks configures webhook delivery; nil means the defaults.
 	Webhooks *webhook.Config
+	// AI chooses the AI's responder; nil is the built-in one.
+	AI *AIConfig
+	// Seal seals and opens provider credentials at rest (graph/seal).
+	Seal seal.Key
+	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).
+	ProviderTimeout time.Duration
+	// Refresher re-syncs a WhatsApp number's templates soon (after a
+	// 132001); nil does nothing.
+	Refresher send.TemplateRefresher
+	// WhatsApp downloads inbound media and syncs templates (the
+	// channels/whatsapp adapter); nil leaves both undone.
+	WhatsApp metahook.WhatsApp
+	// Instagram processes the Instagram events of /hooks/meta; nil logs
+	// and drops them.
+	Instagram metahook.InstagramHandler
+	// KeyCache, when set, keeps resolved keys and workspaces in process
+	// (auth.CachedKeys); nil reads them on every request.
+	KeyCache *auth.CachedKeys
 }
 
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).
 func (r *Resolver) Authenticate(ctx context.Context, secret string, ip net.IP) (*auth.Actor, *repo.Workspace, error) {
-	return (&auth.Authenticator{Keys: r.Store, Clock: r.Clock}).Authenticate(ctx, secret, ip)
+	var keys auth.KeyStore = r.Store
+	if r.KeyCache != nil {
+		keys = r.KeyCache
+	}
+	return (&auth.Authenticator{Keys: keys, Clock: r.Clock}).Authenticate(ctx, secret, ip)
 }
 
 func (r *Resolver) events() event.Recorder {
@@ -62,7 +90,7 @@ func (r *Resolver) events() event.Recorder {
 	if r.Jobs != nil {
 		queue = r.Jobs
 	}
-	return event.Recorder{Clock: r.Clock, Queue: queue}
+	return event.Recorder{Clock: r.Clock, Queue: queue, Listener: r.CommitListener}
 }
 
 func (r *Resolver) contacts() *contact.Service {
@@ -106,13 +134,18 @@ func (r *Resolver) sends() *send.Service {
 	if r.Jobs != nil {
 		sandbox = r.Jobs
 	}
-	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters, Sandbox: sandbox}
+	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters, Sandbox: sandbox,
+		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
+		Email: r.mailEnvelope()}
 }
 
 // FinishSandboxDelivery is the second step of a sandbox send (see send.Service).
 func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
 	return r.sends().FinishSandboxDelivery(ctx, workspaceID, messageID)
 }
+
+// SweepSending gives up live sends a dead process left sending (see send.Service).
+func (r *Resolver) SweepSending(ctx context.Context) error { return r.sends().SweepSending(ctx) }
 
 // SweepSandboxDeliveries completes sandbox sends whose task was lost (see send.Service).
 func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {

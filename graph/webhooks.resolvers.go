@@ -31,6 +31,11 @@ func (r *mutationResolver) RollWebhookSecret(ctx context.Context, id string, inp
 	return r.WebhookService().RollSecret(ctx, id, input)
 }
 
+// VerifyWebhookEndpoint is the resolver for the verifyWebhookEndpoint field.
+func (r *mutationResolver) VerifyWebhookEndpoint(ctx context.Context, id string) (*model.WebhookEndpoint, error) {
+	return r.WebhookService().VerifyEndpoint(ctx, id)
+}
+
 // ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
 func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
 	return r.WebhookService().Replay(ctx, id)

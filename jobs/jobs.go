@@ -5,6 +5,9 @@
 package jobs
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -15,7 +18,8 @@ const Queue = "msgsvc"
 
 // Client enqueues tasks; it is the resolvers' Enqueuer.
 type Client struct {
-	asynq *asynq.Client
+	asynq     *asynq.Client
+	inspector *asynq.Inspector
 	// Queue is the asynq queue tasks go to; tests give each their own.
 	Queue string
 	// SandboxDelay is how long a sandbox message stays sent before it is
@@ -25,11 +29,24 @@ type Client struct {
 
 // NewClient returns a client over a Redis connection, on the default queue.
 func NewClient(opt asynq.RedisConnOpt) *Client {
-	return &Client{asynq: asynq.NewClient(opt), Queue: Queue, SandboxDelay: 2 * time.Second}
+	return &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue, SandboxDelay: 2 * time.Second}
 }
 
-// Close closes the client's connection.
-func (c *Client) Close() error { return c.asynq.Close() }
+// Close closes the client's connections.
+func (c *Client) Close() error { return errors.Join(c.asynq.Close(), c.inspector.Close()) }
+
+// DeleteArchived deletes the tasks asynq archived in the client's queue: a
+// task whose worker was killed (its lease ran out) or that failed. Postgres
+// knows what they owed and the sweeps redo it, so they would only pile up
+// in Redis.
+func (c *Client) DeleteArchived(context.Context) error {
+	queues, err := c.inspector.Queues()
+	if err != nil || !slices.Contains(queues, c.Queue) {
+		return err // a queue nothing was ever put in has nothing archived
+	}
+	_, err = c.inspector.DeleteAllArchivedTasks(c.Queue)
+	return err
+}
 
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
 // delayed tasks run within a second of their due time (decisions 4).
@@ -54,11 +71,29 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 type Handlers struct {
 	Webhooks Webhooks
 	Sandbox  SandboxDeliverer
+	// AI is nil where nothing answers customers (some tests).
+	AI AI
+	// Mail is nil where no inbound mail is processed (some tests).
+	Mail MailProcessor
+	// Meta is nil where no Meta webhooks are processed (some tests).
+	Meta Meta
 }
 
-// Register adds every task handler to the mux, each behind Recover.
+// Register adds every task handler to the mux, each behind Observe (its
+// log line and metrics) and Recover.
 func Register(mux *asynq.ServeMux, h Handlers) {
-	mux.Use(Recover)
+	mux.Use(Observe, Recover)
 	mux.Handle(TypeSandboxDelivery, SandboxHandler(h.Sandbox))
 	RegisterWebhooks(mux, h.Webhooks)
+	if h.Mail != nil {
+		mux.Handle(TypeInboundMail, InboundMailHandler(h.Mail))
+	}
+	if h.Meta != nil {
+		mux.Handle(TypeMetaHook, MetaHookHandler(h.Meta))
+		mux.Handle(TypeTemplateSync, TemplateSyncHandler(h.Meta))
+	}
+	if h.AI != nil {
+		mux.Handle(TypeAIDispatch, AIDispatchHandler(h.AI))
+		mux.Handle(TypeAIReply, AIReplyHandler(h.AI))
+	}
 }

@@ -11,9 +11,20 @@ type SandboxSweeper interface {
 	SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error
 }
 
+// SendingSweeper gives up live sends a dead process left between reserve
+// and confirm.
+type SendingSweeper interface {
+	SweepSending(ctx context.Context) error
+}
+
 // IdempotencyPurger deletes Idempotency-Key records past 24 hours.
 type IdempotencyPurger interface {
 	PurgeIdempotencyKeys(ctx context.Context) error
+}
+
+// ArchiveCleaner deletes the tasks asynq archived; Client is one.
+type ArchiveCleaner interface {
+	DeleteArchived(ctx context.Context) error
 }
 
 // Sweeps is the periodic work that catches up what a lost task or a crash
@@ -22,6 +33,17 @@ type Sweeps struct {
 	Webhooks    Webhooks
 	Sandbox     SandboxSweeper
 	Idempotency IdempotencyPurger
+	// Archive, when set, drops archived tasks with the purges.
+	Archive ArchiveCleaner
+	// Sending is nil when nothing sends live (some tests).
+	Sending SendingSweeper
+	// MetaHooks is nil when no Meta webhooks are processed (some tests).
+	MetaHooks MetaHookSweeper
+}
+
+// MetaHookSweeper processes stored Meta webhooks whose task was lost.
+type MetaHookSweeper interface {
+	SweepMetaHooks(ctx context.Context) error
 }
 
 // purgeEvery is how often expired records are deleted.
@@ -48,10 +70,19 @@ func RunSweeps(ctx context.Context, s Sweeps, every, sandboxDelay time.Duration)
 			step("webhook fan-out", s.Webhooks.FanOut)
 			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)
 			step("sandbox delivery sweep", func(ctx context.Context) error { return s.Sandbox.SweepSandboxDeliveries(ctx, sandboxDelay) })
+			if s.Sending != nil {
+				step("unsettled send sweep", s.Sending.SweepSending)
+			}
+			if s.MetaHooks != nil {
+				step("meta hook sweep", s.MetaHooks.SweepMetaHooks)
+			}
 			if now.Sub(lastPurge) >= purgeEvery {
 				lastPurge = now
 				step("event retention", s.Webhooks.PurgeExpiredEvents)
 				step("idempotency key purge", s.Idempotency.PurgeIdempotencyKeys)
+				if s.Archive != nil {
+					step("archived task cleanup", s.Archive.DeleteArchived)
+				}
 			}
 		}
 	}

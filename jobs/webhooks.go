@@ -39,10 +39,15 @@ func NewDeliverTask(deliveryID string, notBefore time.Time) (*asynq.Task, error)
 // a fan-out. Fan-outs are not de-duplicated by task id, because an id stays
 // taken while its task runs, and an event committed in that moment would
 // wait for the sweep; a redundant fan-out finds nothing and costs a query.
+// The same commit may owe the AI work or free an agent: a dispatch pass
+// follows (live.md 8).
 func (c *Client) EventsRecorded(ctx context.Context) error {
 	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeWebhookFanOut, nil),
 		asynq.Queue(c.Queue), asynq.MaxRetry(0))
-	return err
+	if err != nil {
+		return err
+	}
+	return c.AIDispatch(ctx)
 }
 
 // DeliveryDue asks for an attempt of a delivery after a delay. asynq's own

@@ -20,9 +20,15 @@ func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 	u, _ := url.Parse(rc.URL)
 	port := u.Port()
 
-	w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 400, "invalid_request")
+	r := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 400, "invalid_request")
+	if msg, _ := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "MSGSVC_WEBHOOK_ALLOW_INSECURE") {
+		t.Errorf("http:// refused with %q; want the message to name MSGSVC_WEBHOOK_ALLOW_INSECURE", msg)
+	}
 	cases := []struct{ url, refusal string }{
-		{"https://127.0.0.1:" + port + "/hook", "refused to connect to 127.0.0.1: a loopback address"},
+		{"https://127.0.0.1:" + port + "/hook", "msgsvc refused to connect to 127.0.0.1: a loopback address"},
+		{"https://[::7f00:1]:" + port + "/hook", "msgsvc refused to connect to ::7f00:1 (127.0.0.1): a loopback address"},
+		{"https://[::ffff:0:7f00:1]:" + port + "/hook", "msgsvc refused to connect to ::ffff:0:7f00:1 (127.0.0.1): a loopback address"},
+		{"https://[::ffff:127.0.0.1]:" + port + "/hook", "msgsvc refused to connect to 127.0.0.1: a loopback address"},
 		{"https://localhost:" + port + "/hook", "a loopback address"}, // refused after DNS
 		{"https://[::1]:" + port + "/hook", "refused to connect to ::1: a loopback address"},
 		{"https://169.254.169.254/latest/meta-data/", "refused to connect to 169.254.169.254: a link-local address"},
@@ -58,7 +64,7 @@ func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 	}
 	d := w.Delivery(id)
 	if d.Status != "retrying" || d.LastResponseStatus != nil ||
-		*d.LastError != "the endpoint refused to connect to 127.0.0.1: a loopback address" || len(rc.Events()) != 0 {
+		!strings.HasPrefix(*d.LastError, "msgsvc refused to connect to 127.0.0.1: a loopback address") || len(rc.Events()) != 0 {
 		t.Errorf("delivery %+v, last_error %q", d, *d.LastError)
 	}
 }

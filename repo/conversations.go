@@ -45,13 +45,19 @@ type ConversationFilter struct {
 	UpdatedSince *time.Time
 }
 
-const conversationSelect = `SELECT c.id, c.workspace_id, c.livemode, c.channel, c.account_id,
-	c.website_id, c.contact_id, c.status, c.mode, c.subject, c.assigned_agent_id, c.tags,
-	c.integration_replies, c.is_comment, c.message_count, c.created_at, c.updated_at,
-	c.last_message_at, c.last_inbound_at,
+// conversationTableColumns are the columns of the conversations table.
+const conversationTableColumns = `id, workspace_id, livemode, channel, account_id, website_id,
+	contact_id, status, mode, subject, assigned_agent_id, tags, integration_replies, is_comment,
+	message_count, created_at, updated_at, last_message_at, last_inbound_at`
+
+// conversationColumns select a conversation with its contact's summary.
+var (
+	conversationColumns = qualified("c", conversationTableColumns) + `,
 	ct.name AS contact_name, ct.email AS contact_email, ct.phone AS contact_phone,
-	ct.external_id AS contact_external_id
-	FROM conversations c LEFT JOIN contacts ct ON ct.id = c.contact_id`
+	ct.external_id AS contact_external_id`
+	conversationFrom   = `conversations c LEFT JOIN contacts ct ON ct.id = c.contact_id`
+	conversationSelect = `SELECT ` + conversationColumns + ` FROM ` + conversationFrom
+)
 
 // scopeWhere is the visibility of a scope over conversations (alias c): its
 // workspace, its mode, and the key's channels and websites.
@@ -108,10 +114,7 @@ func (q Queries) LatestConversation(ctx context.Context, s Scope, contactID, cha
 // InsertConversation stores a new conversation.
 func (q Queries) InsertConversation(ctx context.Context, c *Conversation) error {
 	c.Tags = array(c.Tags)
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO conversations (id, workspace_id, livemode, channel,
-		account_id, website_id, contact_id, status, mode, subject, assigned_agent_id, tags,
-		integration_replies, is_comment, message_count, created_at, updated_at, last_message_at,
-		last_inbound_at) VALUES (:id, :workspace_id, :livemode, :channel, :account_id, :website_id,
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO conversations (`+conversationTableColumns+`) VALUES (:id, :workspace_id, :livemode, :channel, :account_id, :website_id,
 		:contact_id, :status, :mode, :subject, :assigned_agent_id, :tags, :integration_replies,
 		:is_comment, :message_count, :created_at, :updated_at, :last_message_at, :last_inbound_at)`, c)
 	return err

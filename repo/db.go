@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
@@ -131,6 +132,16 @@ func one[T any](ctx context.Context, q Queries, query string, args ...any) (*T, 
 		return nil, err
 	}
 	return &v, nil
+}
+
+// qualified prefixes each column of a column list with a table alias, for
+// queries that join: qualified("m", "id, text") is "m.id, m.text".
+func qualified(alias, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // JSONB is a jsonb column that may be NULL (nil).

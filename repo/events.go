@@ -35,9 +35,3 @@ func (q Queries) Event(ctx context.Context, s Scope, id string) (*Event, error) 
 	return one[Event](ctx, q, `SELECT `+eventColumns+` FROM events WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
 		s.WorkspaceID, s.Livemode, id)
 }
-
-// EventsAfter lists events recorded after a sequence number, in order.
-func (q Queries) EventsAfter(ctx context.Context, seq int64, limit int) ([]Event, error) {
-	var out []Event
-	return out, q.selectRows(ctx, &out, `SELECT `+eventColumns+` FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`, seq, limit)
-}

@@ -19,6 +19,8 @@ type File struct {
 	CreatedAt   time.Time `db:"created_at"`
 }
 
+const fileColumns = `id, workspace_id, livemode, filename, content_type, size, content, message_id, created_at`
+
 // InsertFile stores a file with its bytes.
 func (q Queries) InsertFile(ctx context.Context, f *File) error {
 	_, err := sqlxNamedExec(ctx, q, `INSERT INTO files (id, workspace_id, livemode, filename,
@@ -48,5 +50,5 @@ func (q Queries) AttachFile(ctx context.Context, s Scope, id, messageID string) 
 // FileByID returns one file with its bytes, whoever owns it: the caller has
 // checked a signed link instead of a key.
 func (q Queries) FileByID(ctx context.Context, id string) (*File, error) {
-	return one[File](ctx, q, `SELECT * FROM files WHERE id = $1`, id)
+	return one[File](ctx, q, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id)
 }

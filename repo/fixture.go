@@ -12,11 +12,14 @@ type Template struct {
 	ID                string `db:"id"`
 	WorkspaceID       string `db:"workspace_id"`
 	WhatsappAccountID string `db:"whatsapp_account_id"`
-	Name              string `db:"name"`
-	Language          string `db:"language"`
-	Category          string `db:"category"`
-	Status            string `db:"status"`
-	Body              string `db:"body"`
+	// Livemode: synced from the provider (live keys) rather than the
+	// fixture's (test keys).
+	Livemode bool   `db:"livemode"`
+	Name     string `db:"name"`
+	Language string `db:"language"`
+	Category string `db:"category"`
+	Status   string `db:"status"`
+	Body     string `db:"body"`
 }
 
 // EmailDomain is a sending and receiving domain of a workspace.
@@ -27,9 +30,12 @@ type EmailDomain struct {
 	Processing  bool   `db:"processing"`
 }
 
+const emailDomainColumns = `workspace_id, domain, verified, processing`
+
 // upsert inserts a row or rewrites it in place; a row with the same key in
 // another workspace is refused, so fixtures cannot take over others' ids.
-func (q Queries) upsert(ctx context.Context, table, conflict string, columns []string, row any, keep ...string) error {
+func (q Queries) upsert(ctx context.Context, table, conflict, columnList string, row any, keep ...string) error {
+	columns := strings.Split(strings.Join(strings.Fields(columnList), ""), ",")
 	sets := make([]string, 0, len(columns))
 	for _, c := range columns {
 		if !strings.Contains(conflict, c) && !slices.Contains(keep, c) {
@@ -53,73 +59,65 @@ func (q Queries) upsert(ctx context.Context, table, conflict string, columns []s
 
 // UpsertWorkspace stores a workspace.
 func (q Queries) UpsertWorkspace(ctx context.Context, w *Workspace) error {
-	return q.upsert(ctx, "workspaces", "id", []string{"id", "name", "plan", "status", "owner_email",
-		"messages_limit", "rate_per_second", "rate_per_minute"}, w)
+	return q.upsert(ctx, "workspaces", "id", workspaceColumns, w)
 }
 
 // UpsertWebsite stores a website.
 func (q Queries) UpsertWebsite(ctx context.Context, w *Website) error {
-	return q.upsert(ctx, "websites", "id", []string{"id", "workspace_id", "name", "domains"}, w)
+	return q.upsert(ctx, "websites", "id", websiteColumns, w)
 }
 
 // UpsertAccount stores a WhatsApp, Instagram or email account.
 func (q Queries) UpsertAccount(ctx context.Context, a *Account) error {
-	return q.upsert(ctx, "channel_accounts", "workspace_id, id", []string{"workspace_id", "id", "channel",
-		"website_id", "name", "phone_number", "username", "address", "status", "marketing_messages",
-		"processing", "forwarding_active"}, a)
+	return q.upsert(ctx, "channel_accounts", "workspace_id, id", accountColumns, a)
 }
 
 // UpsertEmailDomain stores an email domain.
 func (q Queries) UpsertEmailDomain(ctx context.Context, d *EmailDomain) error {
-	return q.upsert(ctx, "email_domains", "workspace_id, domain", []string{"workspace_id", "domain",
-		"verified", "processing"}, d)
+	return q.upsert(ctx, "email_domains", "workspace_id, domain", emailDomainColumns, d)
 }
 
 // UpsertAgent stores an agent.
 func (q Queries) UpsertAgent(ctx context.Context, a *Agent) error {
-	return q.upsert(ctx, "agents", "id", []string{"id", "workspace_id", "name", "email", "active"}, a)
+	return q.upsert(ctx, "agents", "id", agentFixtureColumns, a)
 }
 
 // UpsertTemplate stores a template.
 func (q Queries) UpsertTemplate(ctx context.Context, t *Template) error {
-	return q.upsert(ctx, "templates", "id", []string{"id", "workspace_id", "whatsapp_account_id",
-		"name", "language", "category", "status", "body"}, t)
+	return q.upsert(ctx, "templates", "id", templateColumns, t)
 }
 
 // UpsertAPIKey stores a key.
 func (q Queries) UpsertAPIKey(ctx context.Context, k *APIKey) error {
-	return q.upsert(ctx, "api_keys", "id", []string{"id", "workspace_id", "secret_hash", "livemode",
-		"scopes", "channels", "website_ids", "ip_allowlist", "expires_at", "revoked", "rolled_to",
-		"grace_until", "version"}, k)
+	return q.upsert(ctx, "api_keys", "id", apiKeyColumns, k)
 }
 
 // UpsertContact stores a contact as the fixture gives it.
 func (q Queries) UpsertContact(ctx context.Context, c *Contact) error {
-	return q.upsert(ctx, "contacts", "id", strings.Split(strings.Join(strings.Fields(contactColumns), ""), ","), c,
+	return q.upsert(ctx, "contacts", "id", contactColumns, c,
 		"created_at", "updated_at", "last_seen_at")
 }
 
 // UpsertConversation stores a conversation as the fixture gives it.
 func (q Queries) UpsertConversation(ctx context.Context, c *Conversation) error {
-	return q.upsert(ctx, "conversations", "id", []string{"id", "workspace_id", "livemode", "channel",
-		"account_id", "website_id", "contact_id", "status", "mode", "subject", "assigned_agent_id",
-		"tags", "integration_replies", "is_comment", "message_count", "created_at", "updated_at",
-		"last_message_at", "last_inbound_at"}, c)
+	return q.upsert(ctx, "conversations", "id", conversationTableColumns, c)
 }
 
 // UpsertMessage stores a message as the fixture gives it.
 func (q Queries) UpsertMessage(ctx context.Context, m *Message) error {
-	return q.upsert(ctx, "messages", "id", []string{"id", "workspace_id", "livemode", "conversation_id",
-		"channel", "direction", "sender_type", "sender_name", "type", "text", "html", "html_raw",
-		"email", "attachments", "status", "delivery", "created_at"}, m)
+	return q.upsert(ctx, "messages", "id", messageColumns, m)
 }
 
-// Templates lists a workspace's templates, optionally of one number.
-func (q Queries) Templates(ctx context.Context, workspaceID string, accountIDs []string) ([]Template, error) {
+// templateColumns are the columns of a Template.
+const templateColumns = `id, workspace_id, livemode, whatsapp_account_id, name, language, category, status, body`
+
+// Templates lists a workspace's templates of one mode, optionally of some
+// numbers.
+func (q Queries) Templates(ctx context.Context, s Scope, accountIDs []string) ([]Template, error) {
 	var out []Template
-	return out, q.selectRows(ctx, &out, `SELECT * FROM templates WHERE workspace_id = $1
-		AND (cardinality($2::text[]) = 0 OR whatsapp_account_id = ANY($2)) ORDER BY name, language`,
-		workspaceID, array(accountIDs))
+	return out, q.selectRows(ctx, &out, `SELECT `+templateColumns+` FROM templates WHERE workspace_id = $1
+		AND livemode = $2 AND (cardinality($3::text[]) = 0 OR whatsapp_account_id = ANY($3)) ORDER BY name, language`,
+		s.WorkspaceID, s.Livemode, array(accountIDs))
 }
 
 // RecountConversation derives a conversation's message count and times from

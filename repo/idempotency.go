@@ -19,6 +19,9 @@ type IdempotencyRecord struct {
 	CreatedAt      time.Time `db:"created_at"`
 }
 
+const idempotencyColumns = `api_key_id, key, workspace_id, livemode, request_hash, request_id,
+	response_status, response_body, created_at`
+
 // ClaimIdempotencyKey inserts the record unless the key exists; it reports
 // whether this request now owns the key. It runs as its own statement, so a
 // concurrent duplicate on any API process sees the claim at once.
@@ -31,7 +34,7 @@ func (q Queries) ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord
 
 // IdempotencyKey returns the record of a key.
 func (q Queries) IdempotencyKey(ctx context.Context, apiKeyID, key string) (*IdempotencyRecord, error) {
-	return one[IdempotencyRecord](ctx, q, `SELECT * FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`, apiKeyID, key)
+	return one[IdempotencyRecord](ctx, q, `SELECT `+idempotencyColumns+` FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`, apiKeyID, key)
 }
 
 // RetakeIdempotencyKey gives a key whose record expired to a new request. It

@@ -27,6 +27,9 @@ type Message struct {
 	CreatedAt      time.Time `db:"created_at"`
 }
 
+const messageColumns = `id, workspace_id, livemode, conversation_id, channel, direction,
+	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at`
+
 // Messages lists a conversation's messages oldest first, up to Limit+1 rows.
 // The conversation must already have been found in the scope.
 func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p Page) ([]Message, error) {
@@ -38,7 +41,7 @@ func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p
 	}
 	args = append(args, p.Limit+1)
 	var out []Message
-	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT * FROM messages
+	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT `+messageColumns+` FROM messages
 		WHERE workspace_id = $1 AND livemode = $2 AND conversation_id = $3%s
 		ORDER BY created_at, id LIMIT $%d`, cond, len(args)), args...)
 }
@@ -46,7 +49,7 @@ func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p
 // Message returns one message visible to the scope (its conversation must be).
 func (q Queries) Message(ctx context.Context, s Scope, id string) (*Message, error) {
 	args := []any{id}
-	return one[Message](ctx, q, `SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+	return one[Message](ctx, q, `SELECT `+qualified("m", messageColumns)+` FROM messages m JOIN conversations c ON c.id = m.conversation_id
 		WHERE m.id = $1 AND `+scopeWhere(s, &args), args...)
 }
 
@@ -55,9 +58,7 @@ func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
 	if m.Attachments == nil {
 		m.Attachments = JSONB(`[]`)
 	}
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO messages (id, workspace_id, livemode, conversation_id,
-		channel, direction, sender_type, sender_name, type, text, html, html_raw, email, attachments,
-		status, delivery, created_at) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
 		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
 		:status, :delivery, :created_at)`, m)
 	return err

@@ -8,7 +8,7 @@ import (
 // LockMessage returns a message of a workspace and mode, locked for update
 // until the transaction ends.
 func (q Queries) LockMessage(ctx context.Context, workspaceID string, livemode bool, id string) (*Message, error) {
-	return one[Message](ctx, q, `SELECT * FROM messages WHERE workspace_id = $1 AND livemode = $2 AND id = $3 FOR UPDATE`,
+	return one[Message](ctx, q, `SELECT `+messageColumns+` FROM messages WHERE workspace_id = $1 AND livemode = $2 AND id = $3 FOR UPDATE`,
 		workspaceID, livemode, id)
 }
 
@@ -34,7 +34,7 @@ func (q Queries) LastInbound(ctx context.Context, s Scope, contactID, channel, a
 
 // LatestInboundMessage returns a conversation's newest inbound message.
 func (q Queries) LatestInboundMessage(ctx context.Context, s Scope, conversationID string) (*Message, error) {
-	return one[Message](ctx, q, `SELECT * FROM messages WHERE workspace_id = $1 AND livemode = $2
+	return one[Message](ctx, q, `SELECT `+messageColumns+` FROM messages WHERE workspace_id = $1 AND livemode = $2
 		AND conversation_id = $3 AND direction = 'inbound' ORDER BY created_at DESC, id DESC LIMIT 1`,
 		s.WorkspaceID, s.Livemode, conversationID)
 }
@@ -54,16 +54,18 @@ func (q Queries) InsertPrivateReply(ctx context.Context, commentMessageID, messa
 	return err
 }
 
-// Template returns one template of a WhatsApp number by name and language.
-func (q Queries) Template(ctx context.Context, workspaceID, accountID, name, language string) (*Template, error) {
-	return one[Template](ctx, q, `SELECT * FROM templates WHERE workspace_id = $1 AND whatsapp_account_id = $2
-		AND name = $3 AND language = $4`, workspaceID, accountID, name, language)
+// Template returns one template of a WhatsApp number by name and language,
+// in one mode.
+func (q Queries) Template(ctx context.Context, s Scope, accountID, name, language string) (*Template, error) {
+	return one[Template](ctx, q, `SELECT `+templateColumns+` FROM templates WHERE workspace_id = $1
+		AND livemode = $2 AND whatsapp_account_id = $3 AND name = $4 AND language = $5`,
+		s.WorkspaceID, s.Livemode, accountID, name, language)
 }
 
 // EmailDomains lists a workspace's email domains.
 func (q Queries) EmailDomains(ctx context.Context, workspaceID string) ([]EmailDomain, error) {
 	var out []EmailDomain
-	return out, q.selectRows(ctx, &out, `SELECT * FROM email_domains WHERE workspace_id = $1 ORDER BY domain`, workspaceID)
+	return out, q.selectRows(ctx, &out, `SELECT `+emailDomainColumns+` FROM email_domains WHERE workspace_id = $1 ORDER BY domain`, workspaceID)
 }
 
 // InsertContactIfAbsent stores a new contact unless one with the same

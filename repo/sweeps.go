@@ -14,11 +14,13 @@ type MessageRef struct {
 	ID          string `db:"id"`
 }
 
+const messageRefColumns = `workspace_id, id`
+
 // StaleSandboxMessages lists sandbox messages still sent since before a
 // time: their delivered/failed task was lost.
 func (q Queries) StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {
 	var out []MessageRef
-	return out, q.selectRows(ctx, &out, `SELECT workspace_id, id FROM messages
+	return out, q.selectRows(ctx, &out, `SELECT `+messageRefColumns+` FROM messages
 		WHERE livemode = false AND status = 'sent' AND direction = 'outbound' AND created_at < $1
 		ORDER BY created_at LIMIT $2`, before, limit)
 }

@@ -30,6 +30,10 @@ type WebhookEndpoint struct {
 	DeletedAt           *time.Time     `db:"deleted_at"`
 }
 
+const webhookEndpointColumns = `id, workspace_id, url, description, channels, events, website_ids,
+	metadata_only, test_events, enabled, disabled_reason, verified_at, failing_since, secret,
+	previous_secret, previous_secret_until, created_at, deleted_at`
+
 // InsertWebhookEndpoint stores a new endpoint.
 func (q Queries) InsertWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error {
 	e.Channels, e.Events, e.WebsiteIDs = array(e.Channels), array(e.Events), array(e.WebsiteIDs)
@@ -45,26 +49,26 @@ func (q Queries) InsertWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) 
 // oldest first.
 func (q Queries) WebhookEndpoints(ctx context.Context, workspaceID string) ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
-	return out, q.selectRows(ctx, &out, `SELECT * FROM webhook_endpoints
+	return out, q.selectRows(ctx, &out, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints
 		WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, workspaceID)
 }
 
 // WebhookEndpoint returns a live endpoint of a workspace.
 func (q Queries) WebhookEndpoint(ctx context.Context, workspaceID, id string) (*WebhookEndpoint, error) {
-	return one[WebhookEndpoint](ctx, q, `SELECT * FROM webhook_endpoints
+	return one[WebhookEndpoint](ctx, q, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints
 		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`, workspaceID, id)
 }
 
 // LockWebhookEndpoint is WebhookEndpoint, locked until the transaction ends.
 func (q Queries) LockWebhookEndpoint(ctx context.Context, workspaceID, id string) (*WebhookEndpoint, error) {
-	return one[WebhookEndpoint](ctx, q, `SELECT * FROM webhook_endpoints
+	return one[WebhookEndpoint](ctx, q, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints
 		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, workspaceID, id)
 }
 
 // WebhookEndpointAnyState returns an endpoint by id, deleted or not, for the
 // workers, which act on ids they stored themselves.
 func (q Queries) WebhookEndpointAnyState(ctx context.Context, id string) (*WebhookEndpoint, error) {
-	return one[WebhookEndpoint](ctx, q, `SELECT * FROM webhook_endpoints WHERE id = $1`, id)
+	return one[WebhookEndpoint](ctx, q, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints WHERE id = $1`, id)
 }
 
 // UpdateWebhookEndpoint writes the settings a PATCH or a verification can
@@ -159,6 +163,8 @@ type OutboxEmail struct {
 	SentAt      *time.Time `db:"sent_at"`
 }
 
+const outboxEmailColumns = `id, workspace_id, to_address, subject, body, created_at, sent_at`
+
 // InsertOutboxEmail queues an email.
 func (q Queries) InsertOutboxEmail(ctx context.Context, m *OutboxEmail) error {
 	_, err := sqlxNamedExec(ctx, q, `INSERT INTO outbox_emails (id, workspace_id, to_address, subject,
@@ -169,6 +175,6 @@ func (q Queries) InsertOutboxEmail(ctx context.Context, m *OutboxEmail) error {
 // OutboxEmails lists the emails queued for a workspace, oldest first.
 func (q Queries) OutboxEmails(ctx context.Context, workspaceID string) ([]OutboxEmail, error) {
 	var out []OutboxEmail
-	return out, q.selectRows(ctx, &out, `SELECT * FROM outbox_emails WHERE workspace_id = $1
+	return out, q.selectRows(ctx, &out, `SELECT `+outboxEmailColumns+` FROM outbox_emails WHERE workspace_id = $1
 		ORDER BY created_at, id`, workspaceID)
 }

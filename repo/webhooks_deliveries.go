@@ -30,6 +30,11 @@ type WebhookDelivery struct {
 	CreatedAt          time.Time  `db:"created_at"`
 }
 
+const webhookDeliveryColumns = `id, workspace_id, livemode, endpoint_id, event_id, event_type,
+	event_seq, channel, website_id, conversation_id, replay_of, status, attempts,
+	last_response_status, last_error, first_attempt_at, next_attempt_at, lease_until, lease_token,
+	swept_at, created_at`
+
 // WebhookDeliveryFilter narrows a delivery list.
 type WebhookDeliveryFilter struct {
 	EndpointID *string
@@ -59,7 +64,7 @@ func (q Queries) InsertWebhookDelivery(ctx context.Context, d *WebhookDelivery) 
 // WebhookDelivery returns a delivery of the scope's workspace and mode,
 // unless its event's channel or website is outside the scope.
 func (q Queries) WebhookDelivery(ctx context.Context, s Scope, id string) (*WebhookDelivery, error) {
-	return one[WebhookDelivery](ctx, q, `SELECT * FROM webhook_deliveries
+	return one[WebhookDelivery](ctx, q, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
 		WHERE id = $1 AND workspace_id = $2 AND livemode = $3
 		AND (cardinality($4::text[]) = 0 OR channel IS NULL OR channel = ANY($4))
 		AND (cardinality($5::text[]) = 0 OR website_id IS NULL OR website_id = ANY($5))`,
@@ -80,7 +85,7 @@ func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDelive
 		l.add("status = ?", *f.Status)
 	}
 	var out []WebhookDelivery
-	return out, q.selectRows(ctx, &out, `SELECT * FROM webhook_deliveries`+l.newestFirst(p, ""), l.args...)
+	return out, q.selectRows(ctx, &out, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries`+l.newestFirst(p, ""), l.args...)
 }
 
 // ClaimWebhookDelivery leases a delivery to one worker for one attempt. It
@@ -92,7 +97,7 @@ func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until
 		SET lease_until = $3, lease_token = $4, first_attempt_at = coalesce(first_attempt_at, $2)
 		WHERE d.id = $1 AND d.`+openDelivery+` AND d.next_attempt_at <= $2
 		AND (d.lease_until IS NULL OR d.lease_until <= $2) AND NOT (`+waitsForEarlier+`)
-		RETURNING d.*`, id, now, until, token)
+		RETURNING `+qualified("d", webhookDeliveryColumns), id, now, until, token)
 }
 
 // ReleaseWebhookDelivery gives up a lease without recording an attempt (the
@@ -130,7 +135,7 @@ func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a W
 // NextInOrder returns the earliest delivery still to be attempted of an
 // endpoint and conversation, with when it is due.
 func (q Queries) NextInOrder(ctx context.Context, endpointID, conversationID string) (*WebhookDelivery, error) {
-	return one[WebhookDelivery](ctx, q, `SELECT * FROM webhook_deliveries
+	return one[WebhookDelivery](ctx, q, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
 		WHERE endpoint_id = $1 AND conversation_id = $2 AND `+openDelivery+`
 		ORDER BY event_seq LIMIT 1`, endpointID, conversationID)
 }
@@ -140,6 +145,8 @@ type DueWebhookDelivery struct {
 	ID            string    `db:"id"`
 	NextAttemptAt time.Time `db:"next_attempt_at"`
 }
+
+const dueWebhookDeliveryColumns = `id, next_attempt_at`
 
 // SweepWebhookDeliveries returns, and marks as swept, up to limit deliveries
 // whose task looks lost: due for longer than grace, not leased, not swept in
@@ -154,7 +161,7 @@ func (q Queries) SweepWebhookDeliveries(ctx context.Context, now time.Time, grac
 			AND (d.swept_at IS NULL OR d.swept_at < $2)
 			AND NOT (`+waitsForEarlier+`)
 			ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING id, next_attempt_at`, now, now.Add(-grace), limit)
+		RETURNING `+dueWebhookDeliveryColumns, now, now.Add(-grace), limit)
 }
 
 // PurgeEvents deletes up to limit events recorded before a time, and with

@@ -42,7 +42,7 @@ func (q Queries) MarkFannedOut(ctx context.Context, seqs []int64) error {
 // of some workspaces: the candidates of a fan-out.
 func (q Queries) ActiveWebhookEndpoints(ctx context.Context, workspaceIDs []string) ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
-	return out, q.selectRows(ctx, &out, `SELECT * FROM webhook_endpoints WHERE workspace_id = ANY($1)
+	return out, q.selectRows(ctx, &out, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints WHERE workspace_id = ANY($1)
 		AND enabled AND verified_at IS NOT NULL AND deleted_at IS NULL ORDER BY created_at, id`,
 		array(workspaceIDs))
 }

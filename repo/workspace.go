@@ -68,28 +68,43 @@ type Agent struct {
 	Name        string `db:"name"`
 	Email       string `db:"email"`
 	Active      bool   `db:"active"`
+	// MaxOpen bounds the open conversations routing assigns her.
+	MaxOpen int `db:"max_open"`
 }
+
+const (
+	workspaceColumns = `id, name, plan, status, owner_email, messages_limit, rate_per_second, rate_per_minute`
+	apiKeyColumns    = `id, workspace_id, secret_hash, livemode, scopes, channels, website_ids, ip_allowlist,
+	expires_at, revoked, rolled_to, grace_until, version`
+	websiteColumns = `id, workspace_id, name, domains`
+	accountColumns = `workspace_id, id, channel, website_id, name, phone_number, username, address,
+	status, marketing_messages, processing, forwarding_active`
+	agentColumns = `id, workspace_id, name, email, active, max_open`
+	// agentFixtureColumns are what a fixture's agent writes; max_open keeps
+	// its default unless the fixture sets it (SetAgentMaxOpen).
+	agentFixtureColumns = `id, workspace_id, name, email, active`
+)
 
 // Workspace returns one workspace.
 func (q Queries) Workspace(ctx context.Context, id string) (*Workspace, error) {
-	return one[Workspace](ctx, q, `SELECT * FROM workspaces WHERE id = $1`, id)
+	return one[Workspace](ctx, q, `SELECT `+workspaceColumns+` FROM workspaces WHERE id = $1`, id)
 }
 
 // APIKeyByHash finds a key by the hash of its secret.
 func (q Queries) APIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
-	return one[APIKey](ctx, q, `SELECT * FROM api_keys WHERE secret_hash = $1`, hash)
+	return one[APIKey](ctx, q, `SELECT `+apiKeyColumns+` FROM api_keys WHERE secret_hash = $1`, hash)
 }
 
 // APIKey finds a key of a workspace by id.
 func (q Queries) APIKey(ctx context.Context, workspaceID, id string) (*APIKey, error) {
-	return one[APIKey](ctx, q, `SELECT * FROM api_keys WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+	return one[APIKey](ctx, q, `SELECT `+apiKeyColumns+` FROM api_keys WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
 }
 
 // Websites lists the websites the scope may use, oldest first.
 func (q Queries) Websites(ctx context.Context, s Scope) ([]Website, error) {
 	var out []Website
 	return out, q.selectRows(ctx, &out, `
-		SELECT id, workspace_id, name, domains FROM websites
+		SELECT `+websiteColumns+` FROM websites
 		WHERE workspace_id = $1 AND (cardinality($2::text[]) = 0 OR id = ANY($2))
 		ORDER BY seq`, s.WorkspaceID, array(s.WebsiteIDs))
 }
@@ -108,10 +123,8 @@ func (q Queries) Account(ctx context.Context, workspaceID, channel, id string) (
 }
 
 const accountsQuery = `
-	SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
-	       status, marketing_messages, processing, forwarding_active FROM (
-		SELECT workspace_id, id, channel, website_id, name, phone_number, username, address,
-		       status, marketing_messages, processing, forwarding_active, seq AS s
+	SELECT ` + accountColumns + ` FROM (
+		SELECT ` + accountColumns + `, seq AS s
 		FROM channel_accounts WHERE workspace_id = $1
 		UNION ALL
 		SELECT workspace_id, id, 'website', id, name, '', '', '', 'connected', '', true, false, seq
@@ -125,13 +138,13 @@ const accountsQuery = `
 
 // EmailDomain returns a workspace's email domain (any case).
 func (q Queries) EmailDomain(ctx context.Context, workspaceID, domain string) (*EmailDomain, error) {
-	return one[EmailDomain](ctx, q, `SELECT workspace_id, domain, verified, processing FROM email_domains
+	return one[EmailDomain](ctx, q, `SELECT `+emailDomainColumns+` FROM email_domains
 		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
 }
 
 // Agent returns one agent of the workspace.
 func (q Queries) Agent(ctx context.Context, workspaceID, id string) (*Agent, error) {
-	return one[Agent](ctx, q, `SELECT * FROM agents WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+	return one[Agent](ctx, q, `SELECT `+agentColumns+` FROM agents WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
 }
 
 // MessagesUsed returns the quota counter of a workspace, mode and month.

@@ -43,9 +43,12 @@ func decodeBytes(body []byte, dst any) (map[string]bool, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, apierr.New(apierr.InvalidRequest, "The request needs a JSON object body.")
 	}
-	var fields map[string]json.RawMessage
+	var fields map[string]any
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return nil, apierr.New(apierr.InvalidRequest, "The request body must be a JSON object.")
+	}
+	if err := checkText(body, fields); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

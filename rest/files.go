@@ -50,8 +50,13 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 			continue
 		}
 		name := part.FileName()
+		if !storable(name) {
+			return apierr.New(apierr.InvalidRequest, "The file part's filename holds a NUL or bytes that are not UTF-8.")
+		}
 		in.Filename = &name
-		if ct := part.Header.Get("Content-Type"); ct != "" && ct != "application/octet-stream" {
+		if ct := part.Header.Get("Content-Type"); !storable(ct) {
+			return apierr.New(apierr.InvalidRequest, "The file part's Content-Type holds a NUL or bytes that are not UTF-8.")
+		} else if ct != "" && ct != "application/octet-stream" {
 			in.ContentType = &ct
 		}
 		content, err := io.ReadAll(io.LimitReader(part, files.MaxFileSize+1))
@@ -66,6 +71,10 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 // fileContent serves the bytes behind a signed attachment link; the
 // signature stands in for an API key and lasts one hour.
 func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
+	if err := checkEdge(r); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	q := r.URL.Query()
 	f, err := s.Resolver.FileContent(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
 	if err != nil {

@@ -22,6 +22,8 @@ func (s *Server) graphql() http.Handler {
 	srv := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: s.Resolver}))
 	srv.AddTransport(transport.POST{})
 	srv.AddTransport(transport.GET{})
+	srv.AddTransport(s.graphqlWebsocket())
+	srv.AroundFields(graphqlText)
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		out := graphql.DefaultErrorPresenter(ctx, err)
 		if e, ok := apierr.As(err); ok {
@@ -33,12 +35,22 @@ func (s *Server) graphql() http.Handler {
 		return out
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isWebsocketUpgrade(r) {
+			// Browsers cannot set headers on a WebSocket: the
+			// connection_init payload carries them (graphqlWebsocket).
+			srv.ServeHTTP(w, r)
+			return
+		}
 		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
 			writeError(w, r, apierr.New(apierr.InvalidAPIKey, "/graphql needs the admin token as a Bearer token."))
 			return
 		}
 		workspace := r.Header.Get("Msgsvc-Workspace")
+		if err := checkEdge(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		if workspace == "" {
 			writeError(w, r, apierr.New(apierr.InvalidRequest, "Name the workspace in the Msgsvc-Workspace header."))
 			return

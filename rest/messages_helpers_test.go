@@ -2,10 +2,14 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -52,8 +56,43 @@ func (a refusingAdapter) Send(context.Context, *channels.Message) (*channels.Rec
 	return nil, &channels.Refusal{Code: a.code, Reason: "the provider said no"}
 }
 
+// connectProviders gives the fixture's WhatsApp and Instagram accounts
+// provider credentials (sealed, as the fixture's provider object would) and
+// live copies of the fixture's templates (as the template sync would), so
+// live sends reach their adapters.
+func connectProviders(api *resttest.API) {
+	api.T.Helper()
+	key, err := seal.New("", "test-secret-0123456789")
+	if err != nil {
+		api.T.Fatal(err)
+	}
+	api.Resolver.Seal = key
+	var accounts []struct{ WorkspaceID, ID, Channel string }
+	if err := api.Store.DB.Select(&accounts, `SELECT workspace_id AS workspaceid, id, channel FROM channel_accounts
+		WHERE channel IN ('whatsapp', 'instagram')`); err != nil {
+		api.T.Fatal(err)
+	}
+	for i, a := range accounts {
+		c := channels.Credentials{AccessToken: "token-" + a.ID, PhoneNumberID: fmt.Sprint(1065403522400 + i), WABAID: "1022901293400"}
+		if a.Channel == "instagram" {
+			c = channels.Credentials{AccessToken: "token-" + a.ID, IGUserID: fmt.Sprint(178414058223000 + i)}
+		}
+		row, err := credentials.Vault{Key: key}.Seal(a.WorkspaceID, a.ID, a.Channel, c, time.Now())
+		if err == nil {
+			err = api.Store.UpsertAccountProvider(api.T.Context(), row)
+		}
+		if err != nil {
+			api.T.Fatal(err)
+		}
+	}
+	dbExec(api.T, api, `INSERT INTO templates (id, workspace_id, livemode, whatsapp_account_id, name, language, category, status, body)
+		SELECT id || '_live', workspace_id, true, whatsapp_account_id, name, language, category, status, body
+		FROM templates WHERE NOT livemode ON CONFLICT DO NOTHING`)
+}
+
 // liveAdapters makes every live channel accept.
 func liveAdapters(api *resttest.API) {
+	connectProviders(api)
 	api.Resolver.Adapters = map[string]channels.Adapter{
 		"whatsapp": acceptingAdapter{}, "instagram": acceptingAdapter{}, "email": acceptingAdapter{}, "website": acceptingAdapter{},
 	}

@@ -57,6 +57,7 @@ func TestQuotaCountsAcceptedSendsOnlyAndResets(t *testing.T) {
 	// No live adapter yet: refused honestly, nothing counted.
 	api.Want(sendMsg(api, "live_all", reply), 503, "channel_unavailable")
 	// A provider refusal maps to its code and gives the message back.
+	connectProviders(api)
 	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": refusingAdapter{code: apierr.RecipientOptedOut}}
 	api.Want(sendMsg(api, "live_all", reply), 422, "recipient_opted_out")
 	if used := usedMessages(api, "live_all"); used != 0 {

@@ -15,3 +15,6 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openAPI)
 }
+
+// OpenAPIDocument returns the OpenAPI document of /v1, for tests and tools.
+func OpenAPIDocument() []byte { return openAPI }

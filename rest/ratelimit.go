@@ -58,8 +58,17 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, keyID string,
 	w.Header().Set("X-RateLimit-Limit", strconv.Itoa(ws.RatePerMinute))
 	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	if retry > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
-		return apierr.New(apierr.RateLimited, "Too many requests for this key; retry after %d seconds.", int(math.Ceil(retry.Seconds())))
+		secs := int(math.Ceil(retry.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		return apierr.New(apierr.RateLimited, "Too many requests for this key; retry after %s.", seconds(secs))
 	}
 	return nil
+}
+
+// seconds says n seconds in English: "1 second", "2 seconds".
+func seconds(n int) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.Itoa(n) + " seconds"
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -19,6 +20,19 @@ type Server struct {
 	Resolver   *graph.Resolver
 	Limiter    Limiter
 	AdminToken string
+	// Widget is website chat's visitor API and widget.js; nil serves neither.
+	Widget *Widget
+	// Probes answer /healthz and /readyz; nil answers both with the
+	// process being up.
+	Probes http.Handler
+	// Queues is the asynq dashboard, served at /admin/queues behind the
+	// admin token; nil leaves it out.
+	Queues http.Handler
+
+	drainInit, drainOnce sync.Once
+	draining             chan struct{}
+	// Meta configures /hooks/meta.
+	Meta MetaHooks
 }
 
 type ctxKey int
@@ -37,7 +51,7 @@ type endpoint func(r *http.Request) (int, any, error)
 // Handler returns the whole HTTP surface.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.withRequestID, recoverPanics)
+	r.Use(s.withRequestID, s.observe, recoverPanics)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierr.New(apierr.RouteNotFound, "No route %s %s.", r.Method, r.URL.Path))
 	})
@@ -45,6 +59,12 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, r, apierr.New(apierr.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path))
 	})
 	r.Handle("/graphql", s.graphql())
+	s.mountWidget(r)
+	s.mountOps(r)
+	r.Get("/hooks/meta", s.metaHandshake)
+	r.Post("/hooks/meta", s.metaHook)
+	r.Get("/unsubscribe/{token}", s.unsubscribe)
+	r.Post("/unsubscribe/{token}", s.unsubscribe)
 	r.Route("/v1", func(v chi.Router) {
 		v.Get("/openapi.json", serveOpenAPI)
 		v.Method("GET", "/channels", s.api("", s.channels))
@@ -58,12 +78,14 @@ func (s *Server) Handler() http.Handler {
 		v.Method("GET", "/contacts/{id}", s.api("contacts:read", s.getContact))
 		v.Method("PATCH", "/contacts/{id}", s.api("contacts:write", s.patchContact))
 		v.Method("DELETE", "/contacts/{id}", s.api("contacts:write", s.deleteContact))
+		v.Method("GET", "/events/stream", s.authorized("webhooks:manage", s.eventStream))
 		v.Method("GET", "/events/{id}", s.api("webhooks:manage", s.getEvent))
 		v.Method("GET", "/webhook-endpoints", s.api("webhooks:manage", s.listWebhookEndpoints))
 		v.Method("POST", "/webhook-endpoints", s.api("webhooks:manage", s.createWebhookEndpoint))
 		v.Method("PATCH", "/webhook-endpoints/{id}", s.api("webhooks:manage", s.patchWebhookEndpoint))
 		v.Method("DELETE", "/webhook-endpoints/{id}", s.api("webhooks:manage", s.deleteWebhookEndpoint))
 		v.Method("POST", "/webhook-endpoints/{id}/roll-secret", s.api("webhooks:manage", s.rollWebhookSecret))
+		v.Method("POST", "/webhook-endpoints/{id}/verify", s.api("webhooks:manage", s.verifyWebhookEndpoint))
 		v.Method("GET", "/webhook-deliveries", s.api("webhooks:manage", s.listWebhookDeliveries))
 		v.Method("POST", "/webhook-deliveries/{id}/replay", s.api("webhooks:manage", s.replayWebhookDelivery))
 		v.Method("POST", "/test/inbound", s.api("", s.inbound))
@@ -94,8 +116,24 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 // decisions 3 gives: authentication, version, rate limit, scope; then a
 // POST's Idempotency-Key.
 func (s *Server) api(scope string, h endpoint) http.Handler {
+	return s.authorized(scope, func(w http.ResponseWriter, r *http.Request, a *auth.Actor) {
+		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
+			s.idempotent(w, r, a, key, h)
+			return
+		}
+		serve(w, r, h)
+	})
+}
+
+// authorized runs the checks every /v1 route shares (api's, without the
+// Idempotency-Key), then next with the caller in the request's context;
+// streaming routes write their own answer.
+func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.Request, *auth.Actor)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ws, err := s.authenticate(r)
+		if err == nil {
+			err = checkEdge(r)
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -119,12 +157,8 @@ func (s *Server) api(scope string, h endpoint) http.Handler {
 			writeError(w, r, apierr.New(apierr.InsufficientScope, "This key lacks the %s permission.", scope))
 			return
 		}
-		r = r.WithContext(auth.WithActor(r.Context(), a))
-		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
-			s.idempotent(w, r, a, key, h)
-			return
-		}
-		serve(w, r, h)
+		noteCaller(r.Context(), a)
+		next(w, r.WithContext(auth.WithActor(r.Context(), a)), a)
 	})
 }
 

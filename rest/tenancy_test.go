@@ -1,8 +1,11 @@
 package rest_test
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -104,4 +107,78 @@ func TestChannelsListingFollowsTheKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRestrictedKeyManagesOnlyEndpointsInsideIt: a key limited to some
+// channels or websites sees, changes, rolls and deletes only endpoints
+// limited to some of those; a wider one is a 404, so it cannot point a
+// workspace-wide endpoint at itself and read what it may not (issue 15).
+func TestRestrictedKeyManagesOnlyEndpointsInsideIt(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	endpoint := func(id string, channels, websites []string) {
+		t.Helper()
+		e := &repo.WebhookEndpoint{ID: id, WorkspaceID: "ws_main", URL: "https://hooks.example.com/" + id,
+			Channels: channels, WebsiteIDs: websites, Events: []string{"*"}, Enabled: true,
+			Secret: []byte("sealed"), CreatedAt: api.Clock.Now()}
+		if err := api.Store.InsertWebhookEndpoint(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	endpoint("we_all", nil, nil)
+	endpoint("we_wa", []string{"whatsapp"}, nil)
+	endpoint("we_wa_web", []string{"whatsapp", "website"}, nil)
+	endpoint("we_main", nil, []string{"web_main"})
+	endpoint("we_second", nil, []string{"web_second"})
+
+	cases := []struct {
+		key     string
+		inside  []string
+		outside []string
+	}{
+		{"wa_only", []string{"we_wa"}, []string{"we_all", "we_wa_web", "we_main", "we_second"}},
+		{"web_main_only", []string{"we_main"}, []string{"we_all", "we_wa", "we_wa_web", "we_second"}},
+		{"test_all", []string{"we_all", "we_wa", "we_wa_web", "we_main", "we_second"}, nil},
+	}
+	for _, c := range cases {
+		var listed []string
+		for _, item := range api.Want(api.Do("GET", "/v1/webhook-endpoints", c.key, nil), 200, "").Items() {
+			listed = append(listed, item.(map[string]any)["id"].(string))
+		}
+		slices.Sort(listed)
+		if want := slices.Sorted(slices.Values(c.inside)); !slices.Equal(listed, want) {
+			t.Errorf("%s lists %v, want %v", c.key, listed, want)
+		}
+		for _, id := range c.outside {
+			for _, p := range []struct {
+				method, path string
+				body         any
+			}{
+				{"PATCH", "/v1/webhook-endpoints/" + id, map[string]any{"url": "https://attacker.example.com/"}},
+				{"PATCH", "/v1/webhook-endpoints/" + id, map[string]any{"description": "mine"}},
+				{"POST", "/v1/webhook-endpoints/" + id + "/roll-secret", map[string]any{"grace_hours": 0}},
+				{"DELETE", "/v1/webhook-endpoints/" + id, nil},
+			} {
+				if r := api.Do(p.method, p.path, c.key, p.body); r.Status != 404 || r.Code() != "endpoint_not_found" {
+					t.Errorf("%s: %s %s got %d %q, want 404 endpoint_not_found", c.key, p.method, p.path, r.Status, r.Code())
+				}
+			}
+		}
+	}
+	// Nothing outside was changed.
+	var url string
+	if err := api.Store.DB.Get(&url, `SELECT url FROM webhook_endpoints WHERE id = 'we_all' AND deleted_at IS NULL`); err != nil || url != "https://hooks.example.com/we_all" {
+		t.Errorf("we_all: url %q, %v", url, err)
+	}
+	// Inside, a body that names more than the key answers 403.
+	api.Want(api.Do("PATCH", "/v1/webhook-endpoints/we_wa", "wa_only", map[string]any{"channels": []string{"website"}}), 403, "channel_not_allowed")
+	api.Want(api.Do("PATCH", "/v1/webhook-endpoints/we_main", "web_main_only", map[string]any{"website_ids": []string{"web_second"}}), 403, "website_not_allowed")
+	api.Want(api.Do("POST", "/v1/webhook-endpoints", "wa_only", map[string]any{"url": "https://hooks.example.com/x", "channels": []string{"email"}}), 403, "channel_not_allowed")
+	// ... and "all" means all the key may use.
+	d := api.Want(api.Do("PATCH", "/v1/webhook-endpoints/we_wa", "wa_only", map[string]any{"channels": []string{}}), 200, "").Data()
+	if got := d["channels"]; !reflect.DeepEqual(got, []any{"whatsapp"}) {
+		t.Errorf("channels [] stored as %v, want [whatsapp]", got)
+	}
+	api.Want(api.Do("POST", "/v1/webhook-endpoints/we_wa/roll-secret", "wa_only", map[string]any{"grace_hours": 0}), 200, "")
+	api.Want(api.Do("DELETE", "/v1/webhook-endpoints/we_main", "web_main_only", nil), 200, "")
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -62,6 +63,16 @@ func (s *Server) rollWebhookSecret(r *http.Request) (int, any, error) {
 	return http.StatusOK, out, err
 }
 
+// verifyWebhookEndpoint runs the handshake again; the body, if any, must be
+// an empty object.
+func (s *Server) verifyWebhookEndpoint(r *http.Request) (int, any, error) {
+	if err := emptyBody(r); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.Resolver.Mutation().VerifyWebhookEndpoint(r.Context(), chi.URLParam(r, "id"))
+	return http.StatusOK, out, err
+}
+
 func (s *Server) listWebhookDeliveries(r *http.Request) (int, any, error) {
 	q, err := queryParams(r, "endpoint_id", "status", "limit", "starting_after")
 	if err != nil {
@@ -77,6 +88,20 @@ func (s *Server) listWebhookDeliveries(r *http.Request) (int, any, error) {
 }
 
 func (s *Server) replayWebhookDelivery(r *http.Request) (int, any, error) {
+	if err := emptyBody(r); err != nil {
+		return 0, nil, err
+	}
 	out, err := s.Resolver.Mutation().ReplayWebhookDelivery(r.Context(), chi.URLParam(r, "id"))
 	return http.StatusAccepted, out, err
+}
+
+// emptyBody checks the body of a route that takes none: nothing, or an
+// empty JSON object; anything else is refused as on every route.
+func emptyBody(r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	_, err = decodeBytes(body, &struct{}{})
+	return err
 }

@@ -176,6 +176,9 @@ func TestWebhookEndpointPatchDeleteAndTenancy(t *testing.T) {
 		var body any
 		if c.method != "GET" && c.method != "DELETE" {
 			body = map[string]any{"grace_hours": 1}
+			if strings.HasSuffix(c.path, "/replay") {
+				body = map[string]any{} // replay takes no fields
+			}
 			if c.method == "PATCH" {
 				body = map[string]any{"enabled": false}
 			}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/seal"
 )
 
 // Config is the service's configuration, read from the environment
@@ -30,6 +32,13 @@ type Config struct {
 	// PublicURL is where clients reach the API; signed file links start
 	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
 	PublicURL string
+	// Sweep is when lost tasks are caught up (MSGSVC_SWEEP_*).
+	Sweep SweepConfig
+	// Live configures the live channels, own processing and operations.
+	Live LiveConfig
+	// Seal seals provider credentials at rest (MSGSVC_ENCRYPTION_KEY, or
+	// derived from MSGSVC_SECRET).
+	Seal seal.Key
 }
 
 // loadConfig reads the environment; an invalid value is an error that names
@@ -102,6 +111,12 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		c.EgressIPs = []string{}
 	}
 	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
+		return nil, err
+	}
+	if c.Sweep, err = loadSweep(get); err != nil {
+		return nil, err
+	}
+	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), c.Secret); err != nil {
 		return nil, err
 	}
 	return c, nil

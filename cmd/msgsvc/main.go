@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
@@ -30,8 +32,10 @@ commands:
   run              the HTTP API and the workers in one process
   serve            the HTTP API only
   worker           the background workers only
-  migrate          apply database migrations
+  migrate          create the database if missing, apply migrations
   seed --file F    load a workspace fixture, idempotently
+  listen --api URL --key KEY --forward URL [--events a,b]
+                   forward the key's events to a local URL, signed
 `
 
 func main() {
@@ -46,15 +50,19 @@ func run(args []string) error {
 		fmt.Fprint(os.Stderr, usage)
 		return errors.New("no command given")
 	}
+	if args[0] == "listen" {
+		return listenCmd(args[1:], os.Stdout)
+	}
 	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}
+	setupLogging(cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch args[0] {
 	case "migrate":
-		return withStore(ctx, cfg, func(s *repo.Store) error { return s.Migrate(ctx) })
+		return migrate(ctx, cfg)
 	case "seed":
 		return seedFile(ctx, cfg, args[1:])
 	case "serve":
@@ -96,12 +104,34 @@ func seedFile(ctx context.Context, cfg *Config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
 	}
-	return withStore(ctx, cfg, func(s *repo.Store) error {
-		if err := (&seed.Seeder{Store: s}).Seed(ctx, fixture); err != nil {
+	err = withStore(ctx, cfg, func(s *repo.Store) error {
+		if err := (&seed.Seeder{Store: s, Seal: cfg.Seal}).Seed(ctx, fixture); err != nil {
 			return fmt.Errorf("%s: %w (nothing was written)", *file, err)
 		}
 		return nil
 	})
+	if err == nil {
+		announceKeyChange(ctx, cfg)
+	}
+	return err
+}
+
+// keyCacheTTL bounds how long a serving process may use a key or workspace
+// it resolved when a change announcement does not reach it.
+const keyCacheTTL = 5 * time.Second
+
+// announceKeyChange tells running servers that keys or workspaces may have
+// changed, so a revoked key stops at once rather than after keyCacheTTL.
+func announceKeyChange(ctx context.Context, cfg *Config) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err == nil {
+		rdb := redis.NewClient(opt)
+		defer rdb.Close()
+		err = auth.Announce(ctx, rdb)
+	}
+	if err != nil {
+		slog.Warn("running servers were not told of the new keys; they pick them up within "+keyCacheTTL.String(), "err", err)
+	}
 }
 
 // start runs the API, the workers or both until the context ends.
@@ -118,38 +148,48 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if err != nil {
 		return fmt.Errorf("REDIS_URL: %w", err)
 	}
+	ops, err := startOperations(cfg, store, redisOpt)
+	if err != nil {
+		return err
+	}
+	defer ops.Close()
 	client := jobs.NewClient(redisOpt)
 	client.SandboxDelay = cfg.SandboxDeliveryDelay
 	defer client.Close()
-	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, Clock: time.Now}
-	// Live sends have no provider adapters yet: graph refuses them with
-	// channel_unavailable rather than pretend to send.
-	resolver.PublicURL = cfg.PublicURL
-	resolver.Webhooks = &webhook.Config{AllowInsecure: cfg.WebhookAllowInsecure,
-		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
-		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
-		SweepGrace: 30 * time.Second}
+	resolver, closeWiring, err := wireResolver(cfg, store, client)
+	if err != nil {
+		return err
+	}
+	defer closeWiring()
 
-	errs := make(chan error, 2)
+	errs := make(chan error, 4)
 	if workers {
-		srv := jobs.NewServer(redisOpt, 10)
-		mux := asynq.NewServeMux()
-		jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver})
-		if err := srv.Start(mux); err != nil {
-			return fmt.Errorf("REDIS_URL: start workers: %w", err)
+		stop, err := startWorkers(ctx, cfg, redisOpt, resolver, client)
+		if err != nil {
+			return err
 		}
-		defer srv.Shutdown()
-		go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver}, 2*time.Second, cfg.SandboxDeliveryDelay)
+		defer stop()
 	}
 	if api {
 		ropt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
 			return fmt.Errorf("REDIS_URL: %w", err)
 		}
+		if err := serveMail(ctx, cfg.Live, resolver, client, errs); err != nil {
+			return err
+		}
 		rdb := redis.NewClient(ropt)
 		defer rdb.Close()
-		server := &rest.Server{Resolver: resolver, Limiter: rest.NewRedisLimiter(rdb), AdminToken: cfg.AdminToken}
+		resolver.KeyCache = &auth.CachedKeys{Store: store, Clock: time.Now, TTL: keyCacheTTL}
+		if err := auth.Listen(ctx, rdb, resolver.KeyCache); err != nil {
+			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
+		}
+		limiter := rest.NewRedisLimiter(rdb)
+		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken,
+			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues,
+			Meta: rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
 		httpServer := &http.Server{Addr: cfg.Addr, Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()
 		defer func() {
 			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -169,4 +209,45 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		}
 		return fmt.Errorf("MSGSVC_ADDR: %w", err)
 	}
+}
+
+// wireResolver builds the resolver with every channel's adapter and the
+// processing configuration; the returned func releases what it opened.
+func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.Resolver, func(), error) {
+	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, Clock: time.Now}
+	resolver.PublicURL = cfg.PublicURL
+	resolver.Seal = cfg.Seal
+	resolver.ProviderTimeout = cfg.Live.ProviderTimeout
+	resolver.Adapters = map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}
+	wireMeta(resolver, cfg, client)
+	if err := wireEmail(cfg.Live, resolver); err != nil {
+		return nil, nil, err
+	}
+	resolver.Webhooks = &webhook.Config{AllowInsecure: cfg.WebhookAllowInsecure,
+		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
+		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
+		SweepGrace: cfg.Sweep.Grace}
+	wakeRedis, err := wireWebsite(resolver, cfg.RedisURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	resolver.AI = &graph.AIConfig{URL: cfg.Live.AIURL, Model: cfg.Live.AIModel, APIKey: cfg.Live.AIAPIKey}
+	return resolver, func() { wakeRedis.Close() }, nil
+}
+
+// startWorkers runs the job server and the periodic jobs until ctx ends;
+// the returned func shuts the job server down.
+func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
+	srv := jobs.NewServer(redisOpt, 10)
+	mux := asynq.NewServeMux()
+	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver, AI: resolver,
+		Mail: resolver.MailProcessor(), Meta: resolver})
+	if err := srv.Start(mux); err != nil {
+		return nil, fmt.Errorf("REDIS_URL: start workers: %w", err)
+	}
+	go jobs.RunAIDispatch(ctx, client, time.Second)
+	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
+	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver}, cfg.Sweep.Every, cfg.SandboxDeliveryDelay)
+	return srv.Shutdown, nil
 }

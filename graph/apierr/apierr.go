@@ -54,6 +54,7 @@ const (
 	EventNotFound           Code = "event_not_found"
 	EndpointNotFound        Code = "endpoint_not_found"
 	DeliveryNotFound        Code = "delivery_not_found"
+	KnowledgeEntryNotFound  Code = "knowledge_entry_not_found"
 	IntegrationPaused       Code = "integration_paused"
 	ContactExists           Code = "contact_exists"
 	IdempotencyInProgress   Code = "idempotency_in_progress"
@@ -82,6 +83,10 @@ const (
 	MethodNotAllowed        Code = "method_not_allowed"
 	FileLinkInvalid         Code = "file_link_invalid"
 	InternalError           Code = "internal_error"
+	// Website chat's visitor API (live.md 7).
+	InvalidVisitorToken   Code = "invalid_visitor_token"
+	ConversationNotClosed Code = "conversation_not_closed"
+	AlreadyRated          Code = "already_rated"
 )
 
 // Entry is a code's HTTP status and the message shown when a refusal gives
@@ -130,6 +135,7 @@ var table = map[Code]Entry{
 	EventNotFound:           {404, "No such event."},
 	EndpointNotFound:        {404, "No such webhook endpoint."},
 	DeliveryNotFound:        {404, "No such webhook delivery."},
+	KnowledgeEntryNotFound:  {404, "No such knowledge entry."},
 	IntegrationPaused:       {409, "An agent paused integration replies on this conversation."},
 	ContactExists:           {409, "A contact with that email or phone exists."},
 	IdempotencyInProgress:   {409, "A request with this Idempotency-Key is still in progress."},
@@ -149,6 +155,9 @@ var table = map[Code]Entry{
 	AgentNotFound:           {422, "No active agent of the workspace has that id."},
 	IdempotencyKeyReused:    {422, "This Idempotency-Key was used with another request."},
 	RateLimited:             {429, "Too many requests."},
+	InvalidVisitorToken:     {401, "The visitor token is missing or unknown."},
+	ConversationNotClosed:   {422, "The chat is still open; it can be rated once closed."},
+	AlreadyRated:            {409, "The chat already has its rating."},
 	APIQuotaExceeded:        {429, "This month's API messages are used up."},
 	RecipientUnreachable:    {422, "The provider cannot deliver to this recipient."},
 	MarketingNotOnboarded:   {422, "The WhatsApp account is not onboarded for marketing messages."},

@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/repo"
@@ -70,4 +71,16 @@ func FromChannel(s repo.Scope, channel, identity, name, source string, now time.
 		c.Email = &identity
 	}
 	return c
+}
+
+// MaxName is the longest contact name, in characters: names are shown in
+// lists and carried by every event of the contact's conversations.
+const MaxName = 256
+
+// CheckName refuses a contact name longer than MaxName.
+func CheckName(name *string) error {
+	if name != nil && utf8.RuneCountInString(*name) > MaxName {
+		return apierr.New(apierr.InvalidRequest, "name must be at most %d characters.", MaxName)
+	}
+	return nil
 }

@@ -146,6 +146,9 @@ func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*mod
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckName(in.Name); err != nil {
+		return nil, err
+	}
 	email, phone, err := NormalizeIdentity(in.Email, in.Phone)
 	if err != nil {
 		return nil, err
@@ -184,6 +187,9 @@ func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*mod
 func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckName(in.Name); err != nil {
 		return nil, err
 	}
 	email, phone, err := NormalizeIdentity(in.Email, in.Phone)

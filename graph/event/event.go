@@ -38,14 +38,22 @@ type ContactUpdate struct {
 	Changed []string `json:"changed"`
 }
 
-// Inserter writes an event row; a transaction's repo.Queries is one.
+// Inserter writes an event row and, for a message the AI must answer, its
+// AI work row; a transaction's repo.Queries is one.
 type Inserter interface {
 	InsertEvent(ctx context.Context, e *repo.Event) error
+	InsertAIWork(ctx context.Context, w *repo.AIWork) error
 }
 
 // Announcer tells the job queue that new events wait to be fanned out.
 type Announcer interface {
 	EventsRecorded(ctx context.Context) error
+}
+
+// Listener hears of every commit that recorded events: the widget hubs'
+// wake-up (package widget).
+type Listener interface {
+	Committed(ctx context.Context)
 }
 
 // Recorder writes events with the time of its clock, and announces them
@@ -54,11 +62,16 @@ type Recorder struct {
 	Clock clock.Clock
 	// Queue is nil when nothing fans out (seeding, some tests).
 	Queue Announcer
+	// Listener, when set, is told of every commit too.
+	Listener Listener
 }
 
 // Committed tells the job queue about new events. A lost notice is caught up
 // by the periodic sweep, so its failure is logged, not returned.
 func (r Recorder) Committed(ctx context.Context) {
+	if r.Listener != nil {
+		r.Listener.Committed(ctx)
+	}
 	if r.Queue == nil {
 		return
 	}
@@ -91,5 +104,21 @@ func (r Recorder) Record(ctx context.Context, q Inserter, s repo.Scope, typ stri
 	if err := q.InsertEvent(ctx, e); err != nil {
 		return fmt.Errorf("event: insert %s: %w", typ, err)
 	}
+	if msg, ok := data.(*model.Message); ok && typ == MessageReceived && OwesAIReply(conv, msg) {
+		// Every inbound path records message.received: the AI's work is
+		// queued here, in the same transaction, so no channel forgets it.
+		w := &repo.AIWork{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+			ConversationID: conv.ID, CreatedAt: now}
+		if err := q.InsertAIWork(ctx, w); err != nil {
+			return fmt.Errorf("event: queue AI work: %w", err)
+		}
+	}
 	return nil
+}
+
+// OwesAIReply says whether the AI answers an inbound message (live.md 8):
+// only in an open conversation in mode ai (so never in External mode, where
+// the account's processing is off), and never to mail marked auto-submitted.
+func OwesAIReply(conv *model.Conversation, msg *model.Message) bool {
+	return conv != nil && conv.Mode == "ai" && conv.Status == "open" && msg.Direction == "inbound" && !msg.AutoSubmitted
 }

@@ -25,12 +25,22 @@ type ResolverRoot interface {
 	Conversation() ConversationResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Agent struct {
+		Active            func(childComplexity int) int
+		Email             func(childComplexity int) int
+		ID                func(childComplexity int) int
+		MaxOpen           func(childComplexity int) int
+		Name              func(childComplexity int) int
+		OpenConversations func(childComplexity int) int
+	}
+
 	Attachment struct {
 		ContentType func(childComplexity int) int
 		Filename    func(childComplexity int) int
@@ -184,6 +194,14 @@ type ComplexityRoot struct {
 		WebsiteID func(childComplexity int) int
 	}
 
+	KnowledgeEntry struct {
+		Answer    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Question  func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
 	Message struct {
 		Attachments    func(childComplexity int) int
 		Channel        func(childComplexity int) int
@@ -222,19 +240,31 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateContact         func(childComplexity int, input model.CreateContactInput) int
-		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput) int
-		DeleteContact         func(childComplexity int, id string) int
-		DeleteWebhookEndpoint func(childComplexity int, id string) int
-		ReplayWebhookDelivery func(childComplexity int, id string) int
-		RollWebhookSecret     func(childComplexity int, id string, input model.RollWebhookSecretInput) int
-		SendMarketingMessage  func(childComplexity int, input model.MarketingMessageInput) int
-		SendMessage           func(childComplexity int, input model.SendMessageInput) int
-		SimulateInbound       func(childComplexity int, input model.SimulateInboundInput) int
-		UpdateContact         func(childComplexity int, id string, input model.UpdateContactInput) int
-		UpdateConversation    func(childComplexity int, id string, input model.UpdateConversationInput) int
-		UpdateWebhookEndpoint func(childComplexity int, id string, input model.UpdateWebhookEndpointInput) int
-		UploadFile            func(childComplexity int, input model.UploadFileInput) int
+		AgentReply               func(childComplexity int, conversationID string, agentID string, text string) int
+		AssignConversation       func(childComplexity int, id string, agentID *string) int
+		CloseConversation        func(childComplexity int, id string) int
+		CreateContact            func(childComplexity int, input model.CreateContactInput) int
+		CreateKnowledgeEntry     func(childComplexity int, input model.KnowledgeEntryInput) int
+		CreateWebhookEndpoint    func(childComplexity int, input model.CreateWebhookEndpointInput) int
+		DeleteContact            func(childComplexity int, id string) int
+		DeleteKnowledgeEntry     func(childComplexity int, id string) int
+		DeleteWebhookEndpoint    func(childComplexity int, id string) int
+		HandBackToAi             func(childComplexity int, id string) int
+		PauseIntegrationReplies  func(childComplexity int, id string) int
+		ReplayWebhookDelivery    func(childComplexity int, id string) int
+		ResumeIntegrationReplies func(childComplexity int, id string) int
+		RollWebhookSecret        func(childComplexity int, id string, input model.RollWebhookSecretInput) int
+		SendMarketingMessage     func(childComplexity int, input model.MarketingMessageInput) int
+		SendMessage              func(childComplexity int, input model.SendMessageInput) int
+		SetAIInstructions        func(childComplexity int, instructions string) int
+		SetAgentActive           func(childComplexity int, id string, active bool) int
+		SimulateInbound          func(childComplexity int, input model.SimulateInboundInput) int
+		UpdateContact            func(childComplexity int, id string, input model.UpdateContactInput) int
+		UpdateConversation       func(childComplexity int, id string, input model.UpdateConversationInput) int
+		UpdateKnowledgeEntry     func(childComplexity int, id string, input model.KnowledgeEntryInput) int
+		UpdateWebhookEndpoint    func(childComplexity int, id string, input model.UpdateWebhookEndpointInput) int
+		UploadFile               func(childComplexity int, input model.UploadFileInput) int
+		VerifyWebhookEndpoint    func(childComplexity int, id string) int
 	}
 
 	OptOuts struct {
@@ -244,6 +274,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Agents            func(childComplexity int) int
+		AiInstructions    func(childComplexity int) int
 		Channels          func(childComplexity int) int
 		Contact           func(childComplexity int, id string) int
 		Contacts          func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
@@ -251,6 +283,8 @@ type ComplexityRoot struct {
 		Conversations     func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
 		EmailSenders      func(childComplexity int) int
 		Event             func(childComplexity int, id string) int
+		HumanQueue        func(childComplexity int, limit *int) int
+		KnowledgeEntries  func(childComplexity int) int
 		Message           func(childComplexity int, id string) int
 		Messages          func(childComplexity int, conversationID string, limit *int, after *string) int
 		MessagingWindow   func(childComplexity int, input model.MessagingWindowInput) int
@@ -264,6 +298,10 @@ type ComplexityRoot struct {
 		GraceHours func(childComplexity int) int
 		ID         func(childComplexity int) int
 		Secret     func(childComplexity int) int
+	}
+
+	Subscription struct {
+		ConversationEvents func(childComplexity int, conversationID *string) int
 	}
 
 	TemplatePage struct {
@@ -367,6 +405,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Agent.active":
+		if e.ComplexityRoot.Agent.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.Active(childComplexity), true
+	case "Agent.email":
+		if e.ComplexityRoot.Agent.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.Email(childComplexity), true
+	case "Agent.id":
+		if e.ComplexityRoot.Agent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.ID(childComplexity), true
+	case "Agent.maxOpen":
+		if e.ComplexityRoot.Agent.MaxOpen == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.MaxOpen(childComplexity), true
+	case "Agent.name":
+		if e.ComplexityRoot.Agent.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.Name(childComplexity), true
+	case "Agent.openConversations":
+		if e.ComplexityRoot.Agent.OpenConversations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agent.OpenConversations(childComplexity), true
 
 	case "Attachment.contentType":
 		if e.ComplexityRoot.Attachment.ContentType == nil {
@@ -963,6 +1038,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstagramAccount.WebsiteID(childComplexity), true
 
+	case "KnowledgeEntry.answer":
+		if e.ComplexityRoot.KnowledgeEntry.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeEntry.Answer(childComplexity), true
+	case "KnowledgeEntry.createdAt":
+		if e.ComplexityRoot.KnowledgeEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeEntry.CreatedAt(childComplexity), true
+	case "KnowledgeEntry.id":
+		if e.ComplexityRoot.KnowledgeEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeEntry.ID(childComplexity), true
+	case "KnowledgeEntry.question":
+		if e.ComplexityRoot.KnowledgeEntry.Question == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeEntry.Question(childComplexity), true
+	case "KnowledgeEntry.updatedAt":
+		if e.ComplexityRoot.KnowledgeEntry.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeEntry.UpdatedAt(childComplexity), true
+
 	case "Message.attachments":
 		if e.ComplexityRoot.Message.Attachments == nil {
 			break
@@ -1117,6 +1223,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessagingWindow.TemplateRequired(childComplexity), true
 
+	case "Mutation.agentReply":
+		if e.ComplexityRoot.Mutation.AgentReply == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_agentReply_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AgentReply(childComplexity, args["conversationId"].(string), args["agentId"].(string), args["text"].(string)), true
+	case "Mutation.assignConversation":
+		if e.ComplexityRoot.Mutation.AssignConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignConversation(childComplexity, args["id"].(string), args["agentId"].(*string)), true
+	case "Mutation.closeConversation":
+		if e.ComplexityRoot.Mutation.CloseConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_closeConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CloseConversation(childComplexity, args["id"].(string)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -1128,6 +1267,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(model.CreateContactInput)), true
+	case "Mutation.createKnowledgeEntry":
+		if e.ComplexityRoot.Mutation.CreateKnowledgeEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createKnowledgeEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateKnowledgeEntry(childComplexity, args["input"].(model.KnowledgeEntryInput)), true
 	case "Mutation.createWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.CreateWebhookEndpoint == nil {
 			break
@@ -1150,6 +1300,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContact(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteKnowledgeEntry":
+		if e.ComplexityRoot.Mutation.DeleteKnowledgeEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteKnowledgeEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteKnowledgeEntry(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.DeleteWebhookEndpoint == nil {
 			break
@@ -1161,6 +1322,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(string)), true
+	case "Mutation.handBackToAI":
+		if e.ComplexityRoot.Mutation.HandBackToAi == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_handBackToAI_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.HandBackToAi(childComplexity, args["id"].(string)), true
+	case "Mutation.pauseIntegrationReplies":
+		if e.ComplexityRoot.Mutation.PauseIntegrationReplies == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseIntegrationReplies_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseIntegrationReplies(childComplexity, args["id"].(string)), true
 	case "Mutation.replayWebhookDelivery":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
 			break
@@ -1172,6 +1355,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["id"].(string)), true
+	case "Mutation.resumeIntegrationReplies":
+		if e.ComplexityRoot.Mutation.ResumeIntegrationReplies == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeIntegrationReplies_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeIntegrationReplies(childComplexity, args["id"].(string)), true
 	case "Mutation.rollWebhookSecret":
 		if e.ComplexityRoot.Mutation.RollWebhookSecret == nil {
 			break
@@ -1205,6 +1399,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["input"].(model.SendMessageInput)), true
+	case "Mutation.setAIInstructions":
+		if e.ComplexityRoot.Mutation.SetAIInstructions == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAIInstructions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAIInstructions(childComplexity, args["instructions"].(string)), true
+	case "Mutation.setAgentActive":
+		if e.ComplexityRoot.Mutation.SetAgentActive == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAgentActive_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAgentActive(childComplexity, args["id"].(string), args["active"].(bool)), true
 	case "Mutation.simulateInbound":
 		if e.ComplexityRoot.Mutation.SimulateInbound == nil {
 			break
@@ -1238,6 +1454,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateConversation(childComplexity, args["id"].(string), args["input"].(model.UpdateConversationInput)), true
+	case "Mutation.updateKnowledgeEntry":
+		if e.ComplexityRoot.Mutation.UpdateKnowledgeEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateKnowledgeEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateKnowledgeEntry(childComplexity, args["id"].(string), args["input"].(model.KnowledgeEntryInput)), true
 	case "Mutation.updateWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
 			break
@@ -1260,6 +1487,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadFile(childComplexity, args["input"].(model.UploadFileInput)), true
+	case "Mutation.verifyWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.VerifyWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_verifyWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.VerifyWebhookEndpoint(childComplexity, args["id"].(string)), true
 
 	case "OptOuts.email":
 		if e.ComplexityRoot.OptOuts.Email == nil {
@@ -1280,6 +1518,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OptOuts.Whatsapp(childComplexity), true
 
+	case "Query.agents":
+		if e.ComplexityRoot.Query.Agents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Agents(childComplexity), true
+	case "Query.aiInstructions":
+		if e.ComplexityRoot.Query.AiInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AiInstructions(childComplexity), true
 	case "Query.channels":
 		if e.ComplexityRoot.Query.Channels == nil {
 			break
@@ -1347,7 +1597,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Event(childComplexity, args["id"].(string)), true
+	case "Query.humanQueue":
+		if e.ComplexityRoot.Query.HumanQueue == nil {
+			break
+		}
 
+		args, err := ec.field_Query_humanQueue_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.HumanQueue(childComplexity, args["limit"].(*int)), true
+
+	case "Query.knowledgeEntries":
+		if e.ComplexityRoot.Query.KnowledgeEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.KnowledgeEntries(childComplexity), true
 	case "Query.message":
 		if e.ComplexityRoot.Query.Message == nil {
 			break
@@ -1434,6 +1701,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolledWebhookSecret.Secret(childComplexity), true
+
+	case "Subscription.conversationEvents":
+		if e.ComplexityRoot.Subscription.ConversationEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_conversationEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ConversationEvents(childComplexity, args["conversationId"].(*string)), true
 
 	case "TemplatePage.hasMore":
 		if e.ComplexityRoot.TemplatePage.HasMore == nil {
@@ -1800,6 +2079,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
+		ec.unmarshalInputKnowledgeEntryInput,
 		ec.unmarshalInputMarketingMessageInput,
 		ec.unmarshalInputMessagingWindowInput,
 		ec.unmarshalInputRollWebhookSecretInput,
@@ -1861,6 +2141,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -1887,6 +2184,71 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/ai.graphqls", Input: `# Own processing, for the internal dashboards: the human queue, agents' work
+# on a conversation, the AI's knowledge and instructions, and live
+# conversation events over graphql-ws.
+
+extend type Query {
+  "Conversations waiting for a person (queued_for_human, assigned to nobody), longest waiting first."
+  humanQueue(limit: Int): [Conversation!]!
+  "The workspace's agents with their open assigned conversations."
+  agents: [Agent!]!
+  "Knowledge entries the AI answers from, oldest first."
+  knowledgeEntries: [KnowledgeEntry!]!
+  "The instructions the LLM responder is given."
+  aiInstructions: String!
+}
+
+extend type Mutation {
+  "Reply as an agent: the mode becomes human, the sender agent; an unassigned conversation is assigned to her."
+  agentReply(conversationId: ID!, agentId: ID!, text: String!): Message!
+  "Assign a conversation to an active agent, or to nobody (null)."
+  assignConversation(id: ID!, agentId: ID): Conversation!
+  "Close a conversation (its agent is freed)."
+  closeConversation(id: ID!): Conversation!
+  "Hand a conversation back to the AI: mode ai, assigned to nobody."
+  handBackToAI(id: ID!): Conversation!
+  "Pause integration replies: API sends on the conversation answer 409 integration_paused until resumed."
+  pauseIntegrationReplies(id: ID!): Conversation!
+  "Resume integration replies."
+  resumeIntegrationReplies(id: ID!): Conversation!
+  createKnowledgeEntry(input: KnowledgeEntryInput!): KnowledgeEntry!
+  updateKnowledgeEntry(id: ID!, input: KnowledgeEntryInput!): KnowledgeEntry!
+  deleteKnowledgeEntry(id: ID!): Deleted!
+  "Set the instructions the LLM responder is given (at most 20,000 characters)."
+  setAIInstructions(instructions: String!): String!
+  "Switch an agent on or off; an agent made active takes waiting conversations."
+  setAgentActive(id: ID!, active: Boolean!): Agent!
+}
+
+type Subscription {
+  "The conversation.* and message.* events of the workspace and mode as they are recorded; conversationId narrows them to one conversation."
+  conversationEvents(conversationId: ID): Event!
+}
+
+type Agent {
+  id: ID!
+  name: String!
+  email: String!
+  active: Boolean!
+  maxOpen: Int!
+  "Open conversations assigned to her, both modes together."
+  openConversations: Int!
+}
+
+type KnowledgeEntry {
+  id: ID!
+  question: String!
+  answer: String!
+  createdAt: Timestamp!
+  updatedAt: Timestamp!
+}
+
+input KnowledgeEntryInput {
+  question: String!
+  answer: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/core.graphqls", Input: `# The msgsvc domain: workspaces' channels, conversations, messages, contacts
 # and the events that announce their changes. REST /v1 calls the same
 # resolvers; field names here are camelCase, the REST JSON is snake_case.
@@ -2325,6 +2687,8 @@ extend type Mutation {
   deleteWebhookEndpoint(id: ID!): Deleted!
   "Replace the signing secret; the old one co-signs for graceHours (0-168)."
   rollWebhookSecret(id: ID!, input: RollWebhookSecretInput!): RolledWebhookSecret!
+  "Runs the verification handshake of an endpoint again."
+  verifyWebhookEndpoint(id: ID!): WebhookEndpoint!
   "Send a delivery's event to its endpoint again, as a new delivery."
   replayWebhookDelivery(id: ID!): WebhookDelivery!
 }
@@ -2407,6 +2771,8 @@ input CreateWebhookEndpointInput {
   websiteIds: [ID!]
   metadataOnly: Boolean
   testEvents: Boolean
+  "The signing secret to use (whsec_ and 24 to 128 characters of A-Z, a-z, 0-9, +, /, =, _ or -); one is made when absent."
+  secret: String
 }
 
 input UpdateWebhookEndpointInput {
@@ -2431,6 +2797,24 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Agent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Agent_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Agent_name(ctx, field)
+	case "email":
+		return ec.fieldContext_Agent_email(ctx, field)
+	case "active":
+		return ec.fieldContext_Agent_active(ctx, field)
+	case "maxOpen":
+		return ec.fieldContext_Agent_maxOpen(ctx, field)
+	case "openConversations":
+		return ec.fieldContext_Agent_openConversations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Agent", field.Name)
+}
 
 func (ec *executionContext) childFields_Attachment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -2736,6 +3120,22 @@ func (ec *executionContext) childFields_InstagramAccount(ctx context.Context, fi
 		return ec.fieldContext_InstagramAccount_status(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstagramAccount", field.Name)
+}
+
+func (ec *executionContext) childFields_KnowledgeEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_KnowledgeEntry_id(ctx, field)
+	case "question":
+		return ec.fieldContext_KnowledgeEntry_question(ctx, field)
+	case "answer":
+		return ec.fieldContext_KnowledgeEntry_answer(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_KnowledgeEntry_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_KnowledgeEntry_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KnowledgeEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -917,7 +917,7 @@ func (ec *executionContext) unmarshalInputCreateWebhookEndpointInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "description", "channels", "events", "websiteIds", "metadataOnly", "testEvents"}
+	fieldsInOrder := [...]string{"url", "description", "channels", "events", "websiteIds", "metadataOnly", "testEvents", "secret"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -973,6 +973,13 @@ func (ec *executionContext) unmarshalInputCreateWebhookEndpointInput(ctx context
 				return it, err
 			}
 			it.TestEvents = data
+		case "secret":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("secret"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Secret = data
 		}
 	}
 	return it, nil

@@ -5,7 +5,6 @@ package inbound
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -56,6 +55,9 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
 		return nil, apierr.New(apierr.InvalidRequest, "text is required.")
 	}
+	if limit := MaxText(in.Channel); len(*in.Text) > limit {
+		return nil, apierr.New(apierr.InvalidRequest, "text must be at most %d bytes on %s.", limit, in.Channel)
+	}
 	comment := in.Comment != nil && *in.Comment
 	if comment && in.Channel != "instagram" {
 		return nil, apierr.New(apierr.InvalidRequest, "comment applies to Instagram only.")
@@ -77,61 +79,46 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	if err != nil {
 		return nil, err
 	}
-	var out *model.InboundResult
-	receive := func(q repo.Queries) error {
-		var err error
-		out, err = r.receive(ctx, q, a.Scope(), acc, from, in, comment)
-		return err
+	name := ""
+	if in.Name != nil {
+		name = *in.Name
 	}
-	err = r.Store.InTx(ctx, receive)
-	var conflict *repo.ConflictError
-	if errors.As(err, &conflict) {
-		// A concurrent first message from the same sender created the
-		// contact; the second attempt finds it.
-		err = r.Store.InTx(ctx, receive)
-	}
-	if err != nil {
-		return nil, err
-	}
-	r.Events.Committed(ctx)
-	return out, nil
+	return r.Receive(ctx, a.Scope(), acc, Message{Channel: in.Channel, From: from, Name: name, Text: in.Text,
+		Subject: in.Subject, Comment: comment})
 }
 
 // receive stores one inbound message with its contact and conversation, and
 // records the events it causes, in order.
-func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, from string, in model.SimulateInboundInput, comment bool) (*model.InboundResult, error) {
+func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
 	now := r.Clock.Now()
-	channel := in.Channel
-	ct, optOut, err := r.customer(ctx, q, s, in, from, now)
+	channel := m.Channel
+	ct, optOut, err := r.customer(ctx, q, s, m, now)
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, err := continued(ctx, q, s, ct, acc, comment)
+	conv, changed, err := continued(ctx, q, s, ct, acc, m)
 	if err != nil {
 		return nil, err
 	}
 	created := conv == nil
 	if created {
-		if conv, err = conversation.Start(ctx, q, s, acc, ct, comment, now); err != nil {
+		if conv, err = conversation.Start(ctx, q, s, acc, ct, m.Comment, now); err != nil {
 			return nil, fmt.Errorf("inbound: %w", err)
 		}
-		if channel == "email" && in.Subject != nil {
-			conv.Subject = in.Subject
+		if channel == "email" && m.Subject != nil {
+			conv.Subject = m.Subject
 		}
 	}
-	conv.LastInboundAt = &now
+	at := now
+	if !m.At.IsZero() {
+		at = m.At
+	}
+	conv.LastInboundAt = &at
 	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
 		return nil, fmt.Errorf("inbound: %w", err)
 	}
-	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-		ConversationID: conv.ID, Channel: channel, Direction: "inbound", SenderType: "visitor",
-		SenderName: &ct.Name, Type: "text", Text: in.Text, Status: "received", CreatedAt: now}
-	if channel == "email" {
-		if msg.Email, err = json.Marshal(model.EmailHeaders{From: from, To: []string{acc.Address}, Cc: []string{}, References: []string{}}); err != nil {
-			return nil, fmt.Errorf("inbound: email headers: %w", err)
-		}
-	}
-	if err := q.InsertMessage(ctx, msg); err != nil {
+	msg, err := r.store(ctx, q, s, acc, conv, ct, m, now)
+	if err != nil {
 		return nil, err
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
@@ -157,21 +144,21 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 
 // customer finds or creates the sender's contact, marks it seen, and records
 // a WhatsApp STOP as an opt-out (optOut says it changed now).
-func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, in model.SimulateInboundInput, from string, now time.Time) (ct *repo.Contact, optOut bool, err error) {
-	name := from
-	if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
-		name = strings.TrimSpace(*in.Name)
+func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m Message, now time.Time) (ct *repo.Contact, optOut bool, err error) {
+	name := m.From
+	if strings.TrimSpace(m.Name) != "" {
+		name = strings.TrimSpace(m.Name)
 	}
-	ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[in.Channel], from)
+	ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[m.Channel], m.From)
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
 		return nil, false, err
 	}
 	if newContact {
-		ct = contact.FromChannel(s, in.Channel, from, name, "captured", now)
+		ct = contact.FromChannel(s, m.Channel, m.From, name, "captured", now)
 	}
 	ct.LastSeenAt = &now
-	optOut = in.Channel == "whatsapp" && strings.EqualFold(strings.TrimSpace(*in.Text), "STOP") && !ct.OptOutWhatsapp
+	optOut = m.Channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP") && !ct.OptOutWhatsapp
 	if optOut {
 		ct.OptOutWhatsapp = true
 		ct.UpdatedAt = now
@@ -193,8 +180,12 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, in
 // continued is the conversation a new message of the customer joins: the
 // latest on the account, reopened when closed (changed names what that
 // changed), or nil when a new one starts.
-func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Contact, acc *repo.Account, comment bool) (conv *repo.Conversation, changed []string, err error) {
-	conv, err = q.LatestConversation(ctx, s, ct.ID, acc.Channel, acc.ID, comment)
+func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Contact, acc *repo.Account, m Message) (conv *repo.Conversation, changed []string, err error) {
+	if m.Thread != nil {
+		conv, err = m.Thread(ctx, q, ct)
+	} else {
+		conv, err = q.LatestConversation(ctx, s, ct.ID, acc.Channel, acc.ID, m.Comment)
+	}
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return nil, nil, fmt.Errorf("inbound: latest conversation: %w", err)
 	}
@@ -216,4 +207,14 @@ func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Conta
 		}
 	}
 	return conv, changed, nil
+}
+
+// MaxText is the largest inbound text of a channel, in bytes: 64 KiB on the
+// chat channels (far above what WhatsApp, Instagram or the widget carry),
+// 25 MB for email, the common mail size limit.
+func MaxText(channel string) int {
+	if channel == "email" {
+		return 25 << 20
+	}
+	return 64 << 10
 }

@@ -52,6 +52,9 @@ type Message struct {
 	CreatedAt      Timestamp     `json:"created_at"`
 
 	Livemode bool `json:"-"`
+	// AutoSubmitted marks inbound mail with an Auto-Submitted header other
+	// than "no": it is stored but the AI never answers it (live.md 5).
+	AutoSubmitted bool `json:"-"`
 }
 
 // MessageSender says who wrote a message.
@@ -184,14 +187,26 @@ type Usage struct {
 
 // Event is the envelope of something that happened, as webhooks carry it.
 type Event struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	CreatedAt Timestamp `json:"created_at"`
-	Channel   *string   `json:"channel"`
-	WebsiteID *string   `json:"website_id"`
-	Livemode  bool      `json:"livemode"`
-	Data      JSON      `json:"data"`
+	ID        string      `json:"id"`
+	Object    EventObject `json:"object"`
+	Type      string      `json:"type"`
+	CreatedAt Timestamp   `json:"created_at"`
+	Channel   *string     `json:"channel"`
+	WebsiteID *string     `json:"website_id"`
+	Livemode  bool        `json:"livemode"`
+	Data      JSON        `json:"data"`
 }
+
+// EventObject is an envelope's "object", always "event" (whatever was
+// stored), as in Stripe's envelope, so that Stripe's SDK parsers
+// (stripe-go's webhook.ConstructEvent) read msgsvc events.
+type EventObject struct{}
+
+// MarshalJSON writes "event".
+func (EventObject) MarshalJSON() ([]byte, error) { return []byte(`"event"`), nil }
+
+// UnmarshalJSON accepts whatever was stored; the object is always "event".
+func (*EventObject) UnmarshalJSON([]byte) error { return nil }
 
 // InboundResult answers a simulated inbound message.
 type InboundResult struct {

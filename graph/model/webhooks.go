@@ -46,6 +46,9 @@ type CreateWebhookEndpointInput struct {
 	WebsiteIDs   []string `json:"website_ids"`
 	MetadataOnly *bool    `json:"metadataOnly"`
 	TestEvents   *bool    `json:"testEvents"`
+	// Secret is the caller's own signing secret (whsec_…), so that its
+	// receiver can verify the handshake that runs during the create call.
+	Secret *string `json:"secret"`
 }
 
 // UpdateWebhookEndpointInput is the body of PATCH /v1/webhook-endpoints/{id};

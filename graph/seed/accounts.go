@@ -1,11 +1,15 @@
 package seed
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -42,15 +46,38 @@ func (s *workspaceSeed) whatsappAndInstagram() error {
 			Processing: orDefault(wa.Processing, true)}, "wa_"); err != nil {
 			return err
 		}
+		if err := s.provider(p, wa.ID, "whatsapp", wa.Provider); err != nil {
+			return err
+		}
 	}
 	for i, ig := range s.w.Instagram {
-		if err := s.account(fmt.Sprintf(".instagram[%d]", i), &repo.Account{ID: ig.ID, Channel: "instagram",
+		p := fmt.Sprintf(".instagram[%d]", i)
+		if err := s.account(p, &repo.Account{ID: ig.ID, Channel: "instagram",
 			WebsiteID: ig.WebsiteID, Username: ig.Username, Status: nonEmpty(ig.Status, "connected"),
 			Processing: orDefault(ig.Processing, true)}, "ig_"); err != nil {
 			return err
 		}
+		if err := s.provider(p, ig.ID, "instagram", ig.Provider); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// provider checks, seals and stores an account's provider credentials.
+func (s *workspaceSeed) provider(p, accountID, channel string, c *channels.Credentials) error {
+	if c == nil {
+		return nil
+	}
+	row, err := s.vault.Seal(s.w.ID, accountID, channel, *c, s.now)
+	var bad *credentials.Invalid
+	if errors.As(err, &bad) {
+		return s.bad(p+".provider", "%s", bad.Reason)
+	}
+	if err != nil {
+		return s.wrap(p+".provider", err)
+	}
+	return s.wrap(p+".provider", s.q.UpsertAccountProvider(s.ctx, row))
 }
 
 // email writes the email domains and addresses.
@@ -63,6 +90,9 @@ func (s *workspaceSeed) email() error {
 		if err := s.q.UpsertEmailDomain(s.ctx, &repo.EmailDomain{WorkspaceID: s.w.ID, Domain: strings.ToLower(d.Domain),
 			Verified: d.Verified, Processing: orDefault(d.Processing, true)}); err != nil {
 			return s.wrap(p, err)
+		}
+		if err := s.dkim(i); err != nil {
+			return err
 		}
 	}
 	for i, e := range s.w.Email {
@@ -120,4 +150,19 @@ func (s *workspaceSeed) templates() error {
 		}
 	}
 	return nil
+}
+
+// dkim seals and stores an email domain's DKIM key; a domain without one
+// loses any key it had.
+func (s *workspaceSeed) dkim(i int) error {
+	d := s.w.EmailDomains[i]
+	domain := strings.ToLower(d.Domain)
+	var k repo.DomainKey
+	if d.DKIM != nil {
+		var err error
+		if k, err = mail.SealDKIM(s.seal, s.w.ID, domain, d.DKIM.Selector, d.DKIM.PrivateKeyPEM); err != nil {
+			return s.bad(fmt.Sprintf(".email_domains[%d]", i), "%v", err)
+		}
+	}
+	return s.q.SetDomainKey(s.ctx, s.w.ID, domain, k)
 }

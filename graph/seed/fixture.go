@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
@@ -27,9 +28,10 @@ type FixtureWorkspace struct {
 		PerMinute *int `json:"per_minute"`
 	} `json:"rate_limit"`
 	Websites []struct {
-		ID      string   `json:"id"`
-		Name    string   `json:"name"`
-		Domains []string `json:"domains"`
+		ID      string         `json:"id"`
+		Name    string         `json:"name"`
+		Domains []string       `json:"domains"`
+		Widget  *FixtureWidget `json:"widget"`
 	} `json:"websites"`
 	Whatsapp []struct {
 		ID                string `json:"id"`
@@ -39,6 +41,9 @@ type FixtureWorkspace struct {
 		Status            string `json:"status"`
 		MarketingMessages string `json:"marketing_messages"`
 		Processing        *bool  `json:"processing"`
+		// Provider connects the number to the WhatsApp Cloud API (live.md
+		// 2); without it the number is sandbox-only.
+		Provider *channels.Credentials `json:"provider"`
 	} `json:"whatsapp"`
 	Instagram []struct {
 		ID         string `json:"id"`
@@ -46,11 +51,18 @@ type FixtureWorkspace struct {
 		Username   string `json:"username"`
 		Status     string `json:"status"`
 		Processing *bool  `json:"processing"`
+		// Provider connects the account to Instagram's API (live.md 2).
+		Provider *channels.Credentials `json:"provider"`
 	} `json:"instagram"`
 	EmailDomains []struct {
 		Domain     string `json:"domain"`
 		Verified   bool   `json:"verified"`
 		Processing *bool  `json:"processing"`
+		// DKIM is the domain's signing key (live.md 2), sealed when stored.
+		DKIM *struct {
+			Selector      string `json:"selector"`
+			PrivateKeyPEM string `json:"private_key_pem"`
+		} `json:"dkim"`
 	} `json:"email_domains"`
 	Email []struct {
 		ID               string `json:"id"`
@@ -63,7 +75,18 @@ type FixtureWorkspace struct {
 		Name   string `json:"name"`
 		Email  string `json:"email"`
 		Active *bool  `json:"active"`
+		// MaxOpen bounds the conversations routing assigns her (live.md 2).
+		MaxOpen *int `json:"max_open"`
 	} `json:"agents"`
+	// Knowledge and AI configure the service's own processing (live.md 8).
+	Knowledge []struct {
+		ID       string `json:"id"`
+		Question string `json:"question"`
+		Answer   string `json:"answer"`
+	} `json:"knowledge"`
+	AI *struct {
+		Instructions *string `json:"instructions"`
+	} `json:"ai"`
 	Templates []struct {
 		WhatsappAccountID string `json:"whatsapp_account_id"`
 		Name              string `json:"name"`

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -40,6 +42,8 @@ type Store interface {
 type Seeder struct {
 	Store Store
 	Clock clock.Clock
+	// Seal seals provider credentials, DKIM keys and identity secrets at rest.
+	Seal seal.Key
 }
 
 // Seed loads a fixture in one transaction: running it twice changes nothing,
@@ -48,7 +52,8 @@ func (r *Seeder) Seed(ctx context.Context, f *Fixture) error {
 	return r.Store.InTx(ctx, func(q repo.Queries) error {
 		for i := range f.Workspaces {
 			s := &workspaceSeed{ctx: ctx, q: q, path: fmt.Sprintf("workspaces[%d]", i), w: &f.Workspaces[i],
-				now: r.Clock.Now(), websites: map[string]bool{}, accounts: map[string]string{}, contactMode: map[string]bool{}}
+				now: r.Clock.Now(), websites: map[string]bool{}, accounts: map[string]string{}, contactMode: map[string]bool{},
+				seal: r.Seal, vault: credentials.Vault{Key: r.Seal}}
 			if err := s.run(); err != nil {
 				return err
 			}
@@ -72,6 +77,8 @@ type workspaceSeed struct {
 	path     string
 	w        *FixtureWorkspace
 	now      time.Time
+	seal     seal.Key
+	vault    credentials.Vault
 	websites map[string]bool
 	accounts map[string]string // id -> channel
 	// contactMode is each seeded contact's livemode.
@@ -81,7 +88,7 @@ type workspaceSeed struct {
 // run validates and writes the workspace, step by step in fixture order.
 func (s *workspaceSeed) run() error {
 	for _, step := range []func() error{s.workspace, s.websiteList, s.whatsappAndInstagram, s.email,
-		s.agents, s.templates, s.keys, s.contacts, s.conversations} {
+		s.agents, s.processing, s.templates, s.keys, s.contacts, s.conversations} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -151,6 +158,9 @@ func (s *workspaceSeed) websiteList() error {
 		err := s.q.UpsertWebsite(s.ctx, &repo.Website{ID: site.ID, WorkspaceID: s.w.ID, Name: site.Name, Domains: view.OrEmpty(site.Domains)})
 		if err != nil {
 			return s.wrap(p+".id", err)
+		}
+		if err := s.widget(p, site.ID, site.Widget); err != nil {
+			return err
 		}
 	}
 	for _, site := range s.w.Websites {

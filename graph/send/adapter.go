@@ -51,17 +51,3 @@ func refused(err error) *apierr.Error {
 	e.RetryAfter = r.RetryAfter
 	return e
 }
-
-// call hands a message to its adapter and returns the provider's id of it.
-// This is the step that talks to a provider: a refusal becomes an API error
-// here, through refused.
-func (r *Service) call(ctx context.Context, livemode bool, ob *channels.Message) (string, error) {
-	receipt, err := r.adapter(livemode, ob.Channel).Send(ctx, ob)
-	if err != nil {
-		return "", refused(err)
-	}
-	if receipt == nil || len(receipt.ProviderIDs) == 0 {
-		return "", fmt.Errorf("send: %s adapter accepted without a provider id", ob.Channel)
-	}
-	return receipt.ProviderIDs[0], nil
-}

@@ -32,6 +32,9 @@ type sendRequest struct {
 	// numbers are the connected WhatsApp numbers the key reaches (read for
 	// new WhatsApp conversations only).
 	numbers []repo.Account
+	// sender is the AI or an agent on an internal send (Reply); nil for
+	// the API.
+	sender *Sender
 }
 
 // attachmentRequest is one attachment: an uploaded file's id, or a file

@@ -38,13 +38,13 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 	now := r.Clock.Now()
 	out := &sendContent{}
 	in := req.in
-	if t.conv != nil && !t.conv.IntegrationReplies {
+	if t.conv != nil && !t.conv.IntegrationReplies && req.sender == nil {
 		return nil, apierr.New(apierr.IntegrationPaused, "An agent paused integration replies on conversation %s; stop retrying until conversation.updated says they resumed.", t.conv.ID)
 	}
 	if req.channel == "website" && t.conv.Status != "open" {
 		return nil, apierr.New(apierr.ConversationClosed, "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
 	}
-	if req.channel == "whatsapp" && (t.acc == nil || t.acc.Status != "connected") {
+	if req.channel == "whatsapp" && (t.acc == nil || (t.acc.Status != "connected" && t.acc.Status != "needs_reauth")) {
 		return nil, apierr.New(apierr.NoWhatsappAccount, "This key reaches no connected WhatsApp number.")
 	}
 	comment := t.conv != nil && t.conv.IsComment
@@ -72,6 +72,11 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 			return nil, err
 		}
 	}
+	if req.channel == "instagram" && comment {
+		if err := commentRule(ctx, q, a.Scope(), t); err != nil {
+			return nil, err
+		}
+	}
 	return out, r.attachmentRules(ctx, q, a, req, t, messageID)
 }
 
@@ -80,7 +85,7 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
 	in := req.in.Template
 	name, lang := strings.TrimSpace(*in.Name), strings.TrimSpace(*in.Language)
-	tpl, err := q.Template(ctx, a.WorkspaceID, t.acc.ID, name, lang)
+	tpl, err := q.Template(ctx, a.Scope(), t.acc.ID, name, lang)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return err
 	}

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -60,10 +58,8 @@ func (r *Service) FinishSandboxDelivery(ctx context.Context, workspaceID, messag
 		if err := q.UpdateMessageDelivery(ctx, m); err != nil {
 			return err
 		}
-		out := view.Message(m)
-		r.Files.SignAttachments(out)
 		changed = true
-		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+		return r.recordStatus(ctx, q, s, conv, m)
 	})
 	if err == nil && changed {
 		r.Events.Committed(ctx)

@@ -31,8 +31,9 @@ type Store interface {
 	Accounts(ctx context.Context, s repo.Scope, channel string) ([]repo.Account, error)
 	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
 	EmailDomains(ctx context.Context, workspaceID string) ([]repo.EmailDomain, error)
-	Templates(ctx context.Context, workspaceID string, accountIDs []string) ([]repo.Template, error)
+	Templates(ctx context.Context, s repo.Scope, accountIDs []string) ([]repo.Template, error)
 	StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]repo.MessageRef, error)
+	StaleSendingMessages(ctx context.Context, before time.Time, limit int) ([]repo.MessageRef, error)
 }
 
 // FileLinks signs links to stored files; files.Service is one.
@@ -58,6 +59,15 @@ type Service struct {
 	Adapters map[string]channels.Adapter
 	// Sandbox is nil when nothing completes sandbox sends (some tests).
 	Sandbox SandboxScheduler
+	// Credentials opens provider credentials of live sends; nil sends
+	// without (tests of channels that need none).
+	Credentials CredentialStore
+	// Refresher refreshes a number's templates after a 132001; may be nil.
+	Refresher TemplateRefresher
+	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).
+	ProviderTimeout time.Duration
+	// Email completes outbound email headers; nil sets only the domain.
+	Email EmailEnvelope
 }
 
 // htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the
@@ -65,10 +75,13 @@ type Service struct {
 var htmlPolicy = bluemonday.UGCPolicy()
 
 // Send is POST /v1/messages: the checks of decisions 3 in order, then
-// quota, then the channel's adapter, all in one transaction so that a refused
-// send stores nothing and counts nothing.
+// quota, then the channel's adapter, in the steps of pipeline.go so that no
+// transaction is open while a provider is called and a refused send keeps
+// no message and counts nothing.
 func (r *Service) Send(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
-	return r.send(ctx, in, false)
+	out, err := r.send(ctx, in, false)
+	r.observe(ctx, in, out, err)
+	return out, err
 }
 
 // SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
@@ -78,8 +91,11 @@ func (r *Service) SendMarketing(ctx context.Context, in model.MarketingMessageIn
 		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
 	}
 	whatsapp := "whatsapp"
-	return r.send(ctx, model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
-		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}, true)
+	send := model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
+		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}
+	out, err := r.send(ctx, send, true)
+	r.observe(ctx, send, out, err)
+	return out, err
 }
 
 func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
@@ -91,52 +107,41 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	if err != nil {
 		return nil, err
 	}
-	var out *model.Message
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		// Only q is used inside: a second pool connection per send could
-		// starve the pool under concurrent sends.
-		t, err := r.lookups(ctx, q, a, req)
-		if err != nil {
-			return err
-		}
-		msgID := repo.NewID("msg_", r.Clock.Now())
-		content, err := r.channelRules(ctx, q, a, req, t, msgID)
-		if err != nil {
-			return err
-		}
-		if a.Livemode {
-			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, Period(r.Clock.Now()))
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return apierr.New(apierr.APIQuotaExceeded, "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
-			}
-		}
-		out, err = r.deliver(ctx, q, a, req, t, content, msgID)
-		return err
-	})
+	req.sender = senderFrom(ctx)
+	res, err := r.reserve(ctx, a, req)
+	if err != nil {
+		return nil, err
+	}
+	r.Events.Committed(ctx)
+	// Reserved: from here on the message is settled whatever the client
+	// does, and no transaction or lock is held while the provider answers.
+	ctx = context.WithoutCancel(ctx)
+	receipt, callErr := r.call(ctx, res.ob)
+	if callErr != nil {
+		return nil, r.release(ctx, res, callErr)
+	}
+	out, err := r.confirm(ctx, res, receipt)
 	if err != nil {
 		return nil, err
 	}
 	r.Events.Committed(ctx)
 	if !a.Livemode && r.Sandbox != nil {
-		// The message is committed: schedule its next step even if the
-		// client has hung up.
-		if err := r.Sandbox.SandboxSent(context.WithoutCancel(ctx), a.WorkspaceID, out.ID); err != nil {
+		if err := r.Sandbox.SandboxSent(ctx, a.WorkspaceID, out.ID); err != nil {
 			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
 		}
 	}
 	return out, nil
 }
 
-// deliver hands the message to the channel's adapter and, once accepted,
-// stores it with its conversation and contact and records the events.
-func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*model.Message, error) {
-	s := a.Scope()
+// prepare builds the message as stored (status sending) and as its adapter
+// needs it, storing its inline attachments.
+func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*repo.Message, *channels.Message, error) {
 	now := r.Clock.Now()
 	msg := &repo.Message{ID: msgID, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Channel: req.channel,
-		Direction: "outbound", SenderType: "api", Type: "text", Text: req.text, Status: "sent", CreatedAt: now}
+		Direction: "outbound", SenderType: "api", Type: "text", Text: req.text, Status: "sending", CreatedAt: now}
+	if req.sender != nil {
+		msg.SenderType, msg.SenderName = req.sender.Type, req.sender.Name
+	}
 	if content.template != nil {
 		msg.Type, msg.Text = "template", &content.templateText
 	} else if req.text == nil && req.html == nil {
@@ -146,23 +151,11 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		safe := htmlPolicy.Sanitize(*req.html)
 		msg.HTML, msg.HTMLRaw = &safe, req.html
 	}
-	to := req.to
-	if t.contact != nil {
-		switch req.channel {
-		case "whatsapp":
-			to = deref(t.contact.Phone)
-		case "instagram":
-			to = deref(t.contact.InstagramUserID)
-		case "email":
-			to = deref(t.contact.Email)
-		case "website":
-			to = deref(t.contact.ExternalID)
-		}
-	}
+	to := recipient(req, t)
 	ob := &channels.Message{ID: msgID, Livemode: a.Livemode, Channel: req.channel, Account: accountOf(t.acc), To: to,
 		Text: msg.Text, HTML: msg.HTML, ReplyAs: req.replyAs}
-	if t.comment != nil {
-		ob.CommentID = t.comment.ID
+	if t.commentID != "" {
+		ob.CommentID = t.commentID
 	}
 	if content.template != nil {
 		ob.Template = &channels.Template{Name: content.template.Name, Language: content.template.Language,
@@ -174,44 +167,43 @@ func (r *Service) deliver(ctx context.Context, q repo.Queries, a *auth.Actor, re
 			subject = "Re: " + strings.TrimPrefix(*t.conv.Subject, "Re: ")
 		}
 		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc}
+		if err := r.emailEnvelope(ctx, q, a, t, ob.Email); err != nil {
+			return nil, nil, err
+		}
 		cc := req.cc
 		if cc == nil {
 			cc = []string{}
 		}
 		var err error
-		if msg.Email, err = json.Marshal(model.EmailHeaders{From: req.from, To: []string{to}, Cc: cc, References: []string{}}); err != nil {
-			return nil, fmt.Errorf("send: email headers: %w", err)
+		if msg.Email, err = json.Marshal(model.EmailHeaders{From: req.from, To: []string{to}, Cc: cc,
+			InReplyTo: nonEmptyPtr(ob.Email.InReplyTo), References: append([]string{}, ob.Email.References...)}); err != nil {
+			return nil, nil, fmt.Errorf("send: email headers: %w", err)
 		}
 	}
 	if err := r.attach(ctx, q, a, req, t, msg, ob); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	providerID, err := r.call(ctx, a.Livemode, ob)
-	if err != nil {
-		return nil, err
+	if err := emailFiles(ctx, q, a, ob); err != nil {
+		return nil, nil, err
 	}
-	sentAt := model.NewTimestamp(now)
-	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &providerID, SentAt: &sentAt}); err != nil {
-		return nil, fmt.Errorf("send: delivery: %w", err)
-	}
-	return r.store(ctx, q, s, req, t, msg)
+	return msg, ob, nil
 }
 
-// store writes an accepted message, with the conversation it starts, and
-// records contact.created, conversation.created and message.sent
-// in that order.
-func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (*model.Message, error) {
+// store writes a reserved message, with the conversation it starts, and
+// records contact.created and conversation.created in that order
+// (message.sent follows when the provider accepted it).
+func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) error {
 	now := msg.CreatedAt
 	if t.newContact {
 		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	created := t.conv == nil
 	if created {
 		var err error
 		if t.conv, err = conversation.Start(ctx, q, s, t.acc, t.contact, false, now); err != nil {
-			return nil, fmt.Errorf("send: %w", err)
+			return fmt.Errorf("send: %w", err)
 		}
 		if req.channel == "email" {
 			t.conv.Subject = &req.subject
@@ -219,27 +211,24 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 	}
 	msg.ConversationID = t.conv.ID
 	if err := conversation.Save(ctx, q, s, t.conv, t.contact, created, now); err != nil {
-		return nil, fmt.Errorf("send: %w", err)
+		return fmt.Errorf("send: %w", err)
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
-		return nil, fmt.Errorf("send: insert message: %w", err)
+		return fmt.Errorf("send: insert message: %w", err)
 	}
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
 			if _, dup := err.(*repo.ConflictError); dup {
-				return nil, apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
+				return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 			}
-			return nil, err
+			return err
 		}
 	}
-	convOut, msgOut := view.Conversation(t.conv), view.Message(msg)
-	r.Files.SignAttachments(msgOut)
 	if created {
-		if err := r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut); err != nil {
-			return nil, err
-		}
+		convOut := view.Conversation(t.conv)
+		return r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
 	}
-	return msgOut, r.Events.Record(ctx, q, s, event.MessageSent, convOut, msgOut)
+	return nil
 }
 
 // accountOf is the sending account as an adapter needs it.

@@ -26,6 +26,9 @@ type sendTarget struct {
 	files       map[string]*repo.File
 	// comment is the comment a private reply answers.
 	comment *repo.Message
+	// commentID is the provider's id of the comment a reply in an Instagram
+	// comment conversation answers (see commentRule).
+	commentID string
 }
 
 // lookups reads the conversation, contact and uploaded files a send names

@@ -142,7 +142,7 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	if len(ids) == 0 {
 		return page, nil
 	}
-	rows, err := r.Store.Templates(ctx, a.WorkspaceID, ids)
+	rows, err := r.Store.Templates(ctx, a.Scope(), ids)
 	if err != nil {
 		return nil, err
 	}

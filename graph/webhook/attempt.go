@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/webhooksig"
 )
@@ -21,27 +22,52 @@ type outcome struct {
 	// skipped: nothing was sent, the endpoint being off or deleted; the
 	// delivery fails without counting an attempt.
 	skipped bool
+	// eventAt is when the event was recorded: the lag metric starts there.
+	eventAt time.Time
 }
+
+// chainLimit is how many deliveries of one conversation a task attempts in a
+// row before it hands the next to the queue, so that a busy conversation
+// shares the workers with the others.
+const chainLimit = 50
 
 // AttemptDelivery makes one attempt of a delivery, if it is due and no other
 // worker holds it; otherwise it does nothing, so a task that runs twice sends
 // at most one extra copy. The outcome decides what comes next: success, a
 // retry on the schedule, or failure once the give-up time has passed; and
-// when an ordered delivery finishes, the next one of its conversation is
-// handed to the queue.
+// when an ordered delivery finishes, the next one of its conversation
+// follows at once in the same task (up to chainLimit), without a trip
+// through the queue.
 func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
+	for range chainLimit {
+		next, err := r.attemptOne(ctx, id)
+		if err != nil || next == nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		id = next.ID
+	}
+	r.deliveryDue(ctx, id, 0)
+	return nil
+}
+
+// attemptOne makes one attempt of a delivery and returns the next delivery
+// of its conversation when that one is due now.
+func (r *Service) attemptOne(ctx context.Context, id string) (*repo.WebhookDelivery, error) {
 	cfg := r.config()
 	now := r.Clock.Now()
 	token := make([]byte, 12)
 	if _, err := rand.Read(token); err != nil {
-		return fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
+		return nil, fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
 	}
 	d, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
 	if errors.Is(err, repo.ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
+		return nil, fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
 	}
 	o, err := r.attempt(ctx, d, now)
 	if ctx.Err() != nil || err != nil {
@@ -53,7 +79,7 @@ func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
 		if err != nil {
 			err = fmt.Errorf("webhook: attempt %s: %w", id, err)
 		}
-		return errors.Join(err, ctx.Err())
+		return nil, errors.Join(err, ctx.Err())
 	}
 	return r.recordAttempt(ctx, d, o)
 }
@@ -84,16 +110,17 @@ func (r *Service) attempt(ctx context.Context, d *repo.WebhookDelivery, now time
 		return outcome{problem: err.Error()}, nil
 	}
 	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
-	o := outcome{answer: ans}
+	o := outcome{answer: ans, eventAt: ev.CreatedAt}
 	if !ans.OK() {
-		o.problem = "the endpoint " + ans.Problem(cfg.timeout())
+		o.problem = ans.Problem(cfg.timeout())
 	}
 	return o, nil
 }
 
 // recordAttempt stores an outcome, keeps the endpoint's health, and hands
-// the next attempt (or the next delivery in order) to the queue.
-func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) error {
+// the next attempt to the queue; it returns the next delivery in order when
+// that one is due now.
+func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) (*repo.WebhookDelivery, error) {
 	// The attempt happened; its record must not be lost to a shutdown.
 	ctx = context.WithoutCancel(ctx)
 	cfg := r.config()
@@ -130,29 +157,39 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		switchedOff, err = r.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
 		return err
 	})
+	if err == nil && recorded && !o.skipped {
+		metrics.ObserveWebhookAttempt(a.Status, now.Sub(o.eventAt))
+	}
 	switch {
 	case err != nil || !recorded || switchedOff:
-		return err
+		return nil, err
 	case a.Status == "retrying":
 		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.Clock.Now()))
 	case d.ConversationID != nil:
-		r.nextInOrder(ctx, d)
+		return r.nextInOrder(ctx, d), nil
 	}
-	return nil
+	return nil, nil
 }
 
-// nextInOrder hands the next delivery of a finished one's conversation to
-// the queue; it waited for this one (decisions 7, ordering).
-func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) {
+// nextInOrder finds the next delivery of a finished one's conversation,
+// which waited for this one (decisions 7, ordering). It runs after the
+// finish committed, so a successor fanned out meanwhile is either seen
+// here or saw this one finished (fanOutOnce). It returns the successor when
+// it is due now, and hands it to the queue at its due time otherwise.
+func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) *repo.WebhookDelivery {
 	next, err := r.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
 	if errors.Is(err, repo.ErrNotFound) {
-		return
+		return nil
 	}
 	if err != nil {
 		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
-		return
+		return nil
 	}
-	r.deliveryDue(ctx, next.ID, next.NextAttemptAt.Sub(r.Clock.Now()))
+	if wait := next.NextAttemptAt.Sub(r.Clock.Now()); wait > 0 {
+		r.deliveryDue(ctx, next.ID, wait)
+		return nil
+	}
+	return next
 }
 
 // switchOff disables an endpoint for a reason, fails its deliveries still

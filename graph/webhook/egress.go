@@ -23,7 +23,8 @@ const maxAnswer = 64 << 10
 // refusedPrefixes are ranges no webhook may reach besides those netip
 // classifies (loopback, private, link-local, multicast, unspecified): the
 // shared, reserved and special-purpose ones, where cloud metadata services
-// and internal networks also live.
+// and internal networks also live, and the IPv6 ranges that reach IPv4
+// through a translator or tunnel (NAT64, 6to4, Teredo).
 var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -33,11 +34,38 @@ var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b::/96"),
 	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("2001::/32"), // Teredo: an IPv4 address, obfuscated
 }
 
-// refusal says why an address may not be reached, or "" when it may.
-func refusal(ip netip.Addr) string {
+// embeddingPrefixes are the IPv6 forms that carry an IPv4 address in their
+// last 32 bits: IPv4-compatible (::a.b.c.d, deprecated) and IPv4-translated
+// (::ffff:0:a.b.c.d). IPv4-mapped (::ffff:a.b.c.d) is netip's Unmap; the
+// NAT64, 6to4 and Teredo ranges are refused whole (refusedPrefixes).
+var embeddingPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
+}
+
+// normalize returns the IPv4 address an IPv6 address stands for when it
+// embeds one, and the address itself otherwise. :: and ::1 stay IPv6.
+func normalize(ip netip.Addr) netip.Addr {
 	ip = ip.Unmap()
+	if !ip.Is6() || ip.IsUnspecified() || ip.IsLoopback() {
+		return ip
+	}
+	for _, p := range embeddingPrefixes {
+		if p.Contains(ip) {
+			b := ip.As16()
+			return netip.AddrFrom4([4]byte(b[12:]))
+		}
+	}
+	return ip
+}
+
+// refusal says why an address may not be reached, or "" when it may. An
+// IPv6 form that embeds an IPv4 address is judged by that address.
+func refusal(ip netip.Addr) string {
+	ip = normalize(ip)
 	switch {
 	case ip.IsLoopback():
 		return "a loopback address"
@@ -56,14 +84,18 @@ func refusal(ip netip.Addr) string {
 	return ""
 }
 
-// refusedError is a connection the egress rules did not allow.
-type refusedError struct {
-	addr string
-	why  string
-}
+// refusedError is a connection the egress rules did not allow. Its text
+// says that msgsvc refused, not the endpoint, and how local development
+// lifts the rule.
+type refusedError struct{ what string }
 
 func (e *refusedError) Error() string {
-	return fmt.Sprintf("refused to connect to %s: %s", e.addr, e.why)
+	return "msgsvc refused " + e.what + " (MSGSVC_WEBHOOK_ALLOW_INSECURE=true lifts this for local development)"
+}
+
+// refusedAddress is the refusal of an address by the egress rules.
+func refusedAddress(addr, why string) *refusedError {
+	return &refusedError{fmt.Sprintf("to connect to %s: %s, which webhooks may not reach", addr, why)}
 }
 
 // httpClient is the one client of webhook requests. Its dialer checks each
@@ -80,10 +112,14 @@ func (c *Config) httpClient() *http.Client {
 				}
 				ip, err := netip.ParseAddr(host)
 				if err != nil {
-					return &refusedError{host, "not an IP address"}
+					return refusedAddress(host, "not an IP address")
 				}
 				if why := refusal(ip); why != "" {
-					return &refusedError{ip.Unmap().String(), why}
+					shown := ip.String()
+					if n := normalize(ip); n != ip {
+						shown += " (" + n.String() + ")"
+					}
+					return refusedAddress(shown, why)
 				}
 				return nil
 			}
@@ -111,23 +147,40 @@ type answer struct {
 // OK says whether the request succeeded: any 2xx, in time.
 func (a answer) OK() bool { return a.Err == nil && a.Status >= 200 && a.Status < 300 }
 
-// Problem describes a failed request for last_error and verification.reason.
+// Problem describes a failed request for last_error and verification.reason,
+// naming who failed: the endpoint, or msgsvc refusing to connect. A DNS
+// failure names the host looked up, never the resolver msgsvc asked.
 func (a answer) Problem(timeout time.Duration) string {
 	var refused *refusedError
+	var dns *net.DNSError
 	var uerr *url.Error
 	switch {
 	case a.Err == nil && a.Status >= 300 && a.Status < 400:
-		return fmt.Sprintf("answered HTTP %d; redirects are not followed", a.Status)
+		return fmt.Sprintf("the endpoint answered HTTP %d; redirects are not followed", a.Status)
 	case a.Err == nil:
-		return fmt.Sprintf("answered HTTP %d", a.Status)
+		return fmt.Sprintf("the endpoint answered HTTP %d", a.Status)
 	case errors.As(a.Err, &refused):
 		return refused.Error()
+	case errors.As(a.Err, &dns):
+		return dnsProblem(dns)
 	case errors.Is(a.Err, context.DeadlineExceeded), isTimeout(a.Err):
-		return fmt.Sprintf("no answer within %s", timeout)
+		return fmt.Sprintf("the endpoint gave no answer within %s", timeout)
 	case errors.As(a.Err, &uerr):
-		return uerr.Err.Error()
+		return "the endpoint could not be reached: " + uerr.Err.Error()
 	}
-	return a.Err.Error()
+	return "the endpoint could not be reached: " + a.Err.Error()
+}
+
+// dnsProblem describes a failed lookup by its host alone: net.DNSError's
+// own text names the server's resolver address.
+func dnsProblem(e *net.DNSError) string {
+	switch {
+	case e.IsNotFound:
+		return fmt.Sprintf("the host %s could not be resolved: no such host", e.Name)
+	case e.IsTimeout:
+		return fmt.Sprintf("the host %s could not be resolved: the DNS lookup timed out", e.Name)
+	}
+	return fmt.Sprintf("the host %s could not be resolved: the DNS lookup failed", e.Name)
 }
 
 func isTimeout(err error) bool {
@@ -143,7 +196,7 @@ func (c *Config) post(ctx context.Context, rawURL string, body []byte, signature
 		return answer{Err: err}
 	}
 	if u.Scheme != "https" && (u.Scheme != "http" || !c.AllowInsecure) {
-		return answer{Err: errors.New("refused: the URL is not HTTPS")}
+		return answer{Err: &refusedError{"to send to a URL that is not https://"}}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {

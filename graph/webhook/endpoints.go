@@ -32,7 +32,7 @@ func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookEndpointList{Items: view.Map(rows, toWebhookEndpoint), EgressIPs: view.OrEmpty(r.config().EgressIPs)}, nil
+	return &model.WebhookEndpointList{Items: view.Map(visible(a, rows), toWebhookEndpoint), EgressIPs: view.OrEmpty(r.config().EgressIPs)}, nil
 }
 
 // CreateEndpoint stores the endpoint, then verifies it: a failed
@@ -63,7 +63,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 	}
 	e.MetadataOnly = in.MetadataOnly != nil && *in.MetadataOnly
 	e.TestEvents = in.TestEvents != nil && *in.TestEvents
-	secret, err := newWebhookSecret()
+	secret, err := chosenSecret(in.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +90,8 @@ func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.Update
 	var newURL bool
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
-		if e, err = q.LockWebhookEndpoint(ctx, a.WorkspaceID, id); err != nil {
-			return view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+		if e, err = lockEndpoint(ctx, q, a, id); err != nil {
+			return err
 		}
 		if newURL, err = r.applyEndpointChanges(ctx, a, e, in); err != nil {
 			return err
@@ -173,6 +173,9 @@ func (r *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted
 		return nil, err
 	}
 	if err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		if _, err := lockEndpoint(ctx, q, a, id); err != nil {
+			return err
+		}
 		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.Clock.Now())
 	}); err != nil {
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
@@ -199,7 +202,7 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 		return nil, err
 	}
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		e, err := q.LockWebhookEndpoint(ctx, a.WorkspaceID, id)
+		e, err := lockEndpoint(ctx, q, a, id)
 		if err != nil {
 			return err
 		}
@@ -226,7 +229,8 @@ func (r *Service) webhookURL(raw string) (string, error) {
 		return "", apierr.New(apierr.InvalidRequest, "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
 	}
 	if u.Scheme != "https" && (u.Scheme != "http" || !r.config().AllowInsecure) {
-		return "", apierr.New(apierr.InvalidRequest, "url must use https.")
+		return "", apierr.New(apierr.InvalidRequest, "url must use https; for local development, "+
+			"MSGSVC_WEBHOOK_ALLOW_INSECURE=true lets msgsvc deliver to http:// URLs and to local addresses.")
 	}
 	return raw, nil
 }

@@ -37,7 +37,7 @@ func (r *Service) FanOut(ctx context.Context) error {
 // events' fanned_out mark commit together, so a crash neither loses an event
 // nor delivers it twice.
 func (r *Service) fanOutOnce(ctx context.Context) (events int, locked bool, err error) {
-	var ready []string
+	var ids []string
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		if locked, err = q.TryLockFanOut(ctx); err != nil || !locked {
 			return err
@@ -61,18 +61,24 @@ func (r *Service) fanOutOnce(ctx context.Context) (events int, locked bool, err 
 		if err := q.InsertWebhookDeliveries(ctx, deliveries); err != nil {
 			return err
 		}
-		if err := q.MarkFannedOut(ctx, seqs); err != nil {
-			return err
-		}
-		ids := make([]string, len(deliveries))
+		ids = make([]string, len(deliveries))
 		for i := range deliveries {
 			ids[i] = deliveries[i].ID
 		}
-		ready, err = q.ReadyWebhookDeliveries(ctx, ids)
-		return err
+		return q.MarkFannedOut(ctx, seqs)
 	})
+	if err != nil || len(ids) == 0 {
+		return events, locked, err
+	}
+	// Which deliveries may go now is read after the commit: a predecessor
+	// that finishes meanwhile either committed before this read, which then
+	// sees it done, or looks for its successor after this commit and finds
+	// it (recordAttempt). Read inside the transaction, both could miss each
+	// other and the successor would wait for the sweep.
+	ready, err := r.Store.ReadyWebhookDeliveries(ctx, ids)
 	if err != nil {
-		return 0, false, err
+		slog.Warn("find the webhook deliveries due now; the sweep will hand them over", "err", err)
+		return events, locked, nil
 	}
 	for _, id := range ready {
 		r.deliveryDue(ctx, id, 0)

@@ -1,10 +1,15 @@
 package webhook
 
 import (
+	"context"
+	"net"
 	"net/netip"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -102,7 +107,25 @@ func TestEgressRefusal(t *testing.T) {
 		{"198.18.0.1", "a reserved address"},
 		{"240.0.0.1", "a reserved address"},
 		{"64:ff9b::7f00:1", "a reserved address"},
+		{"64:ff9b::808:808", "a reserved address"},
+		{"64:ff9b:1::a00:1", "a reserved address"},
 		{"2002:7f00:1::", "a reserved address"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "a reserved address"}, // Teredo
+		// Every IPv6 form that embeds an IPv4 address is judged by it.
+		{"::ffff:7f00:1", "a loopback address"},      // IPv4-mapped
+		{"::7f00:1", "a loopback address"},           // IPv4-compatible
+		{"::127.0.0.1", "a loopback address"},        // the same, dotted
+		{"::ffff:0:7f00:1", "a loopback address"},    // IPv4-translated
+		{"::ffff:0:127.0.0.1", "a loopback address"}, // the same, dotted
+		{"::a01:203", "a private address"},           // ::10.1.2.3
+		{"::ffff:0:c0a8:101", "a private address"},   // ::ffff:0:192.168.1.1
+		{"::a9fe:a9fe", "a link-local address"},      // ::169.254.169.254
+		{"::ffff:a9fe:a9fe", "a link-local address"}, // mapped metadata address
+		{"::ffff:0:6464:6401", "a reserved address"}, // ::ffff:0:100.100.100.1
+		{"::ffff:0:0", "not a unicast address"},      // ::ffff:0:0.0.0.0
+		{"::5db8:d822", ""},                          // ::93.184.216.34, public
+		{"0:0:0:0:0:0:7f00:1", "a loopback address"}, // long form
+		{"0000:0000:0000:0000:0000:ffff:7f00:0001", "a loopback address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
@@ -110,5 +133,61 @@ func TestEgressRefusal(t *testing.T) {
 				t.Errorf("refusal(%s) = %q, want %q", tt.addr, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestProblemNamesWhoFailedAndHidesTheResolver(t *testing.T) {
+	dns := &net.DNSError{Err: "no such host", Name: "hooks.example.invalid", Server: "10.0.0.53:53", IsNotFound: true}
+	slow := &net.DNSError{Err: "i/o timeout", Name: "hooks.example.com", Server: "10.0.0.53:53", IsTimeout: true}
+	tests := []struct {
+		a    answer
+		want string
+	}{
+		{answer{Status: 500}, "the endpoint answered HTTP 500"},
+		{answer{Status: 302}, "the endpoint answered HTTP 302; redirects are not followed"},
+		{answer{Err: &url.Error{Op: "Post", URL: "https://hooks.example.invalid/", Err: dns}}, "the host hooks.example.invalid could not be resolved: no such host"},
+		{answer{Err: dns}, "the host hooks.example.invalid could not be resolved: no such host"},
+		{answer{Err: slow}, "the host hooks.example.com could not be resolved: the DNS lookup timed out"},
+		{answer{Err: refusedAddress("10.1.2.3", "a private address")}, "msgsvc refused to connect to 10.1.2.3: a private address, " +
+			"which webhooks may not reach (MSGSVC_WEBHOOK_ALLOW_INSECURE=true lifts this for local development)"},
+		{answer{Err: context.DeadlineExceeded}, "the endpoint gave no answer within 10s"},
+	}
+	for _, tt := range tests {
+		got := tt.a.Problem(10 * time.Second)
+		if got != tt.want {
+			t.Errorf("Problem(%v) = %q, want %q", tt.a.Err, got, tt.want)
+		}
+		if strings.Contains(got, "10.0.0.53") {
+			t.Errorf("Problem(%v) shows the resolver: %q", tt.a.Err, got)
+		}
+	}
+}
+
+func TestWithinKeyRestrictions(t *testing.T) {
+	ep := func(channels, websites []string) *repo.WebhookEndpoint {
+		return &repo.WebhookEndpoint{Channels: channels, WebsiteIDs: websites}
+	}
+	wa := &auth.Actor{Channels: []string{"whatsapp"}}
+	web := &auth.Actor{WebsiteIDs: []string{"web_main"}}
+	tests := []struct {
+		name string
+		a    *auth.Actor
+		e    *repo.WebhookEndpoint
+		want bool
+	}{
+		{"unrestricted key, any endpoint", &auth.Actor{}, ep(nil, nil), true},
+		{"channel key, all channels", wa, ep(nil, nil), false},
+		{"channel key, its channel", wa, ep([]string{"whatsapp"}, nil), true},
+		{"channel key, its channel and another", wa, ep([]string{"whatsapp", "email"}, nil), false},
+		{"channel key, another channel", wa, ep([]string{"email"}, nil), false},
+		{"website key, all websites", web, ep(nil, nil), false},
+		{"website key, its website", web, ep(nil, []string{"web_main"}), true},
+		{"website key, its website and another", web, ep(nil, []string{"web_main", "web_second"}), false},
+		{"website key, its website, any channel", web, ep([]string{"email"}, []string{"web_main"}), true},
+	}
+	for _, tt := range tests {
+		if got := within(tt.a, tt.e); got != tt.want {
+			t.Errorf("%s: within = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

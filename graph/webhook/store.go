@@ -19,11 +19,13 @@ type Store interface {
 	InsertWebhookEndpoint(ctx context.Context, e *repo.WebhookEndpoint) error
 	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.WebhookDelivery, error)
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
+	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
 	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
 	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error
 	SweepWebhookDeliveries(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]repo.DueWebhookDelivery, error)
 	WebhookDeliveries(ctx context.Context, s repo.Scope, f repo.WebhookDeliveryFilter, p repo.Page) ([]repo.WebhookDelivery, error)
 	WebhookDelivery(ctx context.Context, s repo.Scope, id string) (*repo.WebhookDelivery, error)
+	WebhookEndpoint(ctx context.Context, workspaceID, id string) (*repo.WebhookEndpoint, error)
 	WebhookEndpointAnyState(ctx context.Context, id string) (*repo.WebhookEndpoint, error)
 	WebhookEndpoints(ctx context.Context, workspaceID string) ([]repo.WebhookEndpoint, error)
 	Websites(ctx context.Context, s repo.Scope) ([]repo.Website, error)

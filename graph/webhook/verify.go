@@ -43,7 +43,7 @@ func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.Web
 	}
 	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
 	if !ans.OK() {
-		return failed("the endpoint " + ans.Problem(cfg.timeout()))
+		return failed(ans.Problem(cfg.timeout()))
 	}
 	var echo struct {
 		Challenge string `json:"challenge"`

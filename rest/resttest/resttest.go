@@ -129,7 +129,7 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	for _, c := range configure {
 		c(a)
 	}
-	a.HTTP = httptest.NewServer(a.Server.Handler())
+	a.HTTP = httptest.NewServer(ValidateAgainstOpenAPI(t, a.Server.Handler()))
 	t.Cleanup(a.HTTP.Close)
 	return a
 }

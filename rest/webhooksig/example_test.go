@@ -1,11 +1,15 @@
 package webhooksig_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/msgsvc/msgsvc/rest/webhooksig"
 )
@@ -40,4 +44,22 @@ func Example() {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// Checking one request as msgsvc sends it: signed with the endpoint's secret
+// at the time of sending; a tampered body or another secret is refused.
+func ExampleParseRequest() {
+	const secret = "whsec_example"
+	body := []byte(`{"id":"evt_1","type":"endpoint.verification","created_at":"2026-10-01T12:00:00.000Z","channel":null,"website_id":null,"data":{"challenge":"ch_42"}}`)
+	req := httptest.NewRequest("POST", "/msgsvc/webhook", bytes.NewReader(body))
+	req.Header.Set(webhooksig.HeaderName, webhooksig.Header(time.Now(), body, secret))
+
+	event, err := webhooksig.ParseRequest(req, secret)
+	fmt.Println(event.Type, event.Challenge(), err)
+
+	_, err = webhooksig.Parse(req.Header.Get(webhooksig.HeaderName), body, time.Now(), "whsec_other")
+	fmt.Println(err)
+	// Output:
+	// endpoint.verification ch_42 <nil>
+	// webhooksig: no v1 signature matches
 }

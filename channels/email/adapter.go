@@ -1,0 +1,80 @@
+package email
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+)
+
+// Adapter sends live email through the relay (channels.Adapter).
+type Adapter struct {
+	Relay *Relay
+	// Now dates the mail; the injected clock.
+	Now func() time.Time
+	// Timeout bounds one submission (MSGSVC_PROVIDER_TIMEOUT).
+	Timeout time.Duration
+}
+
+// Send composes, signs (when the domain has a key) and submits the mail.
+// The receipt's id is the Message-ID: the relay's 250 is all SMTP gives.
+func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Receipt, error) {
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	raw, err := Compose(m, now())
+	if err != nil {
+		return nil, err
+	}
+	e := m.Email
+	if e.DKIM != nil {
+		if raw, err = Sign(raw, e.Domain, e.DKIM); err != nil {
+			// A key that cannot sign is the operator's to fix; sending
+			// unsigned mail from a domain that publishes a key would fail
+			// DMARC, so nothing goes out.
+			return nil, &channels.Refusal{Code: apierr.ChannelUnavailable,
+				Reason: fmt.Sprintf("The DKIM key of %s cannot sign: %v; nothing was sent.", e.Domain, err)}
+		}
+	}
+	if a.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.Timeout)
+		defer cancel()
+	}
+	if err := a.Relay.Submit(ctx, BounceAddress(m.ID, e.Domain), Recipients(e.To, e.Cc), raw); err != nil {
+		return nil, Refusal(err)
+	}
+	return &channels.Receipt{ProviderIDs: []string{"<" + MessageID(m.ID, e.Domain) + ">"}}, nil
+}
+
+// Refusal maps a relay's answer to the API's (live.md 3): 421 and 451
+// are channel_rate_limited, a 5xx to RCPT recipient_unreachable, anything
+// else (a connection or TLS failure, another code) channel_unavailable.
+// The reason carries the relay's code and text.
+func Refusal(err error) *channels.Refusal {
+	var se *SubmitError
+	if !errors.As(err, &se) || se.SMTP == nil {
+		return &channels.Refusal{Code: apierr.ChannelUnavailable,
+			Reason: fmt.Sprintf("The mail relay could not be reached (%v); nothing was sent.", err)}
+	}
+	reply := se.SMTP
+	reason := fmt.Sprintf("%d", reply.Code)
+	if reply.EnhancedCode != [3]int{} && reply.EnhancedCode[0] > 0 {
+		reason += fmt.Sprintf(" %d.%d.%d", reply.EnhancedCode[0], reply.EnhancedCode[1], reply.EnhancedCode[2])
+	}
+	reason += ": " + reply.Message
+	switch {
+	case reply.Code == 421 || reply.Code == 451:
+		return &channels.Refusal{Code: apierr.ChannelRateLimited, RetryAfter: channels.DefaultRetryAfter,
+			Hold: channels.HoldNone, Reason: "The mail relay asks to slow down (" + reason + ")."}
+	case se.Stage == StageRcpt && reply.Code >= 500:
+		return &channels.Refusal{Code: apierr.RecipientUnreachable,
+			Reason: fmt.Sprintf("The mail relay refused %s (%s).", se.Recipient, reason)}
+	}
+	return &channels.Refusal{Code: apierr.ChannelUnavailable,
+		Reason: fmt.Sprintf("The mail relay refused the mail at %s (%s); nothing was sent.", se.Stage, reason)}
+}

@@ -1,0 +1,365 @@
+package email_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	gomessage "github.com/emersion/go-message"
+	"github.com/emersion/go-message/mail"
+	"github.com/emersion/go-msgauth/dkim"
+	"github.com/emersion/go-smtp"
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/channels/email/emailtest"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+)
+
+var date = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+func ptr(s string) *string { return &s }
+
+func message(html string, dkimKey *channels.DKIMKey) *channels.Message {
+	return &channels.Message{ID: "msg_01TEST", Livemode: true, Channel: "email", To: "ada@example.com",
+		HTML: &html, Attachments: []channels.File{{ID: "file_1", Filename: "invoice.pdf",
+			ContentType: "application/pdf", Size: 9, Content: []byte("%PDF-1.4\n")}},
+		Email: &channels.Email{From: "support@acme.test", To: []string{"ada@example.com"},
+			Cc: []string{"boss@example.com"}, Subject: "Your order ✓", Domain: "acme.test",
+			InReplyTo: "CAF00@mail.example.com", References: []string{"A1@example.com", "CAF00@mail.example.com"},
+			UnsubscribeURL: "https://api.acme.test/unsubscribe/tok123", DKIM: dkimKey}}
+}
+
+func adapter(sink *emailtest.Sink) *email.Adapter {
+	return &email.Adapter{Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "msgsvc.test"},
+		Now: func() time.Time { return date }, Timeout: 5 * time.Second}
+}
+
+func TestSendThroughRelaySignedAndStructured(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	keyPEM, txt := emailtest.RSAKey(t)
+	m := message(`<p>Hello <b>Ada</b>, see <a href="https://acme.test/o/1">your order</a>.</p><script>x()</script>`,
+		&channels.DKIMKey{Selector: "msgsvc", PrivateKeyPEM: keyPEM})
+	receipt, err := adapter(sink).Send(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(receipt.ProviderIDs) != 1 || receipt.ProviderIDs[0] != "<msg_01TEST@acme.test>" {
+		t.Fatalf("receipt %v", receipt.ProviderIDs)
+	}
+	mails := sink.Mails()
+	if len(mails) != 1 {
+		t.Fatalf("%d mails at the relay", len(mails))
+	}
+	got := mails[0]
+	if got.From != "bounces+msg_01TEST@acme.test" {
+		t.Errorf("envelope sender %q", got.From)
+	}
+	if strings.Join(got.To, ",") != "ada@example.com,boss@example.com" {
+		t.Errorf("envelope recipients %v", got.To)
+	}
+	verifyDKIM(t, got.Data, "msgsvc._domainkey.acme.test", txt)
+	r, err := mail.CreateReader(bytes.NewReader(got.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Header
+	want := map[string]string{"Message-Id": "<msg_01TEST@acme.test>", "In-Reply-To": "<CAF00@mail.example.com>",
+		"References":       "<A1@example.com> <CAF00@mail.example.com>",
+		"List-Unsubscribe": "<https://api.acme.test/unsubscribe/tok123>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+	for k, v := range want {
+		if h.Get(k) != v {
+			t.Errorf("%s: %q, want %q", k, h.Get(k), v)
+		}
+	}
+	if subj, _ := h.Subject(); subj != "Your order ✓" {
+		t.Errorf("Subject %q", subj)
+	}
+	if d, err := h.Date(); err != nil || !d.Equal(date) {
+		t.Errorf("Date %v %v", d, err)
+	}
+	if ct, _, _ := h.ContentType(); ct != "multipart/mixed" {
+		t.Errorf("top level %s, want multipart/mixed", ct)
+	}
+	checkParts(t, got.Data)
+}
+
+// checkParts walks the MIME tree: multipart/alternative (text/plain made
+// from the HTML, then text/html) inside multipart/mixed, then the PDF.
+func checkParts(t *testing.T, raw []byte) {
+	t.Helper()
+	e, err := gomessage.Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := e.MultipartReader()
+	alt, err := mr.NextPart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct, _, _ := alt.Header.ContentType(); ct != "multipart/alternative" {
+		t.Fatalf("first part %s", ct)
+	}
+	ar := alt.MultipartReader()
+	plain, _ := ar.NextPart()
+	text, _ := io.ReadAll(plain.Body)
+	if ct, _, _ := plain.Header.ContentType(); ct != "text/plain" || !strings.Contains(string(text), "Hello Ada, see your order (https://acme.test/o/1).") ||
+		strings.Contains(string(text), "<") || strings.Contains(string(text), "x()") {
+		t.Errorf("text part %s %q", ct, text)
+	}
+	htmlPart, _ := ar.NextPart()
+	body, _ := io.ReadAll(htmlPart.Body)
+	if ct, _, _ := htmlPart.Header.ContentType(); ct != "text/html" || !strings.Contains(string(body), "<b>Ada</b>") {
+		t.Errorf("html part %s %q", ct, body)
+	}
+	att, err := mr.NextPart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, _ := io.ReadAll(att.Body)
+	_, params, _ := att.Header.ContentDisposition()
+	if ct, _, _ := att.Header.ContentType(); ct != "application/pdf" || params["filename"] != "invoice.pdf" || string(content) != "%PDF-1.4\n" {
+		t.Errorf("attachment %s %v %q", ct, params, content)
+	}
+	if _, err := mr.NextPart(); !errors.Is(err, io.EOF) {
+		t.Errorf("more parts than expected: %v", err)
+	}
+}
+
+func verifyDKIM(t *testing.T, raw []byte, name, txt string) {
+	t.Helper()
+	vs, err := dkim.VerifyWithOptions(bytes.NewReader(raw), &dkim.VerifyOptions{LookupTXT: func(domain string) ([]string, error) {
+		if domain != name {
+			return nil, errors.New("no such record " + domain)
+		}
+		return []string{txt}, nil
+	}})
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("dkim: %v, %d signatures", err, len(vs))
+	}
+	if vs[0].Err != nil {
+		t.Fatalf("dkim signature does not verify: %v", vs[0].Err)
+	}
+	signed := strings.ToLower(strings.Join(vs[0].HeaderKeys, ":"))
+	for _, k := range []string{"from", "to", "subject", "date", "message-id", "list-unsubscribe", "list-unsubscribe-post"} {
+		if !strings.Contains(":"+signed+":", ":"+k+":") {
+			t.Errorf("h= %s lacks %s", signed, k)
+		}
+	}
+	if !strings.Contains(string(raw), "c=relaxed/relaxed") {
+		t.Error("not relaxed/relaxed")
+	}
+}
+
+func TestSendSignsWithEd25519(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(priv)
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	m := message("<p>hi</p>", &channels.DKIMKey{Selector: "ed", PrivateKeyPEM: keyPEM})
+	if _, err := adapter(sink).Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	verifyDKIM(t, sink.Mails()[0].Data, "ed._domainkey.acme.test", "v=DKIM1; k=ed25519; p="+base64.StdEncoding.EncodeToString(pub))
+}
+
+func TestSendWithoutKeyIsUnsignedAndTextOnly(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	m := message("", nil)
+	m.HTML, m.Text, m.Attachments = nil, ptr("Plain words."), nil
+	if _, err := adapter(sink).Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	raw := string(sink.Mails()[0].Data)
+	if strings.Contains(raw, "DKIM-Signature") || strings.Contains(raw, "text/html") || !strings.Contains(raw, "Plain words.") {
+		t.Errorf("mail:\n%s", raw)
+	}
+}
+
+func TestBadDKIMKeySendsNothing(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	m := message("<p>x</p>", &channels.DKIMKey{Selector: "s", PrivateKeyPEM: "not a key"})
+	_, err := adapter(sink).Send(context.Background(), m)
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || strings.Contains(r.Reason, "not a key") {
+		t.Fatalf("refusal %v", err)
+	}
+	if len(sink.Mails()) != 0 {
+		t.Fatal("an unsigned mail went out")
+	}
+}
+
+func TestRelayRefusalsMap(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(*emailtest.Sink)
+		code  apierr.Code
+		retry time.Duration
+		in    string
+	}{
+		{"RCPT 550", func(s *emailtest.Sink) {
+			s.RefuseRcpt("ada@example.com", 550, smtp.EnhancedCode{5, 1, 1}, "no such user")
+		},
+			apierr.RecipientUnreachable, 0, "550 5.1.1: no such user"},
+		{"RCPT 421", func(s *emailtest.Sink) { s.RefuseRcpt("ada@example.com", 421, smtp.EnhancedCode{4, 7, 0}, "slow down") },
+			apierr.ChannelRateLimited, 60 * time.Second, "421 4.7.0"},
+		{"RCPT 451", func(s *emailtest.Sink) { s.RefuseRcpt("boss@example.com", 451, smtp.EnhancedCode{4, 3, 0}, "later") },
+			apierr.ChannelRateLimited, 60 * time.Second, "451"},
+		{"DATA 554", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "content rejected"})
+		}, apierr.ChannelUnavailable, 0, "554 5.6.0"},
+		{"DATA 451", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try later"})
+		}, apierr.ChannelRateLimited, 60 * time.Second, "451"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sink := emailtest.NewSink()
+			c.setup(sink)
+			sink.Start(t)
+			_, err := adapter(sink).Send(context.Background(), message("<p>x</p>", nil))
+			var r *channels.Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("not a refusal: %v", err)
+			}
+			if r.Code != c.code || r.RetryAfter != c.retry || !strings.Contains(r.Reason, c.in) {
+				t.Fatalf("refusal %+v", r)
+			}
+			if len(sink.Mails()) != 0 {
+				t.Fatal("the relay kept a mail")
+			}
+		})
+	}
+}
+
+func TestRelayUnreachable(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	a := &email.Adapter{Relay: &email.Relay{Addr: addr, TLS: email.None}, Timeout: time.Second}
+	_, err := a.Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable {
+		t.Fatalf("refusal %v", err)
+	}
+}
+
+// selfSigned is a certificate for 127.0.0.1 and a pool trusting it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "relay.test"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: k}, pool
+}
+
+func TestSTARTTLSWithAuth(t *testing.T) {
+	cert, pool := selfSigned(t)
+	sink := emailtest.NewSink()
+	sink.StartTLS(cert)
+	sink.RequireAuth("mailer", "s3cret")
+	sink.Start(t)
+	relay, err := email.ParseRelay("smtp://mailer:s3cret@" + sink.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	a := &email.Adapter{Relay: relay, Timeout: 5 * time.Second}
+	if _, err := a.Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.Mails()) != 1 || strings.Join(sink.Authenticated(), ",") != "mailer" {
+		t.Fatalf("mails %d, authenticated %v", len(sink.Mails()), sink.Authenticated())
+	}
+}
+
+func TestSTARTTLSRequired(t *testing.T) {
+	sink := emailtest.NewSink().Start(t) // offers no STARTTLS
+	relay, err := email.ParseRelay("smtp://" + sink.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || len(sink.Mails()) != 0 {
+		t.Fatalf("sent over plain text: %v, %d mails", err, len(sink.Mails()))
+	}
+}
+
+func TestImplicitTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	sink := emailtest.NewSink()
+	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = sink.Server.Serve(l) }()
+	t.Cleanup(func() { _ = sink.Server.Close() })
+	relay, err := email.ParseRelay("smtps://" + l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.Mails()) != 1 {
+		t.Fatal("no mail over implicit TLS")
+	}
+}
+
+func TestParseRelay(t *testing.T) {
+	good := map[string]email.Relay{
+		"smtp://u:p@mail.example.com":             {Addr: "mail.example.com:587", TLS: email.STARTTLS, Username: "u", Password: "p"},
+		"smtps://u:p@mail.example.com":            {Addr: "mail.example.com:465", TLS: email.Implicit, Username: "u", Password: "p"},
+		"smtp://127.0.0.1:2526?tls=none":          {Addr: "127.0.0.1:2526", TLS: email.None},
+		"smtp://mail.example.com:25?tls=starttls": {Addr: "mail.example.com:25", TLS: email.STARTTLS},
+	}
+	for raw, want := range good {
+		got, err := email.ParseRelay(raw)
+		if err != nil || *got != want {
+			t.Errorf("%s: %+v %v", raw, got, err)
+		}
+	}
+	for _, raw := range []string{"", "mail.example.com", "http://x", "smtp://x?tls=maybe", "smtps://x?tls=none", "smtp://u:p@x:25?tls=none", "smtp://"} {
+		if _, err := email.ParseRelay(raw); err == nil {
+			t.Errorf("%q accepted", raw)
+		}
+	}
+}
+
+func TestHTMLToText(t *testing.T) {
+	cases := map[string]string{
+		"<p>One</p><p>Two<br>Three</p>":                      "One\n\nTwo\nThree",
+		"<ul><li>a</li><li>b</li></ul>":                      "- a\n- b",
+		`<a href="https://x.test/">https://x.test/</a>`:      "https://x.test/",
+		`<a href="javascript:alert(1)">click</a>`:            "click",
+		"<style>p{}</style><script>evil()</script>Just text": "Just text",
+		"Tom &amp; Jerry &lt;3":                              "Tom & Jerry <3",
+	}
+	for in, want := range cases {
+		if got := email.HTMLToText(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package email
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// MaxMessageBytes is the inbound limit, advertised with SIZE (live.md 6).
+const MaxMessageBytes = 25 << 20
+
+// Inbox is msgsvc behind the listener: which recipients it takes, and
+// where an accepted mail is stored before the 250.
+type Inbox interface {
+	// Accepts says whether rcpt is an account's address or a bounces+
+	// address of a verified domain.
+	Accepts(ctx context.Context, rcpt string) (bool, error)
+	// Deliver stores the mail durably; only then does the client get 250.
+	Deliver(ctx context.Context, from string, rcpts []string, raw []byte) error
+}
+
+// Listener is the inbound SMTP server (MSGSVC_SMTP_ADDR).
+type Listener struct {
+	Inbox    Inbox
+	Hostname string
+}
+
+// Server is the go-smtp server of the listener.
+func (l *Listener) Server(addr string) *smtp.Server {
+	s := smtp.NewServer(backend{l.Inbox})
+	s.Addr = addr
+	s.Domain = l.Hostname
+	s.MaxMessageBytes = MaxMessageBytes
+	s.MaxRecipients = 50
+	s.MaxLineLength = 64 << 10 // HTML mail often has long lines
+	s.ReadTimeout = 2 * time.Minute
+	s.WriteTimeout = 2 * time.Minute
+	s.EnableSMTPUTF8 = true
+	return s
+}
+
+// Serve accepts mail on ln until ctx ends.
+func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
+	s := l.Server(ln.Addr().String())
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(shutdown); err != nil {
+			_ = s.Close()
+		}
+	}()
+	err := s.Serve(ln)
+	if errors.Is(err, smtp.ErrServerClosed) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type backend struct{ inbox Inbox }
+
+func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) { return &inSession{inbox: b.inbox}, nil }
+
+type inSession struct {
+	inbox Inbox
+	from  string
+	rcpts []string
+}
+
+var (
+	errNoSuchUser = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such recipient here"}
+	errTemporary  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
+	errNoRcpt     = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
+)
+
+func (s *inSession) Mail(from string, _ *smtp.MailOptions) error {
+	s.from, s.rcpts = from, nil
+	return nil
+}
+
+func (s *inSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, err := s.inbox.Accepts(ctx, to)
+	if err != nil {
+		slog.Warn("inbound smtp: recipient check", "err", err)
+		return errTemporary
+	}
+	if !ok {
+		return errNoSuchUser
+	}
+	s.rcpts = append(s.rcpts, to)
+	return nil
+}
+
+func (s *inSession) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err // go-smtp answers 552 for a mail over SIZE
+	}
+	if len(s.rcpts) == 0 {
+		return errNoRcpt
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.inbox.Deliver(ctx, s.from, s.rcpts, raw); err != nil {
+		slog.Warn("inbound smtp: store", "err", err)
+		return errTemporary
+	}
+	return nil
+}
+
+func (s *inSession) Reset()        { s.from, s.rcpts = "", nil }
+func (s *inSession) Logout() error { return nil }

@@ -1,0 +1,129 @@
+package email_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/channels/email"
+)
+
+func sample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseSamples(t *testing.T) {
+	p := email.Parse(sample(t, "plain.eml"))
+	if p.From != "ada@example.com" || p.FromName != "Ada Lovelace" || p.Subject != "Where is my parcel?" ||
+		p.MessageID != "plain-1@mail.example.com" || !strings.Contains(p.Text, "my parcel has not arrived.") || p.HTML != nil ||
+		strings.Join(p.To, ",") != "support@verified.test" || len(p.Notes) != 0 {
+		t.Errorf("plain: %+v", p)
+	}
+	p = email.Parse(sample(t, "html-only.eml"))
+	if p.Subject != "Café order" || p.HTML == nil || !strings.HasPrefix(*p.HTML, "<p>Café <b>order</b></p><script>") ||
+		p.Text != "Café order\nx" || strings.Join(p.Cc, ",") != "bob@example.com" {
+		t.Errorf("html-only: %+v %q", p, p.Text)
+	}
+	p = email.Parse(sample(t, "attachments.eml"))
+	if p.Text != "See the invoice attached." || p.HTML == nil || *p.HTML != "<p>See the <i>invoice</i> attached.</p>" || len(p.Attachments) != 2 {
+		t.Fatalf("attachments: %+v", p)
+	}
+	if a := p.Attachments[0]; a.Filename != "invoice.pdf" || a.ContentType != "application/pdf" || string(a.Content) != "%PDF-1.4\n" {
+		t.Errorf("pdf %+v", a)
+	}
+	if a := p.Attachments[1]; a.Filename != "logo.png" || a.ContentType != "image/png" {
+		t.Errorf("inline image %+v", a)
+	}
+	p = email.Parse(sample(t, "forwarded.eml"))
+	if p.Text != "Forwarding this from my colleague." || len(p.Attachments) != 1 || p.Attachments[0].ContentType != "message/rfc822" ||
+		!bytes.Contains(p.Attachments[0].Content, []byte("The order arrived broken.")) {
+		t.Errorf("forwarded: %+v", p)
+	}
+	p = email.Parse(sample(t, "auto-reply.eml"))
+	if !p.AutoSubmitted || p.DSN != nil {
+		t.Errorf("auto-reply: %+v", p)
+	}
+	p = email.Parse(sample(t, "dsn.eml"))
+	if p.DSN == nil || len(p.DSN.Recipients) != 1 {
+		t.Fatalf("dsn: %+v", p)
+	}
+	r := p.DSN.Recipients[0]
+	if r.Recipient != "gone@example.com" || r.Action != "failed" || r.Status != "5.1.1" || !r.Permanent() ||
+		!strings.Contains(r.Diagnostic, "User unknown") {
+		t.Errorf("dsn recipient %+v", r)
+	}
+}
+
+// multipart builds a mail whose body is given.
+func mailWith(contentType, body string) []byte {
+	return []byte("From: x@example.com\r\nTo: support@verified.test\r\nSubject: bad\r\nMIME-Version: 1.0\r\nContent-Type: " +
+		contentType + "\r\n\r\n" + body)
+}
+
+func TestParseBadMail(t *testing.T) {
+	var many strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&many, "--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=f%d.bin\r\n\r\nx\r\n", i)
+	}
+	many.WriteString("--b--\r\n")
+	p := email.Parse(mailWith(`multipart/mixed; boundary="b"`, many.String()))
+	if len(p.Attachments) != email.MaxAttachments || !strings.Contains(strings.Join(p.Notes, " "), "900 attachments over the limit") {
+		t.Errorf("1000 attachments: kept %d, notes %v", len(p.Attachments), p.Notes)
+	}
+
+	var deep strings.Builder
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&deep, "--b%d\r\nContent-Type: multipart/mixed; boundary=\"b%d\"\r\n\r\n", i, i+1)
+	}
+	deep.WriteString("--b50\r\nContent-Type: text/plain\r\n\r\ndeep text\r\n--b50--\r\n")
+	for i := 49; i >= 0; i-- {
+		fmt.Fprintf(&deep, "--b%d--\r\n", i)
+	}
+	if p := email.Parse(mailWith(`multipart/mixed; boundary="b0"`, deep.String())); p.Text != "deep text" {
+		t.Errorf("50 deep: %q %v", p.Text, p.Notes)
+	}
+
+	p = email.Parse(mailWith("text/plain; charset=x-no-such-charset", "caf\xe9"))
+	if !strings.Contains(p.Text, "caf") || len(p.Notes) == 0 {
+		t.Errorf("unknown charset: %q %v", p.Text, p.Notes)
+	}
+	p = email.Parse([]byte("From: J\xf6rg <j@example.com>\r\nSubject: gr\xfc\xdfe \x00\r\nTo: support@verified.test\r\n\r\nbody \xff\x00 end\r\n"))
+	if p.Text == "" || strings.ContainsRune(p.Text, 0) || strings.ContainsRune(p.Subject, 0) || !strings.Contains(p.Text, "end") {
+		t.Errorf("8-bit headers: %+v", p)
+	}
+	p = email.Parse(mailWith(`multipart/mixed; boundary="never"`, "no boundary ever\r\n"))
+	_ = p // malformed MIME: must not panic; what it keeps is a best effort
+	p = email.Parse([]byte("not a mail at all"))
+	if p == nil {
+		t.Fatal("nil parse")
+	}
+	big := strings.Repeat("a", email.MaxBodyBytes+10)
+	p = email.Parse(mailWith("text/plain", big))
+	if len(p.Text) != email.MaxBodyBytes || !strings.Contains(strings.Join(p.Notes, " "), "truncated") {
+		t.Errorf("big body: %d bytes, notes %v", len(p.Text), p.Notes)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"plain.eml", "html-only.eml", "attachments.eml", "forwarded.eml", "dsn.eml", "auto-reply.eml"} {
+		f.Add(sample(f, name))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		p := email.Parse(raw)
+		if p == nil {
+			t.Fatal("nil")
+		}
+		for _, s := range []string{p.Text, p.Subject, p.From, p.MessageID} {
+			if strings.ContainsRune(s, 0) {
+				t.Fatalf("NUL kept in %q", s)
+			}
+		}
+	})
+}

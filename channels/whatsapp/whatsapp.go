@@ -1,0 +1,249 @@
+// Package whatsapp is the WhatsApp Cloud API adapter (live.md section 4,
+// channels.md section 1): text, templates (body parameters), media (upload
+// to /{phone_number_id}/media, sent by id), marketing templates through
+// /marketing_messages; the template and onboarding sync of a WABA; and the
+// download of inbound media with its sha256 check.
+package whatsapp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+)
+
+// Adapter sends WhatsApp messages through the Graph API.
+type Adapter struct {
+	Graph *meta.Client
+}
+
+// New is an adapter on cfg's Meta host.
+func New(cfg meta.Config) *Adapter { return &Adapter{Graph: cfg.Graph()} }
+
+var _ channels.Adapter = (*Adapter)(nil)
+
+// captionMax is the longest caption WhatsApp takes; a longer text goes as a
+// message of its own.
+const captionMax = 1024
+
+// Send sends m: a template (to /marketing_messages when it is marketing),
+// else each attachment as a media message (the text as the caption of the
+// first that takes one, or as a text message first), else the text.
+func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Receipt, error) {
+	creds, err := credentials(m.Account)
+	if err != nil {
+		return nil, err
+	}
+	to := Digits(m.To)
+	if to == "" {
+		return nil, &channels.Refusal{Code: apierr.InvalidPhone, Reason: "The recipient has no phone number to send to."}
+	}
+	if m.Template != nil {
+		endpoint := "messages"
+		if m.Template.Marketing {
+			endpoint = "marketing_messages"
+		}
+		id, err := a.post(ctx, creds, endpoint, templateBody(to, m.Template))
+		if err != nil {
+			return nil, err
+		}
+		return &channels.Receipt{ProviderIDs: []string{id}}, nil
+	}
+	parts, err := a.plan(m, to)
+	if err != nil {
+		return nil, err
+	}
+	return a.sendParts(ctx, creds, parts)
+}
+
+// part is one provider message of a send: a body, or a media to upload
+// first (file) and send under kind.
+type part struct {
+	body    map[string]any
+	file    *channels.File
+	kind    string
+	caption string
+}
+
+// plan splits m into provider messages, checking each media's kind and
+// size before anything is sent.
+func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
+	text := ""
+	if m.Text != nil {
+		text = *m.Text
+	}
+	var parts []part
+	captioned := false
+	for i := range m.Attachments {
+		f := &m.Attachments[i]
+		kind := Kind(f.ContentType, f.Size)
+		if limit := sizeCap[kind]; f.Size > limit {
+			return nil, &channels.Refusal{Code: apierr.AttachmentsTooLarge,
+				Reason: fmt.Sprintf("WhatsApp takes a %s of at most %d MB; %s has %d bytes.", kind, limit>>20, f.Filename, f.Size)}
+		}
+		p := part{file: f, kind: kind}
+		if !captioned && text != "" && len([]rune(text)) <= captionMax && kind != "audio" && kind != "sticker" {
+			p.caption, captioned = text, true
+		}
+		parts = append(parts, p)
+	}
+	if text != "" && !captioned {
+		body := map[string]any{"messaging_product": "whatsapp", "to": to, "type": "text", "text": map[string]any{"body": text}}
+		parts = append([]part{{body: body}}, parts...)
+	}
+	if len(parts) == 0 {
+		return nil, &channels.Refusal{Code: apierr.TextRequired, Reason: "A WhatsApp message needs text, a template or an attachment."}
+	}
+	for i := range parts {
+		if parts[i].file != nil {
+			parts[i].body = map[string]any{"messaging_product": "whatsapp", "to": to, "type": parts[i].kind}
+		}
+	}
+	return parts, nil
+}
+
+// sendParts sends the parts in order; a refusal of the first is the send's,
+// a refusal of a later one leaves the message sent in part (Receipt.Failed).
+func (a *Adapter) sendParts(ctx context.Context, creds *channels.Credentials, parts []part) (*channels.Receipt, error) {
+	return channels.SendParts(len(parts), func(i int) (string, error) { return a.sendPart(ctx, creds, parts[i]) })
+}
+
+func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p part) (string, error) {
+	if p.file != nil {
+		media := map[string]any{}
+		if len(p.file.Content) > 0 {
+			id, err := a.Upload(ctx, creds, p.file)
+			if err != nil {
+				return "", err
+			}
+			media["id"] = id
+		} else {
+			// No bytes at hand: WhatsApp fetches the signed link itself.
+			media["link"] = p.file.URL
+		}
+		if p.caption != "" {
+			media["caption"] = p.caption
+		}
+		if p.kind == "document" && p.file.Filename != "" {
+			media["filename"] = p.file.Filename
+		}
+		p.body[p.kind] = media
+	}
+	return a.post(ctx, creds, "messages", p.body)
+}
+
+type sendAnswer struct {
+	Messages []struct {
+		ID string `json:"id"`
+	} `json:"messages"`
+}
+
+func (a *Adapter) post(ctx context.Context, creds *channels.Credentials, endpoint string, body map[string]any) (string, error) {
+	var out sendAnswer
+	if err := a.Graph.PostJSON(ctx, creds.AccessToken, body, &out, creds.PhoneNumberID, endpoint); err != nil {
+		return "", err
+	}
+	if len(out.Messages) == 0 || out.Messages[0].ID == "" {
+		return "", &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider accepted the message without a message id"}
+	}
+	return out.Messages[0].ID, nil
+}
+
+// Upload posts a file to /{phone_number_id}/media (multipart:
+// messaging_product, type, file) and returns its media id.
+func (a *Adapter) Upload(ctx context.Context, creds *channels.Credentials, f *channels.File) (string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := w.WriteField("messaging_product", "whatsapp"); err != nil {
+		return "", err
+	}
+	if err := w.WriteField("type", f.ContentType); err != nil {
+		return "", err
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", multipart.FileContentDisposition("file", f.Filename))
+	h.Set("Content-Type", f.ContentType)
+	fw, err := w.CreatePart(h)
+	if err != nil {
+		return "", err
+	}
+	if _, err := fw.Write(f.Content); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	err = a.Graph.Do(ctx, http.MethodPost, a.Graph.URL(creds.PhoneNumberID, "media"), creds.AccessToken, w.FormDataContentType(), &buf, &out)
+	if err != nil {
+		return "", err
+	}
+	if out.ID == "" {
+		return "", &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider took the upload without a media id"}
+	}
+	return out.ID, nil
+}
+
+// templateBody is a template message: the parameters as the body
+// component's text parameters.
+func templateBody(to string, t *channels.Template) map[string]any {
+	tpl := map[string]any{"name": t.Name, "language": map[string]any{"code": t.Language}}
+	if len(t.Parameters) > 0 {
+		params := make([]any, len(t.Parameters))
+		for i, p := range t.Parameters {
+			params[i] = map[string]any{"type": "text", "text": p}
+		}
+		tpl["components"] = []any{map[string]any{"type": "body", "parameters": params}}
+	}
+	return map[string]any{"messaging_product": "whatsapp", "to": to, "type": "template", "template": tpl}
+}
+
+// credentials are the account's, or a refusal saying it cannot send live.
+func credentials(acc channels.Account) (*channels.Credentials, error) {
+	c := acc.Provider
+	if c == nil || c.PhoneNumberID == "" || c.AccessToken == "" {
+		return nil, &channels.Refusal{Code: apierr.ChannelUnavailable,
+			Reason: fmt.Sprintf("The WhatsApp account %s has no provider credentials; nothing was sent.", acc.ID)}
+	}
+	return c, nil
+}
+
+// Digits is a phone number as WhatsApp takes it: digits only, no +.
+func Digits(phone string) string {
+	var b strings.Builder
+	for _, r := range phone {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Kind is the WhatsApp media type of a file: image (JPEG, PNG), sticker
+// (WebP up to 500 KB), video (MP4, 3GPP), audio, else document.
+func Kind(contentType string, size int) string {
+	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	switch {
+	case ct == "image/jpeg" || ct == "image/png":
+		return "image"
+	case ct == "image/webp" && size <= sizeCap["sticker"]:
+		return "sticker"
+	case ct == "video/mp4" || ct == "video/3gpp":
+		return "video"
+	case strings.HasPrefix(ct, "audio/"):
+		return "audio"
+	}
+	return "document"
+}
+
+// sizeCap is WhatsApp's limit of each media type (channels.md 1.2).
+var sizeCap = map[string]int{"image": 5 << 20, "video": 16 << 20, "audio": 16 << 20, "document": 100 << 20, "sticker": 500 << 10}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/mail"
+)
+
+// emailAdapter is the live email adapter over MSGSVC_SMTP_RELAY, or nil
+// without a relay (live email then answers 503 channel_unavailable).
+func emailAdapter(c LiveConfig, now func() time.Time) (*email.Adapter, error) {
+	if c.SMTPRelay == nil {
+		return nil, nil
+	}
+	relay, err := email.ParseRelay(c.SMTPRelay.String())
+	if err != nil {
+		return nil, fmt.Errorf("MSGSVC_SMTP_RELAY: %w", err)
+	}
+	relay.Hostname = c.SMTPHostname
+	return &email.Adapter{Relay: relay, Now: now, Timeout: c.ProviderTimeout}, nil
+}
+
+// wireEmail gives the resolver the live email adapter when a relay is set.
+func wireEmail(cfg LiveConfig, resolver *graph.Resolver) error {
+	mailer, err := emailAdapter(cfg, resolver.Clock)
+	if err != nil || mailer == nil {
+		return err
+	}
+	if resolver.Adapters == nil {
+		resolver.Adapters = map[string]channels.Adapter{}
+	}
+	resolver.Adapters["email"] = mailer
+	return nil
+}
+
+// serveMail runs the inbound SMTP listener on MSGSVC_SMTP_ADDR until ctx
+// ends (nothing when it is empty).
+func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, queue mail.MailQueue, errs chan<- error) error {
+	if cfg.SMTPAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", cfg.SMTPAddr)
+	if err != nil {
+		return fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
+	}
+	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname}
+	go func() {
+		if err := l.Serve(ctx, ln); err != nil {
+			errs <- fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
+		}
+	}()
+	slog.Info("inbound smtp listening", "addr", cfg.SMTPAddr)
+	return nil
+}

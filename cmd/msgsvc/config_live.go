@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/seal"
+)
+
+// LiveConfig is the operator configuration of the live channels, own
+// processing and operations (live.md 1). Every provider base URL is
+// configurable so tests and staging point at a local stand-in.
+type LiveConfig struct {
+	MetaGraphURL      string // MSGSVC_META_GRAPH_URL
+	InstagramGraphURL string // MSGSVC_INSTAGRAM_GRAPH_URL
+	MetaAPIVersion    string // MSGSVC_META_API_VERSION
+	// MetaAppSecret keys X-Hub-Signature-256 on /hooks/meta; empty means
+	// /hooks/meta answers 503.
+	MetaAppSecret     string
+	MetaVerifyToken   string        // MSGSVC_META_VERIFY_TOKEN
+	ProviderTimeout   time.Duration // MSGSVC_PROVIDER_TIMEOUT
+	TemplateSyncEvery time.Duration // MSGSVC_TEMPLATE_SYNC_EVERY
+	// SMTPRelay is the outbound relay (nil: live email answers 503).
+	SMTPRelay    *url.URL
+	SMTPAddr     string // MSGSVC_SMTP_ADDR; empty turns the listener off
+	SMTPHostname string // MSGSVC_SMTP_HOSTNAME
+	// AIURL is an OpenAI-compatible API base; empty uses the built-in
+	// responder.
+	AIURL, AIModel, AIAPIKey string
+	// WidgetRateLimit is visitor messages per minute per visitor.
+	WidgetRateLimit int
+	MetricsAddr     string // MSGSVC_METRICS_ADDR
+	LogFormat       string // "text" or "json"
+}
+
+// loadLive reads live.md 1's variables; secret is MSGSVC_SECRET, from which
+// the sealing key is derived when MSGSVC_ENCRYPTION_KEY is unset.
+func loadLive(get func(name, def string) string, env, secret string) (LiveConfig, seal.Key, error) {
+	c := LiveConfig{
+		MetaAPIVersion:  get("MSGSVC_META_API_VERSION", "v24.0"),
+		MetaAppSecret:   get("MSGSVC_META_APP_SECRET", ""),
+		MetaVerifyToken: get("MSGSVC_META_VERIFY_TOKEN", ""),
+		SMTPAddr:        get("MSGSVC_SMTP_ADDR", ""),
+		SMTPHostname:    get("MSGSVC_SMTP_HOSTNAME", "localhost"),
+		AIModel:         get("MSGSVC_AI_MODEL", ""),
+		AIAPIKey:        get("MSGSVC_AI_API_KEY", ""),
+		MetricsAddr:     get("MSGSVC_METRICS_ADDR", "127.0.0.1:9464"),
+	}
+	var err error
+	for _, u := range []struct {
+		name, def string
+		into      *string
+	}{
+		{"MSGSVC_META_GRAPH_URL", "https://graph.facebook.com", &c.MetaGraphURL},
+		{"MSGSVC_INSTAGRAM_GRAPH_URL", "https://graph.instagram.com", &c.InstagramGraphURL},
+		{"MSGSVC_AI_URL", "", &c.AIURL},
+	} {
+		if *u.into, err = httpURL(u.name, get(u.name, u.def)); err != nil {
+			return c, seal.Key{}, err
+		}
+	}
+	if !strings.HasPrefix(c.MetaAPIVersion, "v") {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_META_API_VERSION: %q is not a version like v24.0", c.MetaAPIVersion)
+	}
+	for _, d := range []struct {
+		name, def string
+		into      *time.Duration
+	}{
+		{"MSGSVC_PROVIDER_TIMEOUT", "15s", &c.ProviderTimeout},
+		{"MSGSVC_TEMPLATE_SYNC_EVERY", "15m", &c.TemplateSyncEvery},
+	} {
+		v, err := time.ParseDuration(get(d.name, d.def))
+		if err != nil || v <= 0 {
+			return c, seal.Key{}, fmt.Errorf("%s: %q is not a positive duration like 15s or 15m", d.name, get(d.name, d.def))
+		}
+		*d.into = v
+	}
+	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
+		return c, seal.Key{}, err
+	}
+	for name, addr := range map[string]string{"MSGSVC_SMTP_ADDR": c.SMTPAddr, "MSGSVC_METRICS_ADDR": c.MetricsAddr} {
+		if _, _, err := net.SplitHostPort(addr); addr != "" && err != nil {
+			return c, seal.Key{}, fmt.Errorf("%s: %q is not host:port", name, addr)
+		}
+	}
+	if c.WidgetRateLimit, err = strconv.Atoi(get("MSGSVC_WIDGET_RATE_LIMIT", "30")); err != nil || c.WidgetRateLimit <= 0 {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_WIDGET_RATE_LIMIT: %q is not a positive whole number", get("MSGSVC_WIDGET_RATE_LIMIT", "30"))
+	}
+	def := "text"
+	if env == "production" {
+		def = "json"
+	}
+	if c.LogFormat = get("MSGSVC_LOG_FORMAT", def); c.LogFormat != "text" && c.LogFormat != "json" {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_LOG_FORMAT: %q is not text or json", c.LogFormat)
+	}
+	key, err := seal.New(get("MSGSVC_ENCRYPTION_KEY", ""), secret)
+	if err != nil {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_ENCRYPTION_KEY: %w", err)
+	}
+	return c, key, nil
+}
+
+func httpURL(name, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+	}
+	return strings.TrimRight(v, "/"), nil
+}
+
+// smtpRelay checks MSGSVC_SMTP_RELAY: smtp://[user:pass@]host:port
+// (STARTTLS required unless ?tls=none) or smtps://…:465 (implicit TLS).
+func smtpRelay(v string) (*url.URL, error) {
+	if v == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" || u.Port() == "" {
+		return nil, fmt.Errorf("MSGSVC_SMTP_RELAY: not a relay like smtp://user:pass@host:587 or smtps://host:465")
+	}
+	if tls := u.Query().Get("tls"); tls != "" && (tls != "none" || u.Scheme != "smtp") {
+		return nil, fmt.Errorf("MSGSVC_SMTP_RELAY: tls=%s is not understood (only smtp://…?tls=none, for development)", tls)
+	}
+	return u, nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLiveConfigDefaults(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Live
+	if l.MetaGraphURL != "https://graph.facebook.com" || l.InstagramGraphURL != "https://graph.instagram.com" ||
+		l.MetaAPIVersion != "v24.0" || l.ProviderTimeout != 15*time.Second || l.TemplateSyncEvery != 15*time.Minute ||
+		l.SMTPRelay != nil || l.SMTPAddr != "" || l.SMTPHostname != "localhost" || l.AIURL != "" ||
+		l.WidgetRateLimit != 30 || l.MetricsAddr != "127.0.0.1:9464" || l.LogFormat != "text" {
+		t.Errorf("defaults %+v", l)
+	}
+	sealed, err := c.Seal.Seal([]byte("token"), "row")
+	if err != nil {
+		t.Fatalf("the key derived from MSGSVC_SECRET does not seal: %v", err)
+	}
+	if got, err := c.Seal.Open(sealed, "row"); err != nil || string(got) != "token" {
+		t.Fatalf("Open = %q, %v", got, err)
+	}
+	prod, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-production-secret", "MSGSVC_ENV": "production"}))
+	if err != nil || prod.Live.LogFormat != "json" {
+		t.Fatalf("production log format %+v, %v", prod, err)
+	}
+}
+
+func TestLiveConfigValues(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{
+		"MSGSVC_META_GRAPH_URL": "http://127.0.0.1:9000/", "MSGSVC_SMTP_RELAY": "smtp://u:p@127.0.0.1:2526?tls=none",
+		"MSGSVC_SMTP_ADDR": "127.0.0.1:2525", "MSGSVC_AI_URL": "http://127.0.0.1:11434/v1",
+		"MSGSVC_ENCRYPTION_KEY":   base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 32))),
+		"MSGSVC_PROVIDER_TIMEOUT": "2s", "MSGSVC_WIDGET_RATE_LIMIT": "5", "MSGSVC_LOG_FORMAT": "json",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Live
+	if l.MetaGraphURL != "http://127.0.0.1:9000" || l.SMTPRelay.Host != "127.0.0.1:2526" || l.SMTPAddr != "127.0.0.1:2525" ||
+		l.AIURL != "http://127.0.0.1:11434/v1" || l.ProviderTimeout != 2*time.Second || l.WidgetRateLimit != 5 || l.LogFormat != "json" {
+		t.Errorf("values %+v", l)
+	}
+}
+
+func TestLiveConfigErrorsNameTheVariable(t *testing.T) {
+	for name, value := range map[string]string{
+		"MSGSVC_META_GRAPH_URL":      "ftp://x",
+		"MSGSVC_INSTAGRAM_GRAPH_URL": "not a url",
+		"MSGSVC_AI_URL":              "localhost:11434",
+		"MSGSVC_META_API_VERSION":    "24",
+		"MSGSVC_PROVIDER_TIMEOUT":    "0s",
+		"MSGSVC_TEMPLATE_SYNC_EVERY": "soon",
+		"MSGSVC_SMTP_RELAY":          "smtps://host:465?tls=none",
+		"MSGSVC_SMTP_ADDR":           "2525",
+		"MSGSVC_METRICS_ADDR":        "nowhere",
+		"MSGSVC_WIDGET_RATE_LIMIT":   "-1",
+		"MSGSVC_LOG_FORMAT":          "xml",
+		"MSGSVC_ENCRYPTION_KEY":      base64.StdEncoding.EncodeToString([]byte("short")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret", name: value}))
+			if err == nil || !strings.HasPrefix(err.Error(), name+":") {
+				t.Fatalf("err = %v, want one naming %s", err, name)
+			}
+		})
+	}
+	_, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret", "MSGSVC_SMTP_RELAY": "smtp://user:hunter2@relay"}))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("a relay without a port: err = %v (must refuse without showing the password)", err)
+	}
+}

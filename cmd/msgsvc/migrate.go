@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// migrate creates the database DATABASE_URL names when the server lacks it,
+// then applies the migrations.
+func migrate(ctx context.Context, cfg *Config) error {
+	created, err := repo.EnsureDatabase(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if created {
+		slog.Info("created the database DATABASE_URL names")
+	}
+	return withStore(ctx, cfg, func(s *repo.Store) error { return s.Migrate(ctx) })
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/rest"
+	"github.com/msgsvc/msgsvc/widget"
+	"github.com/redis/go-redis/v9"
+)
+
+// wireWebsite makes website chat part of every role: each commit wakes the
+// widget hubs of all serve processes (AI and agent replies are committed by
+// workers too), and live website sends go to the widget adapter. It returns
+// the Redis client the wake-ups go through.
+func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	resolver.CommitListener = widget.Publish{Redis: rdb}
+	if resolver.Adapters == nil {
+		resolver.Adapters = map[string]channels.Adapter{}
+	}
+	resolver.Adapters["website"] = widget.Adapter{}
+	return rdb, nil
+}
+
+// widgetAPI starts this serve process's widget hub and returns the visitor
+// API it serves; the hub stops with ctx.
+func widgetAPI(ctx context.Context, cfg *Config, resolver *graph.Resolver, rdb *redis.Client, limiter *rest.RedisLimiter) *rest.Widget {
+	visitors := resolver.VisitorService()
+	hub := &widget.Hub{Visitors: visitors, Redis: rdb}
+	go hub.Run(ctx)
+	return &rest.Widget{Visitors: visitors, Hub: hub, Publish: widget.Publish{Redis: rdb}, Origins: resolver.Store,
+		Limiter: limiter, RateLimit: cfg.Live.WidgetRateLimit}
+}

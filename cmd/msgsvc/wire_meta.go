@@ -1,0 +1,23 @@
+package main
+
+import (
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/jobs"
+)
+
+// wireMeta gives the resolver the WhatsApp Cloud API adapter on
+// MSGSVC_META_GRAPH_URL, the provider timeout, and the template refresh
+// queue.
+func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
+	wa := whatsapp.New(meta.Config{GraphURL: cfg.Live.MetaGraphURL, InstagramURL: cfg.Live.InstagramGraphURL,
+		Version: cfg.Live.MetaAPIVersion, Timeout: cfg.Live.ProviderTimeout})
+	if r.Adapters == nil {
+		r.Adapters = map[string]channels.Adapter{}
+	}
+	r.Adapters["whatsapp"] = wa
+	r.WhatsApp = wa
+	r.Refresher = client
+}

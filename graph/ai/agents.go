@@ -1,0 +1,200 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// AdminStore is what the agents' operations read and write beyond the
+// AI's work; repo.Store is one.
+type AdminStore interface {
+	HumanQueue(ctx context.Context, s repo.Scope, limit int) ([]repo.Conversation, error)
+	AgentLoads(ctx context.Context, workspaceID string) ([]repo.AgentLoad, error)
+	Agent(ctx context.Context, workspaceID, id string) (*repo.Agent, error)
+	SetAgentActive(ctx context.Context, workspaceID, id string, active bool) error
+	KnowledgeEntry(ctx context.Context, workspaceID, id string) (*repo.KnowledgeEntry, error)
+	UpsertKnowledgeEntry(ctx context.Context, e *repo.KnowledgeEntry) error
+	DeleteKnowledgeEntry(ctx context.Context, workspaceID, id string) error
+	SetAIInstructions(ctx context.Context, workspaceID, instructions string) error
+	LastEventSeq(ctx context.Context) (int64, error)
+	ConversationEventsAfter(ctx context.Context, workspaceID string, livemode bool, conversationID string, after int64, limit int) ([]repo.Event, error)
+}
+
+// maxReplyChars bounds an agent's reply; channels bound it further.
+const maxReplyChars = 10000
+
+// Queue lists the caller's conversations waiting for a person, longest
+// waiting first (limit 1-100, default 50).
+func (r *Service) Queue(ctx context.Context, limit *int) ([]*model.Conversation, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n := 50
+	if limit != nil {
+		if *limit < 1 || *limit > 100 {
+			return nil, apierr.New(apierr.InvalidRequest, "limit must be between 1 and 100.")
+		}
+		n = *limit
+	}
+	rows, err := r.Store.HumanQueue(ctx, a.Scope(), n)
+	if err != nil {
+		return nil, err
+	}
+	return view.Map(rows, view.Conversation), nil
+}
+
+// Agents lists the workspace's agents with their load.
+func (r *Service) Agents(ctx context.Context) ([]*model.Agent, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loads, err := r.Store.AgentLoads(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Agent, 0, len(loads))
+	for _, l := range loads {
+		out = append(out, agentView(l))
+	}
+	return out, nil
+}
+
+func agentView(l repo.AgentLoad) *model.Agent {
+	return &model.Agent{ID: l.ID, Name: l.Name, Email: l.Email, Active: l.Active, MaxOpen: l.MaxOpen, OpenConversations: l.Open}
+}
+
+// SetAgentActive switches an agent on or off; one made active takes
+// waiting conversations at once.
+func (r *Service) SetAgentActive(ctx context.Context, id string, active bool) (*model.Agent, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.SetAgentActive(ctx, a.WorkspaceID, id, active); err != nil {
+		return nil, view.NotFound(err, apierr.AgentNotFound, "agent", id)
+	}
+	if active {
+		if err := r.Route(ctx, a.WorkspaceID); err != nil {
+			return nil, err
+		}
+	}
+	loads, err := r.Store.AgentLoads(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(loads, func(l repo.AgentLoad) bool { return l.ID == id })
+	if i < 0 {
+		return nil, apierr.New(apierr.AgentNotFound, "%s is not an agent of this workspace.", id)
+	}
+	return agentView(loads[i]), nil
+}
+
+// AgentReply sends an agent's reply: the conversation becomes hers (mode
+// human, assigned to her when nobody has it) before the message goes
+// through the send pipeline with sender agent.
+func (r *Service) AgentReply(ctx context.Context, conversationID, agentID, text string) (*model.Message, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, apierr.New(apierr.TextRequired, "An agent's reply needs text.")
+	}
+	if len([]rune(text)) > maxReplyChars {
+		return nil, apierr.New(apierr.InvalidRequest, "An agent's reply is at most %d characters.", maxReplyChars)
+	}
+	agent, err := r.Store.Agent(ctx, a.WorkspaceID, agentID)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return nil, err
+	}
+	if err != nil || !agent.Active {
+		return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
+	}
+	s := a.Scope()
+	if err := r.takeOver(ctx, s, conversationID, agentID); err != nil {
+		return nil, err
+	}
+	return r.Sends.Reply(ctx, s, conversationID, text, send.Sender{Type: "agent", Name: &agent.Name})
+}
+
+// takeOver sets mode human and, when nobody has the conversation, assigns
+// it to the agent, recording conversation.updated with what changed.
+func (r *Service) takeOver(ctx context.Context, s repo.Scope, id, agentID string) error {
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, s, id)
+		if err != nil {
+			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
+		}
+		if c.Status != "open" && c.Channel == "website" {
+			return apierr.New(apierr.ConversationClosed, "Website chat %s is closed; it accepts messages only while open.", id)
+		}
+		var changed []string
+		if c.Mode != "human" {
+			c.Mode = "human"
+			changed = append(changed, "mode")
+		}
+		if c.AssignedAgentID == nil {
+			c.AssignedAgentID = &agentID
+			changed = append(changed, "assigned_agent_id")
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		c.UpdatedAt = r.Clock.Now()
+		if err := q.UpdateConversation(ctx, s, c); err != nil {
+			return err
+		}
+		out := view.Conversation(c)
+		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
+	})
+	if err == nil {
+		r.Events.Committed(ctx)
+	}
+	return err
+}
+
+// SetIntegrationReplies pauses (false) or resumes (true) API sends on a
+// conversation; while paused they answer 409 integration_paused.
+func (r *Service) SetIntegrationReplies(ctx context.Context, id string, on bool) (*model.Conversation, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := a.Scope()
+	var out *model.Conversation
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, s, id)
+		if err != nil {
+			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
+		}
+		if c.IntegrationReplies == on {
+			out = view.Conversation(c)
+			return nil
+		}
+		c.IntegrationReplies, c.UpdatedAt = on, r.Clock.Now()
+		if err := q.UpdateConversation(ctx, s, c); err != nil {
+			return err
+		}
+		out = view.Conversation(c)
+		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out,
+			event.ConversationUpdate{Conversation: out, Changed: []string{"integration_replies"}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Events.Committed(ctx)
+	return out, nil
+}

@@ -1,0 +1,137 @@
+// Package credentials checks, seals and opens the provider credentials of
+// channel accounts (live.md 2): the fixture's `provider` object and the
+// GraphQL admin mutations go through Seal, sends and jobs through Open. The
+// whole credentials object is sealed with graph/seal, bound to its account,
+// so a sealed value copied to another account does not open; only the
+// provider's id of the account (the routing key of inbound webhooks) is
+// stored in the clear.
+package credentials
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/seal"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Invalid is a bad credentials object; its text names the field.
+type Invalid struct{ Reason string }
+
+func (e *Invalid) Error() string { return e.Reason }
+
+var numericID = regexp.MustCompile(`^[0-9]{1,32}$`)
+
+// Check validates credentials for a channel and fills defaults (Instagram
+// login "instagram").
+func Check(channel string, c *channels.Credentials) error {
+	bad := func(format string, args ...any) error { return &Invalid{Reason: fmt.Sprintf(format, args...)} }
+	if c.AccessToken == "" {
+		return bad("provider.access_token is required")
+	}
+	switch channel {
+	case "whatsapp":
+		if !numericID.MatchString(c.PhoneNumberID) {
+			return bad("provider.phone_number_id must be the number's numeric id at Meta")
+		}
+		if !numericID.MatchString(c.WABAID) {
+			return bad("provider.waba_id must be the WhatsApp Business Account's numeric id")
+		}
+		if c.Login != "" || c.IGUserID != "" || c.PageID != "" {
+			return bad("provider of a WhatsApp number takes phone_number_id, waba_id and access_token only")
+		}
+	case "instagram":
+		if c.Login == "" {
+			c.Login = "instagram"
+		}
+		switch c.Login {
+		case "instagram":
+			if !numericID.MatchString(c.IGUserID) {
+				return bad("provider.ig_user_id must be the account's numeric id (login instagram)")
+			}
+		case "facebook":
+			if !numericID.MatchString(c.PageID) {
+				return bad("provider.page_id must be the Facebook Page's numeric id (login facebook)")
+			}
+		default:
+			return bad("provider.login must be instagram or facebook")
+		}
+		if c.PhoneNumberID != "" || c.WABAID != "" {
+			return bad("provider of an Instagram account takes no phone_number_id or waba_id")
+		}
+	default:
+		return bad("accounts of channel %s take no provider object", channel)
+	}
+	return nil
+}
+
+// Key is the provider's id of an account: it routes inbound webhooks.
+func Key(channel string, c *channels.Credentials) string {
+	switch {
+	case channel == "whatsapp":
+		return c.PhoneNumberID
+	case c.Login == "facebook":
+		return c.PageID
+	default:
+		return c.IGUserID
+	}
+}
+
+// Vault seals and opens credentials with the service's key.
+type Vault struct{ Key seal.Key }
+
+func aad(workspaceID, accountID string) string {
+	return "account_providers:" + workspaceID + "/" + accountID
+}
+
+// Seal checks credentials and returns them as the row to store.
+func (v Vault) Seal(workspaceID, accountID, channel string, c channels.Credentials, now time.Time) (*repo.AccountProvider, error) {
+	if err := Check(channel, &c); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	sealed, err := v.Key.Seal(raw, aad(workspaceID, accountID))
+	if err != nil {
+		return nil, fmt.Errorf("credentials: seal: %w", err)
+	}
+	return &repo.AccountProvider{WorkspaceID: workspaceID, AccountID: accountID, Channel: channel,
+		ProviderKey: Key(channel, &c), Sealed: sealed, UpdatedAt: now}, nil
+}
+
+// Open unseals a stored row.
+func (v Vault) Open(p *repo.AccountProvider) (*channels.Credentials, error) {
+	raw, err := v.Key.Open(p.Sealed, aad(p.WorkspaceID, p.AccountID))
+	if err != nil {
+		return nil, fmt.Errorf("credentials of %s: %w", p.AccountID, err)
+	}
+	var c channels.Credentials
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("credentials of %s: %w", p.AccountID, err)
+	}
+	return &c, nil
+}
+
+// Reader reads sealed credentials; repo.Queries is one.
+type Reader interface {
+	AccountProvider(ctx context.Context, workspaceID, accountID string) (*repo.AccountProvider, error)
+}
+
+// Of returns an account's credentials, nil when it has none (sandbox only).
+func (v Vault) Of(ctx context.Context, q Reader, workspaceID, accountID string) (*channels.Credentials, error) {
+	p, err := q.AccountProvider(ctx, workspaceID, accountID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v.Open(p)
+}

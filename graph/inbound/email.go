@@ -1,0 +1,198 @@
+package inbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/conversation"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// htmlPolicy makes inbound email HTML safe to show: no scripts, event
+// handlers, javascript: links or forms (html_raw keeps the mail's own).
+var htmlPolicy = bluemonday.UGCPolicy()
+
+// EmailIn is an inbound mail for one email account, parsed.
+type EmailIn struct {
+	From, FromName string
+	To, Cc         []string
+	Subject        string
+	Text           string
+	HTML           *string
+	MessageID      string
+	InReplyTo      []string
+	References     []string
+	// OurIDs are the msg_ ids named by In-Reply-To or References as
+	// <{msg_id}@{domain}> of our own outbound mail.
+	OurIDs []string
+	Files  []EmailFile
+}
+
+// EmailFile is an attachment of an inbound mail.
+type EmailFile struct {
+	Filename, ContentType string
+	Content               []byte
+}
+
+// ErrDuplicate says the scope already has a message with the mail's
+// Message-ID (the same mail delivered twice).
+var ErrDuplicate = errors.New("inbound: this mail is already stored")
+
+// ReceiveEmail stores an inbound mail as a message of acc's workspace in the
+// live mode: In-Reply-To or References naming a Message-ID of the workspace
+// join that conversation (reopening it); otherwise a new conversation with
+// the subject (live.md 6). The caller commits q and calls Events.Committed.
+func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Account, in EmailIn) (*model.InboundResult, error) {
+	s := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
+	now := r.Clock.Now()
+	if in.MessageID != "" {
+		if _, err := q.ThreadByHeaderIDs(ctx, s, []string{in.MessageID}, nil); err == nil {
+			return nil, ErrDuplicate
+		} else if !errors.Is(err, repo.ErrNotFound) {
+			return nil, err
+		}
+	}
+	ct, err := r.emailCustomer(ctx, q, s, in)
+	if err != nil {
+		return nil, err
+	}
+	conv, changed, created, err := r.emailThread(ctx, q, s, acc, ct, in)
+	if err != nil {
+		return nil, err
+	}
+	conv.LastInboundAt = &now
+	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
+		return nil, fmt.Errorf("inbound: %w", err)
+	}
+	msg, err := r.emailMessage(ctx, q, s, conv, ct, in)
+	if err != nil {
+		return nil, err
+	}
+	if in.MessageID != "" {
+		if _, err := q.InsertEmailMessageID(ctx, &repo.EmailMessageID{WorkspaceID: s.WorkspaceID, Livemode: true,
+			HeaderID: in.MessageID, MessageID: msg.ID, ConversationID: conv.ID, CreatedAt: now}); err != nil {
+			return nil, err
+		}
+	}
+	convOut, msgOut := view.Conversation(conv), view.Message(msg)
+	switch {
+	case created:
+		err = r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
+	case changed != nil:
+		err = r.Events.Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Events.Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
+		return nil, err
+	}
+	return &model.InboundResult{Livemode: true, Conversation: convOut, Message: msgOut}, nil
+}
+
+// emailCustomer finds or captures the sender's contact.
+func (r *Service) emailCustomer(ctx context.Context, q repo.Queries, s repo.Scope, in EmailIn) (*repo.Contact, error) {
+	now := r.Clock.Now()
+	ct, err := q.ContactBy(ctx, s, contact.IdentityColumn["email"], in.From)
+	if err == nil {
+		ct.LastSeenAt = &now
+		return ct, q.UpdateContact(ctx, s, ct)
+	}
+	if !errors.Is(err, repo.ErrNotFound) {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.FromName)
+	if name == "" {
+		name = in.From
+	}
+	ct = contact.FromChannel(s, "email", in.From, name, "captured", now)
+	ct.LastSeenAt = &now
+	if err := q.InsertContact(ctx, ct); err != nil {
+		return nil, fmt.Errorf("inbound: insert contact: %w", err)
+	}
+	return ct, r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct))
+}
+
+// emailThread is the conversation the mail joins (reopened when closed;
+// changed names what that changed), or a new one with the subject.
+func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, ct *repo.Contact, in EmailIn) (conv *repo.Conversation, changed []string, created bool, err error) {
+	ids := append(append([]string{}, in.InReplyTo...), in.References...)
+	if len(ids) > 0 || len(in.OurIDs) > 0 {
+		var id string
+		id, err = q.ThreadByHeaderIDs(ctx, s, ids, in.OurIDs)
+		if err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return nil, nil, false, err
+		}
+		if err == nil {
+			if conv, err = q.LockConversation(ctx, s, id); err != nil {
+				return nil, nil, false, err
+			}
+			if conv.Status != "closed" {
+				return conv, nil, false, nil
+			}
+			mode, err := conversation.ReopenMode(ctx, q, conv)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			changed = []string{"status"}
+			if mode != conv.Mode {
+				changed = append(changed, "mode")
+			}
+			conv.Status, conv.Mode = "open", mode
+			return conv, changed, false, nil
+		}
+	}
+	if conv, err = conversation.Start(ctx, q, s, acc, ct, false, r.Clock.Now()); err != nil {
+		return nil, nil, false, fmt.Errorf("inbound: %w", err)
+	}
+	if in.Subject != "" {
+		conv.Subject = &in.Subject
+	}
+	return conv, nil, true, nil
+}
+
+// emailMessage stores the message with its attachments as files.
+func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ct *repo.Contact, in EmailIn) (*repo.Message, error) {
+	now := r.Clock.Now()
+	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: true,
+		ConversationID: conv.ID, Channel: "email", Direction: "inbound", SenderType: "visitor",
+		SenderName: &ct.Name, Type: "text", Text: &in.Text, Status: "received", CreatedAt: now}
+	if in.HTML != nil {
+		safe := htmlPolicy.Sanitize(*in.HTML)
+		msg.HTML, msg.HTMLRaw = &safe, in.HTML
+	}
+	var inReplyTo *string
+	if len(in.InReplyTo) > 0 {
+		inReplyTo = &in.InReplyTo[0]
+	}
+	var err error
+	if msg.Email, err = json.Marshal(model.EmailHeaders{From: in.From, To: view.OrEmpty(in.To), Cc: view.OrEmpty(in.Cc),
+		InReplyTo: inReplyTo, References: view.OrEmpty(in.References)}); err != nil {
+		return nil, fmt.Errorf("inbound: email headers: %w", err)
+	}
+	atts := []*model.Attachment{}
+	for _, f := range in.Files {
+		id := repo.NewID("file_", now)
+		file := &repo.File{ID: id, WorkspaceID: s.WorkspaceID, Livemode: true, Filename: f.Filename,
+			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msg.ID, CreatedAt: now}
+		if err := q.InsertFile(ctx, file); err != nil {
+			return nil, fmt.Errorf("inbound: store attachment: %w", err)
+		}
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content)})
+	}
+	if msg.Attachments, err = json.Marshal(atts); err != nil {
+		return nil, err
+	}
+	if in.Text == "" && len(atts) > 0 {
+		msg.Type = "attachment"
+	}
+	return msg, q.InsertMessage(ctx, msg)
+}

@@ -1,0 +1,113 @@
+package inbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Message is one inbound customer message, simulated or from a provider.
+type Message struct {
+	Channel string
+	// From is the customer's identity on the channel, normalised (a phone
+	// in E.164, an email address, an Instagram-scoped user id).
+	From string
+	// Name is the customer's name for a new contact ("" uses From).
+	Name string
+	// Type is the message's type ("" is text); Text its words.
+	Type string
+	Text *string
+	// Subject is an email's, for a new conversation.
+	Subject *string
+	// At is when the customer wrote (the provider's timestamp), the
+	// window's last_inbound_at; zero is now.
+	At time.Time
+	// Comment: an Instagram comment (comment conversations).
+	Comment bool
+	// Thread finds the conversation the message joins (locked), ErrNotFound
+	// to start one; nil joins the customer's latest on the account.
+	Thread func(ctx context.Context, q repo.Queries, ct *repo.Contact) (*repo.Conversation, error)
+	// Files are stored as the message's attachments.
+	Files []File
+	// Stored runs in the transaction once the message is stored (the
+	// provider ids that make a retried webhook a no-op).
+	Stored func(ctx context.Context, q repo.Queries, msg *repo.Message) error
+}
+
+// File is an attachment of an inbound message.
+type File struct {
+	Filename    string
+	ContentType string
+	Content     []byte
+}
+
+// Receive stores one inbound message with its contact and conversation in a
+// transaction, and announces its events once committed.
+func (r *Service) Receive(ctx context.Context, s repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
+	var out *model.InboundResult
+	receive := func(q repo.Queries) error {
+		var err error
+		out, err = r.receive(ctx, q, s, acc, m)
+		return err
+	}
+	err := r.Store.InTx(ctx, receive)
+	var conflict *repo.ConflictError
+	if errors.As(err, &conflict) {
+		// A concurrent first message from the same sender created the
+		// contact; the second attempt finds it.
+		err = r.Store.InTx(ctx, receive)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Events.Committed(ctx)
+	return out, nil
+}
+
+// store inserts the message with its files, then runs m.Stored.
+func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, conv *repo.Conversation, ct *repo.Contact, m Message, now time.Time) (*repo.Message, error) {
+	msgType := m.Type
+	if msgType == "" {
+		msgType = "text"
+	}
+	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+		ConversationID: conv.ID, Channel: m.Channel, Direction: "inbound", SenderType: "visitor",
+		SenderName: &ct.Name, Type: msgType, Text: m.Text, Status: "received", CreatedAt: now}
+	var err error
+	if m.Channel == "email" {
+		if msg.Email, err = json.Marshal(model.EmailHeaders{From: m.From, To: []string{acc.Address}, Cc: []string{}, References: []string{}}); err != nil {
+			return nil, fmt.Errorf("inbound: email headers: %w", err)
+		}
+	}
+	var atts []*model.Attachment
+	for _, f := range m.Files {
+		id := repo.NewID("file_", now)
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content)})
+	}
+	if atts != nil {
+		if msg.Attachments, err = json.Marshal(atts); err != nil {
+			return nil, fmt.Errorf("inbound: attachments: %w", err)
+		}
+	}
+	if err := q.InsertMessage(ctx, msg); err != nil {
+		return nil, err
+	}
+	for i, f := range m.Files {
+		file := &repo.File{ID: atts[i].ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Filename: f.Filename,
+			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msg.ID, CreatedAt: now}
+		if err := q.InsertFile(ctx, file); err != nil {
+			return nil, fmt.Errorf("inbound: store attachment: %w", err)
+		}
+	}
+	if m.Stored != nil {
+		if err := m.Stored(ctx, q, msg); err != nil {
+			return nil, err
+		}
+	}
+	return msg, nil
+}

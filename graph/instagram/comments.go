@@ -1,0 +1,80 @@
+// Package instagram processes what Meta's webhooks say of an Instagram
+// account (live.md section 5, issue 10): comments and live comments become
+// "comment" messages, one conversation per commenter and media; DMs become
+// messages of the customer's direct conversation. The provider side (the
+// payload, the requests) is channels/meta and channels/instagram.
+package instagram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Receiver stores inbound messages; *inbound.Service is one.
+type Receiver interface {
+	Receive(ctx context.Context, s repo.Scope, acc *repo.Account, m inbound.Message) (*model.InboundResult, error)
+}
+
+// Service processes Instagram webhook events of one account at a time.
+type Service struct {
+	Inbound Receiver
+}
+
+// errKnown ends a transaction that would store something Meta already
+// told us (a retried webhook): nothing is written.
+var errKnown = errors.New("instagram: already received")
+
+// Comment stores a comment (or live comment) as a "comment" message in the
+// conversation of its commenter and media, starting it with the first one.
+// A comment received before, and the account's own comments (its public
+// replies come back as comment webhooks), change nothing; result is nil then.
+func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, c *meta.InstagramComment) (*model.InboundResult, error) {
+	if c.ID == "" || c.FromID == "" || c.MediaID == "" {
+		return nil, fmt.Errorf("instagram: comment without id, author or media: %q by %q on %q", c.ID, c.FromID, c.MediaID)
+	}
+	if c.FromID == c.AccountID {
+		return nil, nil
+	}
+	field := c.Field
+	if field != "live_comments" {
+		field = "comments"
+	}
+	text := c.Text
+	thread := func(ctx context.Context, q repo.Queries, _ *repo.Contact) (*repo.Conversation, error) {
+		known, err := q.InstagramCommentKnown(ctx, s, acc.ID, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if known {
+			return nil, errKnown
+		}
+		id, err := q.CommentThread(ctx, s, acc.ID, c.FromID, c.MediaID)
+		if err != nil {
+			return nil, err
+		}
+		return q.LockConversation(ctx, s, id)
+	}
+	stored := func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
+		rec := &repo.InstagramComment{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, AccountID: acc.ID,
+			ConversationID: msg.ConversationID, CommentID: c.ID, MediaID: c.MediaID, FromID: c.FromID, Field: field,
+			CreatedAt: msg.CreatedAt}
+		if c.ParentID != "" {
+			rec.ParentID = &c.ParentID
+		}
+		return q.InsertInstagramComment(ctx, rec)
+	}
+	out, err := r.Inbound.Receive(ctx, s, acc, inbound.Message{Channel: "instagram", From: c.FromID,
+		Name: strings.TrimSpace(c.FromUsername), Type: "comment", Text: &text, At: c.Time, Comment: true,
+		Thread: thread, Stored: stored})
+	if errors.Is(err, errKnown) {
+		return nil, nil
+	}
+	return out, err
+}

@@ -1,0 +1,29 @@
+package graph
+
+import "github.com/msgsvc/msgsvc/graph/mail"
+
+// unsubscribeLinks signs and reads the List-Unsubscribe links of emails.
+func (r *Resolver) unsubscribeLinks() mail.Links {
+	return mail.Links{Secret: r.Secret, PublicURL: r.PublicURL}
+}
+
+// mailEnvelope completes outbound emails (DKIM key, thread headers,
+// unsubscribe link).
+func (r *Resolver) mailEnvelope() *mail.Envelope {
+	return &mail.Envelope{Keys: mail.DKIMKeys{Seal: r.Seal}, Links: r.unsubscribeLinks()}
+}
+
+// MailProcessor turns stored inbound mail into messages and bounces.
+func (r *Resolver) MailProcessor() *mail.Processor {
+	return &mail.Processor{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound()}
+}
+
+// MailInbox is the SMTP listener's side of the service.
+func (r *Resolver) MailInbox(queue mail.MailQueue) *mail.Inbox {
+	return &mail.Inbox{Store: r.Store, Queue: queue, Clock: r.Clock}
+}
+
+// Unsubscriber answers the List-Unsubscribe links.
+func (r *Resolver) Unsubscriber() *mail.Unsubscriber {
+	return &mail.Unsubscriber{Store: r.Store, Links: r.unsubscribeLinks(), Clock: r.Clock, Events: r.events()}
+}

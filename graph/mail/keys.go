@@ -1,0 +1,58 @@
+// Package mail is the email channel's rules on msgsvc's side: DKIM keys
+// sealed per domain, the headers an outbound email gets from its thread,
+// signed unsubscribe links, inbound mail turned into messages (threading,
+// attachments, sanitised HTML), bounces and owner notices. The SMTP and MIME
+// work is in channels/email.
+package mail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/graph/seal"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// keyAAD binds a sealed DKIM key to its workspace and domain.
+func keyAAD(workspaceID, domain string) string {
+	return "email_domains:" + workspaceID + ":" + domain
+}
+
+// SealDKIM checks a DKIM key (it must sign) and seals it for its domain.
+func SealDKIM(key seal.Key, workspaceID, domain, selector, keyPEM string) (repo.DomainKey, error) {
+	if selector == "" {
+		return repo.DomainKey{}, errors.New("dkim.selector is required")
+	}
+	if _, err := email.ParseKey(keyPEM); err != nil {
+		return repo.DomainKey{}, fmt.Errorf("dkim.private_key_pem: %w", err)
+	}
+	sealed, err := key.Seal([]byte(keyPEM), keyAAD(workspaceID, domain))
+	if err != nil {
+		return repo.DomainKey{}, err
+	}
+	return repo.DomainKey{Selector: selector, Sealed: sealed}, nil
+}
+
+// DKIMKeys opens the DKIM keys of sending domains.
+type DKIMKeys struct {
+	Seal seal.Key
+}
+
+// Key returns a domain's signing key, or nil when the domain has none.
+func (k DKIMKeys) Key(ctx context.Context, q repo.Queries, workspaceID, domain string) (*channels.DKIMKey, error) {
+	dk, err := q.DomainKey(ctx, workspaceID, domain)
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && dk.Sealed == "") {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	pemKey, err := k.Seal.Open(dk.Sealed, keyAAD(workspaceID, domain))
+	if err != nil {
+		return nil, fmt.Errorf("mail: DKIM key of %s: %w", domain, err)
+	}
+	return &channels.DKIMKey{Selector: dk.Selector, PrivateKeyPEM: string(pemKey)}, nil
+}

@@ -1,0 +1,168 @@
+package metahook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// preference applies a user_preferences stop (opt_outs.whatsapp set) or
+// resume (cleared, whatever set it) to the customer's contact.
+func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUserPreference) error {
+	var optOut bool
+	switch strings.ToLower(p.Value) {
+	case "stop":
+		optOut = true
+	case "resume":
+	default:
+		slog.Info("meta hook: user preference not understood", "value", p.Value)
+		return nil
+	}
+	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(p.WAID, "+"))
+	if err != nil {
+		return fmt.Errorf("metahook: wa_id %q: %w", p.WAID, err)
+	}
+	scope := repo.Scope{WorkspaceID: t.acc.WorkspaceID, Livemode: true}
+	changed := false
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.ContactBy(ctx, scope, contact.IdentityColumn["whatsapp"], phone)
+		if errors.Is(err, repo.ErrNotFound) || (err == nil && c.OptOutWhatsapp == optOut) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c.OptOutWhatsapp, c.UpdatedAt = optOut, s.Clock.Now()
+		if err := q.UpdateContact(ctx, scope, c); err != nil {
+			return err
+		}
+		changed = true
+		return s.Events.Record(ctx, q, scope, event.ContactUpdated, nil,
+			event.ContactUpdate{Contact: view.Contact(c), Changed: []string{"opt_outs"}})
+	})
+	if err == nil && changed {
+		s.Events.Committed(ctx)
+	}
+	return err
+}
+
+// templateStatus applies a message_template_status_update to the synced
+// templates of every number of the WABA.
+func (s *Service) templateStatus(ctx context.Context, e *meta.WhatsAppTemplateStatus) error {
+	status := TemplateStatus(e.Event)
+	return s.eachOfWABA(ctx, e.WABAID, func(t target) error {
+		return s.Store.InTx(ctx, func(q repo.Queries) error {
+			n, err := q.SetTemplateStatus(ctx, t.acc.WorkspaceID, t.acc.ID, e.Name, e.Language, status)
+			if err == nil && n == 0 {
+				slog.Info("meta hook: status of a template not synced yet", "name", e.Name, "account", t.acc.ID)
+			}
+			return err
+		})
+	})
+}
+
+// TemplateStatus maps Meta's template status onto the API's: APPROVED,
+// PENDING (also IN_APPEAL and the like) or REJECTED (also PAUSED, DISABLED,
+// DELETED: not sendable).
+func TemplateStatus(meta string) string {
+	switch s := strings.ToUpper(meta); {
+	case s == "APPROVED":
+		return "APPROVED"
+	case s == "PENDING" || s == "IN_APPEAL" || strings.HasPrefix(s, "PENDING"):
+		return "PENDING"
+	default:
+		return "REJECTED"
+	}
+}
+
+// eachOfWABA runs fn for every WhatsApp number whose credentials name the
+// WABA ("" for all numbers).
+func (s *Service) eachOfWABA(ctx context.Context, wabaID string, fn func(target) error) error {
+	rows, err := s.Store.AccountProviders(ctx, "whatsapp")
+	if err != nil {
+		return err
+	}
+	var errs error
+	for i := range rows {
+		creds, err := s.Vault.Open(&rows[i])
+		if err != nil {
+			errs = errors.Join(errs, err)
+			continue
+		}
+		if wabaID != "" && creds.WABAID != wabaID {
+			continue
+		}
+		acc, err := s.Store.Account(ctx, rows[i].WorkspaceID, "whatsapp", rows[i].AccountID)
+		if err != nil {
+			errs = errors.Join(errs, err)
+			continue
+		}
+		errs = errors.Join(errs, fn(target{acc: acc, creds: creds}))
+	}
+	return errs
+}
+
+// SyncTemplates refreshes the templates and marketing onboarding of every
+// connected number (workspaceID and accountID "" for all): at start, every
+// MSGSVC_TEMPLATE_SYNC_EVERY and after a 132001. A number whose sync
+// succeeds is connected again if it needed reauth (live.md 10).
+func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID string) error {
+	if s.WhatsApp == nil {
+		return nil
+	}
+	return s.eachOfWABA(ctx, "", func(t target) error {
+		if (workspaceID != "" && t.acc.WorkspaceID != workspaceID) || (accountID != "" && t.acc.ID != accountID) {
+			return nil
+		}
+		sync, err := s.WhatsApp.SyncTemplates(ctx, t.creds)
+		if err != nil {
+			return s.syncFailed(ctx, t, err)
+		}
+		rows := make([]repo.Template, 0, len(sync.Templates))
+		for _, tpl := range sync.Templates {
+			category := strings.ToUpper(tpl.Category)
+			if category != "MARKETING" && category != "UTILITY" && category != "AUTHENTICATION" {
+				continue
+			}
+			rows = append(rows, repo.Template{ID: "tpl_" + t.acc.ID + "_" + tpl.ID, Name: tpl.Name, Language: tpl.Language,
+				Category: category, Status: TemplateStatus(tpl.Status), Body: tpl.Body})
+		}
+		return s.Store.InTx(ctx, func(q repo.Queries) error {
+			if err := q.ReplaceSyncedTemplates(ctx, t.acc.WorkspaceID, t.acc.ID, rows); err != nil {
+				return err
+			}
+			if sync.MarketingMessages != "" {
+				if err := q.SetAccountMarketing(ctx, t.acc.WorkspaceID, t.acc.ID, sync.MarketingMessages); err != nil {
+					return err
+				}
+			}
+			if t.acc.Status == "needs_reauth" {
+				_, err := q.SetAccountStatus(ctx, t.acc.WorkspaceID, t.acc.ID, "connected")
+				return err
+			}
+			return nil
+		})
+	})
+}
+
+// syncFailed logs a failed sync; a rejected token marks the number
+// needs_reauth.
+func (s *Service) syncFailed(ctx context.Context, t target, err error) error {
+	slog.Warn("template sync failed", "account", t.acc.ID, "err", err)
+	if !channels.AsRefusal(err).NeedsReauth {
+		return nil
+	}
+	return s.Store.InTx(ctx, func(q repo.Queries) error {
+		_, err := q.SetAccountStatus(ctx, t.acc.WorkspaceID, t.acc.ID, "needs_reauth")
+		return err
+	})
+}

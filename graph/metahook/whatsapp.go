@@ -1,0 +1,199 @@
+package metahook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// message takes one inbound WhatsApp message in as message.received: the
+// contact by phone with the profile name, the conversation found, reopened
+// or started, the window's last_inbound_at the message's own time, media
+// downloaded and checked against its sha256. A retried wamid changes
+// nothing.
+func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage) error {
+	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(m.From, "+"))
+	if err != nil {
+		return fmt.Errorf("metahook: wa_id %q: %w", m.From, err)
+	}
+	scope := repo.Scope{WorkspaceID: t.acc.WorkspaceID, Livemode: true}
+	in := inbound.Message{Channel: "whatsapp", From: phone, Name: m.ProfileName, Type: m.Type, At: m.Timestamp,
+		Stored: func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
+			// Meta retries a webhook: the second copy of a wamid rolls back.
+			fresh, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp",
+				ProviderID: m.ID, MessageID: msg.ID, Status: "received"})
+			if err == nil && !fresh {
+				err = errDuplicate
+			}
+			return err
+		}}
+	text := m.Text
+	if m.Media != nil {
+		file, note := s.media(ctx, t, m)
+		if file != nil {
+			in.Files = []inbound.File{*file}
+		}
+		if note != "" {
+			text = strings.TrimSpace(text + "\n" + note)
+		}
+	}
+	if text != "" {
+		in.Text = &text
+	}
+	_, err = s.Inbound.Receive(ctx, scope, t.acc, in)
+	if errors.Is(err, errDuplicate) {
+		slog.Info("meta hook: message already received", "wamid", m.ID)
+		return nil
+	}
+	return err
+}
+
+// errDuplicate is a wamid already received.
+var errDuplicate = errors.New("metahook: the message was already received")
+
+// media downloads a message's media; a failure keeps the message without
+// it, with a note, and is not retried.
+func (s *Service) media(ctx context.Context, t target, m *meta.WhatsAppMessage) (*inbound.File, string) {
+	if s.WhatsApp == nil {
+		return nil, "[media not downloaded]"
+	}
+	got, err := s.WhatsApp.DownloadMedia(ctx, t.creds, m.Media.ID, m.Media.SHA256)
+	if err != nil {
+		slog.Warn("meta hook: media not kept", "wamid", m.ID, "media_id", m.Media.ID, "err", err)
+		return nil, "[the " + m.Type + " could not be downloaded]"
+	}
+	contentType := got.MimeType
+	if contentType == "" {
+		contentType = m.Media.MimeType
+	}
+	name := m.Media.Filename
+	if name == "" {
+		name = m.Type
+		if exts, _ := mime.ExtensionsByType(contentType); len(exts) > 0 {
+			name += exts[0]
+		}
+	}
+	return &inbound.File{Filename: name, ContentType: contentType, Content: got.Content}, ""
+}
+
+// rank orders statuses: a status moves forward only.
+var rank = map[string]int{"sending": 0, "sent": 1, "delivered": 2, "read": 3, "failed": 4}
+
+// status applies a status of one provider message to its message: forward
+// only, the message's status the least advanced of its parts (failed if any
+// failed), message.status on a change. Unknown wamids are ignored.
+func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus) error {
+	next := st.Status
+	if _, ok := rank[next]; !ok || next == "sending" {
+		slog.Info("meta hook: status not tracked", "wamid", st.ID, "status", next)
+		return nil
+	}
+	changed := false
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		part, err := q.LockProviderMessage(ctx, "whatsapp", st.ID)
+		if errors.Is(err, repo.ErrNotFound) {
+			slog.Info("meta hook: status of an unknown message", "wamid", st.ID)
+			return nil
+		}
+		if err != nil || rank[next] <= rank[part.Status] || part.Status == "received" {
+			return err
+		}
+		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, next); err != nil {
+			return err
+		}
+		changed, err = s.applyStatus(ctx, q, part.MessageID, st)
+		return err
+	})
+	if err == nil && changed {
+		s.Events.Committed(ctx)
+	}
+	return err
+}
+
+// applyStatus moves the message to the least advanced status of its parts.
+func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID string, st *meta.WhatsAppStatus) (bool, error) {
+	parts, err := q.ProviderParts(ctx, messageID)
+	if err != nil || len(parts) == 0 {
+		return false, err
+	}
+	least := "failed"
+	for _, p := range parts {
+		if p.Status == "failed" {
+			least = "failed"
+			break
+		}
+		if rank[p.Status] < rank[least] {
+			least = p.Status
+		}
+	}
+	ws, err := q.MessageWorkspace(ctx, messageID)
+	if err != nil {
+		return false, err
+	}
+	m, err := q.LockMessage(ctx, ws, true, messageID)
+	if err != nil {
+		return false, err
+	}
+	if rank[least] <= rank[m.Status] || m.Status == "failed" {
+		return false, nil
+	}
+	var d model.Delivery
+	if len(m.Delivery) > 0 {
+		if err := json.Unmarshal(m.Delivery, &d); err != nil {
+			return false, err
+		}
+	}
+	at := model.NewTimestamp(s.Clock.Now())
+	if !st.Timestamp.IsZero() {
+		at = model.NewTimestamp(st.Timestamp)
+	}
+	switch least {
+	case "delivered":
+		d.DeliveredAt = &at
+	case "read":
+		d.ReadAt = &at
+		if d.DeliveredAt == nil {
+			d.DeliveredAt = &at
+		}
+	case "failed":
+		d.FailedAt = &at
+		d.Error = deliveryError(st.Errors)
+	}
+	m.Status = least
+	if m.Delivery, err = json.Marshal(d); err != nil {
+		return false, err
+	}
+	if err := q.UpdateMessageDelivery(ctx, m); err != nil {
+		return false, err
+	}
+	scope := repo.Scope{WorkspaceID: ws, Livemode: true}
+	conv, err := q.LockConversation(ctx, scope, m.ConversationID)
+	if err != nil {
+		return false, err
+	}
+	return true, s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
+}
+
+// deliveryError is delivery.error of a failed status (live.md 4).
+func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
+	if len(errs) == 0 {
+		return &model.DeliveryError{Code: "provider_error", Message: "The provider reported the message failed without a reason."}
+	}
+	code := "provider_error"
+	if errs[0].Code == 131026 {
+		code = "recipient_unreachable"
+	}
+	return &model.DeliveryError{Code: code, Message: errs[0].Reason()}
+}

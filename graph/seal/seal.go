@@ -1,0 +1,92 @@
+// Package seal keeps provider credentials (access tokens, DKIM keys, widget
+// identity secrets) sealed at rest with AES-256-GCM (live.md 1). A sealed
+// value is base64 of nonce || ciphertext; the additional data binds it to
+// the row it belongs to, so a sealed value copied to another row does not
+// open.
+package seal
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+)
+
+// Key is a 32-byte AES-256 key. Its zero value seals nothing: Seal and Open
+// refuse with ErrNoKey.
+type Key struct{ k []byte }
+
+// ErrNoKey says the service was started without an encryption key.
+var ErrNoKey = errors.New("seal: no encryption key configured")
+
+// ErrOpen says a sealed value is corrupt, was sealed under another key, or
+// belongs to another row.
+var ErrOpen = errors.New("seal: the value does not open with this key")
+
+// New returns the key of MSGSVC_ENCRYPTION_KEY: 32 bytes in standard
+// base64. When it is empty the key is derived from secret (MSGSVC_SECRET),
+// so a development setup needs nothing more.
+func New(encoded, secret string) (Key, error) {
+	if encoded == "" {
+		if secret == "" {
+			return Key{}, errors.New("seal: neither an encryption key nor a secret to derive one from")
+		}
+		sum := sha256.Sum256([]byte("msgsvc-seal-v1\x00" + secret))
+		return Key{k: sum[:]}, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		return Key{}, fmt.Errorf("seal: the key is not standard base64: %w", err)
+	}
+	if len(raw) != 32 {
+		return Key{}, fmt.Errorf("seal: the key is %d bytes; 32 are needed", len(raw))
+	}
+	return Key{k: raw}, nil
+}
+
+// String never shows the key.
+func (Key) String() string { return "seal.Key(redacted)" }
+
+func (k Key) aead() (cipher.AEAD, error) {
+	if len(k.k) == 0 {
+		return nil, ErrNoKey
+	}
+	block, err := aes.NewCipher(k.k)
+	if err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return cipher.NewGCM(block)
+}
+
+// Seal encrypts plaintext bound to aad (for example "channel_accounts:wa_main").
+func (k Key) Seal(plaintext []byte, aad string) (string, error) {
+	g, err := k.aead()
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, g.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("seal: nonce: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(g.Seal(nonce, nonce, plaintext, []byte(aad))), nil
+}
+
+// Open decrypts a value Seal made with the same key and aad.
+func (k Key) Open(sealed, aad string) ([]byte, error) {
+	g, err := k.aead()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil || len(raw) < g.NonceSize() {
+		return nil, ErrOpen
+	}
+	out, err := g.Open(nil, raw[:g.NonceSize()], raw[g.NonceSize():], []byte(aad))
+	if err != nil {
+		return nil, ErrOpen
+	}
+	return out, nil
+}

@@ -1,0 +1,261 @@
+package send
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// The live send runs in three steps (live.md 3), none holding a transaction
+// or a lock while the provider is called:
+//
+//	reserve: every rule, the quota unit taken, the message stored as
+//	         sending (its place in the conversation taken), in one short
+//	         transaction;
+//	call:    the adapter, within ProviderTimeout;
+//	confirm: sent with the provider's ids and message.sent; or release:
+//	         the message removed and the quota unit given back, the
+//	         provider's refusal mapped (refused) and acted on (needs_reauth,
+//	         rate-limit holds, a template refresh).
+//
+// A process that dies between reserve and confirm leaves the message
+// sending; SweepSending fails it with provider_unknown, never sending it a
+// second time.
+
+// DefaultProviderTimeout bounds one provider call when none is configured.
+const DefaultProviderTimeout = 15 * time.Second
+
+// CredentialStore opens an account's provider credentials; nil, nil when
+// the account has none (sandbox only). credentials.Vault is one.
+type CredentialStore interface {
+	Of(ctx context.Context, q credentials.Reader, workspaceID, accountID string) (*channels.Credentials, error)
+}
+
+// TemplateRefresher refreshes a number's templates from its provider soon
+// (after a 132001); jobs.Client is one.
+type TemplateRefresher interface {
+	RefreshTemplates(ctx context.Context, workspaceID, accountID string) error
+}
+
+// reservation is a reserved send: the stored message and what its adapter
+// gets.
+type reservation struct {
+	actor *auth.Actor
+	msg   *repo.Message
+	ob    *channels.Message
+	// period is the quota month a unit was taken from; "" when none was.
+	period string
+}
+
+// credentialed channels need provider credentials for a live send.
+var credentialed = map[string]bool{"whatsapp": true, "instagram": true}
+
+// reserve checks every rule and stores the message as sending.
+func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) (*reservation, error) {
+	res := &reservation{actor: a}
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		// Only q is used inside: a second pool connection per send could
+		// starve the pool under concurrent sends.
+		t, err := r.lookups(ctx, q, a, req)
+		if err != nil {
+			return err
+		}
+		msgID := repo.NewID("msg_", r.Clock.Now())
+		content, err := r.channelRules(ctx, q, a, req, t, msgID)
+		if err != nil {
+			return err
+		}
+		var creds *channels.Credentials
+		if a.Livemode {
+			if creds, err = r.liveRules(ctx, q, req, t); err != nil {
+				return err
+			}
+		}
+		if a.Livemode && req.sender == nil { // AI and agent replies use no API quota
+			period := Period(r.Clock.Now())
+			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, period)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return apierr.New(apierr.APIQuotaExceeded, "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
+			}
+			res.period = period
+		}
+		if res.msg, res.ob, err = r.prepare(ctx, q, a, req, t, content, msgID); err != nil {
+			return err
+		}
+		res.ob.Account.Provider = creds
+		return r.store(ctx, q, a.Scope(), req, t, res.msg)
+	})
+	return res, err
+}
+
+// liveRules are the checks only a live send makes before its provider is
+// called: the account's credentials and state, the marketing onboarding and
+// the rate-limit holds of earlier provider answers.
+func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget) (*channels.Credentials, error) {
+	if t.acc.Status == "needs_reauth" {
+		return nil, apierr.New(apierr.ChannelUnavailable, "The provider rejected the access token of account %s; reconnect it with new credentials. Nothing was sent.", t.acc.ID)
+	}
+	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
+		return nil, apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
+	}
+	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), r.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	if until != nil {
+		e := apierr.New(apierr.ChannelRateLimited, "The provider asked to slow down on account %s; retry after Retry-After.", t.acc.ID)
+		e.RetryAfter = until.Sub(r.Clock.Now())
+		return nil, e
+	}
+	if !credentialed[t.acc.Channel] || r.Credentials == nil {
+		return nil, nil
+	}
+	creds, err := r.Credentials.Of(ctx, q, t.acc.WorkspaceID, t.acc.ID)
+	if err != nil {
+		return nil, err
+	}
+	if creds == nil {
+		return nil, apierr.New(apierr.ChannelUnavailable, "Account %s has no provider credentials: it sends with test keys only. Nothing was sent.", t.acc.ID)
+	}
+	return creds, nil
+}
+
+// recipient is the customer's address on the channel.
+func recipient(req *sendRequest, t *sendTarget) string {
+	if t.contact == nil {
+		return req.to
+	}
+	switch req.channel {
+	case "whatsapp":
+		return deref(t.contact.Phone)
+	case "instagram":
+		return deref(t.contact.InstagramUserID)
+	case "email":
+		return deref(t.contact.Email)
+	case "website":
+		return deref(t.contact.ExternalID)
+	}
+	return req.to
+}
+
+// call hands a reserved message to its adapter within the provider timeout.
+func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Receipt, error) {
+	timeout := r.ProviderTimeout
+	if timeout <= 0 {
+		timeout = DefaultProviderTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	receipt, err := r.adapter(ob.Livemode, ob.Channel).Send(ctx, ob)
+	if ob.Livemode {
+		observeCall(ob.Channel, err, time.Since(start))
+	}
+	if err == nil && (receipt == nil || len(receipt.ProviderIDs) == 0) {
+		err = fmt.Errorf("send: %s adapter accepted without a provider id", ob.Channel)
+	}
+	return receipt, err
+}
+
+// confirm stores the provider's acceptance: status sent, its ids, and
+// message.sent.
+func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channels.Receipt) (*model.Message, error) {
+	s, msg := res.actor.Scope(), res.msg
+	sentAt := model.NewTimestamp(r.Clock.Now())
+	var err error
+	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}); err != nil {
+		return nil, fmt.Errorf("send: delivery: %w", err)
+	}
+	msg.Status = "sent"
+	var out *model.Message
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		// The conversation lock orders its events as every writer does.
+		conv, err := q.LockConversation(ctx, s, msg.ConversationID)
+		if err != nil {
+			return err
+		}
+		ok, err := q.ConfirmMessage(ctx, msg)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was given up as provider_unknown.", msg.ID)
+		}
+		if msg.Livemode {
+			for i, id := range receipt.ProviderIDs {
+				if _, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: msg.Channel,
+					ProviderID: id, MessageID: msg.ID, Part: i, Status: "sent"}); err != nil {
+					return err
+				}
+			}
+		}
+		out = view.Message(msg)
+		r.Files.SignAttachments(out)
+		return r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), out)
+	})
+	if err != nil {
+		slog.Error("send: confirm failed; the sweep settles the message", "message_id", msg.ID, "err", err)
+		return nil, err
+	}
+	return out, nil
+}
+
+// release undoes a reservation the provider refused and answers the
+// refusal's API error: the message removed, the quota unit given back, and
+// what the refusal says about the account acted on.
+func (r *Service) release(ctx context.Context, res *reservation, callErr error) error {
+	refusal := channels.AsRefusal(callErr)
+	msg, acc := res.msg, res.ob.Account
+	if refusal.Code == apierr.ChannelRateLimited && refusal.RetryAfter <= 0 {
+		refusal.RetryAfter = channels.DefaultRetryAfter
+	}
+	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
+		"code", refusal.Code, "reason", refusal.Reason)
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
+		if err != nil || !removed {
+			return err
+		}
+		if res.period != "" {
+			if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period); err != nil {
+				return err
+			}
+		}
+		if refusal.NeedsReauth {
+			if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
+				return err
+			}
+		}
+		if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
+			who := ""
+			if refusal.Hold == channels.HoldRecipient {
+				who = res.ob.To
+			}
+			return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
+		}
+		return nil
+	})
+	if err != nil {
+		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
+	}
+	if refusal.RefreshTemplates && r.Refresher != nil {
+		if err := r.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
+			slog.Warn("send: template refresh not queued", "account", acc.ID, "err", err)
+		}
+	}
+	return refused(refusal)
+}

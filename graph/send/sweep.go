@@ -1,0 +1,83 @@
+package send
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// sendingGrace is how long past the provider timeout a message may stay
+// sending before the sweep gives it up.
+const sendingGrace = time.Minute
+
+// SweepSending fails messages left sending by a process that died between
+// reserve and confirm: their outcome is unknown, so they become failed with
+// provider_unknown and are never sent again.
+func (r *Service) SweepSending(ctx context.Context) error {
+	timeout := r.ProviderTimeout
+	if timeout <= 0 {
+		timeout = DefaultProviderTimeout
+	}
+	stale, err := r.Store.StaleSendingMessages(ctx, r.Clock.Now().Add(-timeout-sendingGrace), 100)
+	for _, m := range stale {
+		if err := r.giveUp(ctx, m.WorkspaceID, m.ID); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// giveUp marks one sending message failed with provider_unknown.
+func (r *Service) giveUp(ctx context.Context, workspaceID, messageID string) error {
+	changed := false
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		m, err := q.LockMessage(ctx, workspaceID, true, messageID)
+		if err != nil {
+			m, err = q.LockMessage(ctx, workspaceID, false, messageID)
+		}
+		if err != nil || m.Status != "sending" {
+			return ignoreGone(err)
+		}
+		s := repo.Scope{WorkspaceID: workspaceID, Livemode: m.Livemode}
+		conv, err := q.LockConversation(ctx, s, m.ConversationID)
+		if err != nil {
+			return err
+		}
+		at := model.NewTimestamp(r.Clock.Now())
+		m.Status = "failed"
+		if m.Delivery, err = json.Marshal(model.Delivery{FailedAt: &at, Error: &model.DeliveryError{Code: "provider_unknown",
+			Message: "The service stopped while the provider was being called; whether it took the message is unknown, and it is not sent again."}}); err != nil {
+			return err
+		}
+		if _, err := q.ConfirmMessage(ctx, m); err != nil {
+			return err
+		}
+		changed = true
+		return r.recordStatus(ctx, q, s, conv, m)
+	})
+	if err == nil && changed {
+		r.Events.Committed(ctx)
+	}
+	return err
+}
+
+// ignoreGone treats a message that no longer exists as settled.
+func ignoreGone(err error) error {
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// recordStatus records message.status for a message whose status changed.
+func (r *Service) recordStatus(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, m *repo.Message) error {
+	out := view.Message(m)
+	r.Files.SignAttachments(out)
+	return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+}

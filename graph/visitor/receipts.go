@@ -1,0 +1,114 @@
+package visitor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// rank orders the statuses an outbound message moves through (live.md 3);
+// a status without a rank (sending, failed) is never moved by a widget.
+var rank = map[string]int{"sent": 1, "delivered": 2, "read": 3}
+
+// Forward says whether a message in status from moves to status to: only
+// forward, never from failed or a send still in progress.
+func Forward(from, to string) bool {
+	return rank[from] > 0 && rank[to] > rank[from]
+}
+
+// Delivered marks an outbound website message that a connected widget
+// received: sent becomes delivered, with delivery.delivered_at, and
+// message.status is recorded. Anything else changes nothing.
+func (r *Service) Delivered(ctx context.Context, workspaceID, messageID string) error {
+	return r.advance(ctx, workspaceID, messageID, "delivered", "")
+}
+
+// Read marks an outbound message of the visitor's chats that the visitor
+// saw: sent or delivered becomes read (delivered_at is set too when it was
+// missing). A message of another visitor is message_not_found.
+func (r *Service) Read(ctx context.Context, v *repo.Visitor, messageID string) error {
+	return r.advance(ctx, v.WorkspaceID, messageID, "read", v.ContactID)
+}
+
+func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, contactID string) error {
+	s := scope(workspaceID)
+	notFound := apierr.New(apierr.MessageNotFound, "No message %q of this visitor.", messageID)
+	changed := false
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		m, err := q.LockMessage(ctx, workspaceID, true, messageID)
+		if errors.Is(err, repo.ErrNotFound) {
+			return notFound
+		}
+		if err != nil {
+			return err
+		}
+		if m.Channel != "website" || m.Direction != "outbound" {
+			return notFound
+		}
+		// Lock the conversation as every writer of its events does, so its
+		// events are recorded, and delivered, in order.
+		conv, err := q.LockConversation(ctx, s, m.ConversationID)
+		if err != nil {
+			return err
+		}
+		if contactID != "" && (conv.ContactID == nil || *conv.ContactID != contactID) {
+			return notFound
+		}
+		if !Forward(m.Status, to) {
+			return nil
+		}
+		if err := r.move(m, to); err != nil {
+			return err
+		}
+		if err := q.UpdateMessageDelivery(ctx, m); err != nil {
+			return err
+		}
+		changed = true
+		out := view.Message(m)
+		r.Files.SignAttachments(out)
+		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+	})
+	if err == nil && changed {
+		r.Events.Committed(ctx)
+	}
+	return err
+}
+
+// move sets a message's status and the time of it in its delivery.
+func (r *Service) move(m *repo.Message, to string) error {
+	var d model.Delivery
+	if len(m.Delivery) > 0 && string(m.Delivery) != "null" {
+		if err := json.Unmarshal(m.Delivery, &d); err != nil {
+			return fmt.Errorf("visitor: delivery of %s: %w", m.ID, err)
+		}
+	}
+	at := model.NewTimestamp(r.Clock.Now())
+	if d.DeliveredAt == nil {
+		d.DeliveredAt = &at
+	}
+	if to == "read" {
+		d.ReadAt = &at
+	}
+	m.Status = to
+	var err error
+	m.Delivery, err = json.Marshal(d)
+	return err
+}
+
+// Pending lists the outbound live website messages to the contacts that no
+// widget has received yet, oldest first.
+func (r *Service) Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error) {
+	return r.Store.UndeliveredWebsiteMessages(ctx, contactIDs)
+}
+
+// Chats returns the latest website chat of each contact and website.
+func (r *Service) Chats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error) {
+	return r.Store.LatestWebsiteChats(ctx, contactIDs)
+}

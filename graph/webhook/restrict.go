@@ -1,0 +1,45 @@
+package webhook
+
+import (
+	"context"
+	"slices"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// within says whether an endpoint lies inside a key's restrictions: a key
+// limited to some channels (or websites) manages only endpoints limited to
+// some of those, never one that covers all of them. A restricted key that
+// could change the URL or roll the secret of a wider endpoint would receive
+// events it may not read (issue 15).
+func within(a *auth.Actor, e *repo.WebhookEndpoint) bool {
+	inside := func(mine, theirs []string) bool {
+		if len(mine) == 0 {
+			return true
+		}
+		return len(theirs) > 0 && !slices.ContainsFunc(theirs, func(v string) bool { return !slices.Contains(mine, v) })
+	}
+	return inside(a.Channels, e.Channels) && inside(a.WebsiteIDs, e.WebsiteIDs)
+}
+
+// visible keeps the endpoints a key may manage.
+func visible(a *auth.Actor, rows []repo.WebhookEndpoint) []repo.WebhookEndpoint {
+	return slices.DeleteFunc(rows, func(e repo.WebhookEndpoint) bool { return !within(a, &e) })
+}
+
+// lockEndpoint locks an endpoint of the caller's workspace for a change;
+// one outside the key's restrictions is as unknown as one that does not
+// exist (404, decisions 2).
+func lockEndpoint(ctx context.Context, q repo.Queries, a *auth.Actor, id string) (*repo.WebhookEndpoint, error) {
+	e, err := q.LockWebhookEndpoint(ctx, a.WorkspaceID, id)
+	if err == nil && !within(a, e) {
+		err = repo.ErrNotFound
+	}
+	if err != nil {
+		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+	}
+	return e, nil
+}

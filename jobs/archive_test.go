@@ -1,0 +1,49 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/hibiken/asynq"
+	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/jobs/jobstest"
+)
+
+// TestDeleteArchivedDropsFailedTasks: a task that failed for good (as one
+// whose worker was killed ends up) is archived by asynq; the purge step
+// deletes it, leaving other queues alone.
+func TestDeleteArchivedDropsFailedTasks(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	ins := asynq.NewInspector(w.Redis)
+	defer ins.Close()
+	// Nothing was ever queued: no error.
+	if err := w.Client.DeleteArchived(t.Context()); err != nil {
+		t.Fatalf("empty queue: %v", err)
+	}
+	srv := jobs.NewServerOn(w.Redis, 1, w.Queue)
+	mux := asynq.NewServeMux()
+	mux.HandleFunc("test:fail", func(context.Context, *asynq.Task) error { return errors.New("lost") })
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	cl := asynq.NewClient(w.Redis)
+	defer cl.Close()
+	for range 3 {
+		if _, err := cl.Enqueue(asynq.NewTask("test:fail", nil), asynq.Queue(w.Queue), asynq.MaxRetry(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobstest.Eventually(t, "three archived tasks", func() bool {
+		info, err := ins.GetQueueInfo(w.Queue)
+		return err == nil && info.Archived == 3
+	})
+	if err := w.Client.DeleteArchived(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := ins.GetQueueInfo(w.Queue); err != nil || info.Archived != 0 {
+		t.Errorf("after the cleanup: %+v, %v", info, err)
+	}
+}

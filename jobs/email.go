@@ -1,0 +1,62 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// TypeInboundMail processes one mail the SMTP listener stored.
+const TypeInboundMail = "email:inbound"
+
+// InboundMail queues the processing of a stored mail; its id is the task's,
+// so queuing it twice keeps one task.
+func (c *Client) InboundMail(ctx context.Context, id string) error {
+	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeInboundMail, []byte(id)), asynq.Queue(c.Queue),
+		asynq.TaskID("mail:"+id), asynq.MaxRetry(10))
+	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
+		return nil
+	}
+	return err
+}
+
+// MailProcessor turns a stored mail into messages; mail.Processor is one.
+type MailProcessor interface {
+	Process(ctx context.Context, id string) error
+}
+
+// InboundMailHandler runs TypeInboundMail tasks.
+func InboundMailHandler(p MailProcessor) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
+		if len(t.Payload()) == 0 {
+			return fmt.Errorf("%s: empty payload: %w", TypeInboundMail, asynq.SkipRetry)
+		}
+		return p.Process(ctx, string(t.Payload()))
+	}
+}
+
+// MailSweeper processes stored mail whose task was lost.
+type MailSweeper interface {
+	Sweep(ctx context.Context, grace time.Duration) error
+}
+
+// RunMailSweep sweeps stored mail every interval until ctx ends; safe to
+// run on several workers (each mail is locked while processed).
+func RunMailSweep(ctx context.Context, s MailSweeper, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := s.Sweep(ctx, 5*time.Second); err != nil && ctx.Err() == nil {
+				slog.Warn("periodic inbound mail sweep", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package listen_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/ops/listen"
+	"github.com/msgsvc/msgsvc/repo/repotest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/rest/webhooksig"
+)
+
+func TestMain(m *testing.M) { repotest.Main(m) }
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// receiver is the developer's local endpoint: it keeps each forward whose
+// signature checks out with the printed secret.
+type receiver struct {
+	mu     sync.Mutex
+	secret string
+	ids    []string
+	bad    int
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.secret == "" || webhooksig.Verify(r.Header.Get("Service-Signature"), body, time.Now(), rc.secret) != nil {
+		rc.bad++
+		w.WriteHeader(400)
+		return
+	}
+	var env struct{ ID string }
+	_ = json.Unmarshal(body, &env)
+	rc.ids = append(rc.ids, env.ID)
+	w.WriteHeader(202)
+}
+
+func (rc *receiver) got() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.ids...)
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestListenForwardsSignedAndReconnects(t *testing.T) {
+	api := resttest.New(t)
+	rc := &receiver{}
+	local := httptest.NewServer(rc)
+	defer local.Close()
+	out := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- listen.Run(ctx, listen.Options{API: api.HTTP.URL, Key: api.Key("webhooks"), Forward: local.URL + "/hook",
+			Events: []string{"message.received"}, Out: out, MinBackoff: 50 * time.Millisecond})
+	}()
+	secretRe := regexp.MustCompile(`session secret is (whsec_[0-9a-f]{64})`)
+	waitFor(t, "the Ready line", func() bool { return secretRe.MatchString(out.String()) })
+	rc.mu.Lock()
+	rc.secret = secretRe.FindStringSubmatch(out.String())[1]
+	rc.mu.Unlock()
+
+	var want []string
+	received := func(from string) {
+		data := api.Inbound("whatsapp", from, "hi listen")
+		want = append(want, data["id"].(string))
+	}
+	received("+15550100081")
+	received("+15550100082")
+	waitFor(t, "two forwards", func() bool { return len(rc.got()) == 2 })
+
+	// Cut the stream: listen reconnects with Last-Event-ID, and what was
+	// recorded meanwhile still arrives, once.
+	api.HTTP.CloseClientConnections()
+	received("+15550100083")
+	waitFor(t, "the forward after the reconnect", func() bool { return len(rc.got()) >= 3 })
+	time.Sleep(700 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	events := api.Events("ws_main")
+	var wantEvents []string
+	for _, e := range events {
+		if e.Type == "message.received" && e.Envelope["livemode"] == false {
+			data := e.Envelope["data"].(map[string]any)
+			for _, m := range want {
+				if data["id"] == m {
+					wantEvents = append(wantEvents, e.Envelope["id"].(string))
+				}
+			}
+		}
+	}
+	if got := rc.got(); strings.Join(got, ",") != strings.Join(wantEvents, ",") || rc.bad != 0 {
+		t.Fatalf("forwarded %v (bad signatures %d), want %v\n%s", got, rc.bad, wantEvents, out.String())
+	}
+	for _, id := range wantEvents {
+		if !regexp.MustCompile(`--> message\.received \[` + id + `\]  <-- \[202\] POST `).MatchString(out.String()) {
+			t.Fatalf("no line for %s:\n%s", id, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "reconnected") {
+		t.Fatalf("no reconnect line:\n%s", out.String())
+	}
+}
+
+func TestListenStopsOnARefusal(t *testing.T) {
+	api := resttest.New(t)
+	err := listen.Run(context.Background(), listen.Options{API: api.HTTP.URL, Key: api.Key("conv_read"),
+		Forward: "http://127.0.0.1:1/hook", Out: io.Discard})
+	var fatal *listen.FatalError
+	if !errors.As(err, &fatal) || fatal.Status != 403 || !strings.Contains(fatal.Body, "insufficient_scope") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,50 @@
+// Package logging builds msgsvc's slog logger (live.md 9): text for a
+// developer's terminal, JSON in production (MSGSVC_LOG_FORMAT). Whatever a
+// caller passes, an attribute whose name says it holds a credential or a
+// message body is written as "[redacted]": the rule is "never a secret,
+// token or message body in a log", and this is its last line of defence.
+package logging
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// Redacted replaces the value of an attribute that must never be logged.
+const Redacted = "[redacted]"
+
+// sensitive are attribute-name parts that mark a credential or a body.
+var sensitive = []string{"secret", "token", "password", "passwd", "authorization", "api_key", "apikey",
+	"private_key", "cookie", "signature", "body", "text", "html", "content", "credential"}
+
+// Sensitive says whether an attribute of this name is redacted.
+func Sensitive(key string) bool {
+	k := strings.ToLower(key)
+	for _, s := range sensitive {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// New returns a logger writing to w in format "json" or "text" (anything
+// else is text), at level.
+func New(format string, w io.Writer, level slog.Leveler) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redact}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func redact(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && (a.Key == slog.MessageKey || a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.SourceKey) {
+		return a
+	}
+	if Sensitive(a.Key) && a.Value.Kind() != slog.KindGroup {
+		return slog.String(a.Key, Redacted)
+	}
+	return a
+}

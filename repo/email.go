@@ -1,0 +1,171 @@
+package repo
+
+import (
+	"context"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// DomainKey is an email domain's DKIM selector and sealed private key.
+type DomainKey struct {
+	Selector string `db:"dkim_selector"`
+	Sealed   string `db:"dkim_key_sealed"`
+}
+
+// SetDomainKey stores a domain's DKIM selector and sealed key ("" removes it).
+func (q Queries) SetDomainKey(ctx context.Context, workspaceID, domain string, k DomainKey) error {
+	n, err := q.exec(ctx, `UPDATE email_domains SET dkim_selector = $3, dkim_key_sealed = $4
+		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain, k.Selector, k.Sealed)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// DomainKey returns a domain's DKIM key (an empty Sealed when it has none).
+func (q Queries) DomainKey(ctx context.Context, workspaceID, domain string) (*DomainKey, error) {
+	return one[DomainKey](ctx, q, `SELECT dkim_selector, dkim_key_sealed FROM email_domains
+		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
+}
+
+// MailRoute is a workspace an inbound address belongs to: an email account
+// (AccountID set) or a verified domain of bounces+ addresses.
+type MailRoute struct {
+	WorkspaceID string `db:"workspace_id"`
+	AccountID   string `db:"account_id"`
+	Domain      string `db:"domain"`
+}
+
+// MailRoutes lists the email accounts whose address is address.
+func (q Queries) MailRoutes(ctx context.Context, address string) ([]MailRoute, error) {
+	var out []MailRoute
+	return out, q.selectRows(ctx, &out, `SELECT workspace_id, id AS account_id, '' AS domain
+		FROM channel_accounts WHERE channel = 'email' AND lower(address) = lower($1)
+		ORDER BY workspace_id, id`, address)
+}
+
+// VerifiedDomains lists the workspaces where domain is verified.
+func (q Queries) VerifiedDomains(ctx context.Context, domain string) ([]MailRoute, error) {
+	var out []MailRoute
+	return out, q.selectRows(ctx, &out, `SELECT workspace_id, '' AS account_id, domain FROM email_domains
+		WHERE domain = lower($1) AND verified ORDER BY workspace_id`, domain)
+}
+
+// EmailMessageID links a Message-ID to a stored message.
+type EmailMessageID struct {
+	WorkspaceID    string    `db:"workspace_id"`
+	Livemode       bool      `db:"livemode"`
+	HeaderID       string    `db:"header_id"`
+	MessageID      string    `db:"message_id"`
+	ConversationID string    `db:"conversation_id"`
+	CreatedAt      time.Time `db:"created_at"`
+}
+
+// InsertEmailMessageID records a stored message's Message-ID; false when the
+// scope already has a message with it (the same mail twice).
+func (q Queries) InsertEmailMessageID(ctx context.Context, m *EmailMessageID) (bool, error) {
+	n, err := sqlxNamedExec(ctx, q, `INSERT INTO email_message_ids (workspace_id, livemode, header_id,
+		message_id, conversation_id, created_at) VALUES (:workspace_id, :livemode, :header_id, :message_id,
+		:conversation_id, :created_at) ON CONFLICT DO NOTHING`, m)
+	return n == 1, err
+}
+
+// ThreadByHeaderIDs returns the conversation of the latest message of the
+// scope named by one of the Message-IDs: an inbound mail's, or one of our
+// outbound messages (ids ours, its msg_ ids).
+func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+	var conv string
+	err := q.get(ctx, &conv, `SELECT conversation_id FROM (
+		SELECT conversation_id, created_at FROM email_message_ids
+		WHERE workspace_id = $1 AND livemode = $2 AND header_id = ANY($3)
+		UNION ALL
+		SELECT conversation_id, created_at FROM messages
+		WHERE workspace_id = $1 AND livemode = $2 AND channel = 'email' AND id = ANY($4)
+	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours))
+	return conv, err
+}
+
+// ThreadHead is the latest inbound mail of a conversation: its Message-ID
+// and its stored email headers (for In-Reply-To and References).
+type ThreadHead struct {
+	HeaderID string `db:"header_id"`
+	Email    JSONB  `db:"email"`
+}
+
+// ThreadHead returns the conversation's latest inbound Message-ID.
+func (q Queries) ThreadHead(ctx context.Context, s Scope, conversationID string) (*ThreadHead, error) {
+	return one[ThreadHead](ctx, q, `SELECT e.header_id, m.email FROM email_message_ids e
+		JOIN messages m ON m.id = e.message_id
+		WHERE e.workspace_id = $1 AND e.livemode = $2 AND e.conversation_id = $3
+		ORDER BY e.created_at DESC, e.header_id DESC LIMIT 1`, s.WorkspaceID, s.Livemode, conversationID)
+}
+
+// InboundMail is a mail as the SMTP listener accepted it.
+type InboundMail struct {
+	ID          string         `db:"id"`
+	MailFrom    string         `db:"mail_from"`
+	Recipients  pq.StringArray `db:"recipients"`
+	Raw         []byte         `db:"raw"`
+	ReceivedAt  time.Time      `db:"received_at"`
+	ProcessedAt *time.Time     `db:"processed_at"`
+	Attempts    int            `db:"attempts"`
+	LastError   *string        `db:"last_error"`
+}
+
+// InsertInboundMail stores an accepted mail (before the SMTP 250).
+func (q Queries) InsertInboundMail(ctx context.Context, m *InboundMail) error {
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO inbound_mails (id, mail_from, recipients, raw, received_at)
+		VALUES (:id, :mail_from, :recipients, :raw, :received_at)`, m)
+	return err
+}
+
+// LockInboundMail reads an unprocessed mail and locks it for its job
+// (ErrNotFound when it is done or another worker has it).
+func (q Queries) LockInboundMail(ctx context.Context, id string) (*InboundMail, error) {
+	return one[InboundMail](ctx, q, `SELECT id, mail_from, recipients, raw, received_at, processed_at,
+		attempts, last_error FROM inbound_mails WHERE id = $1 AND processed_at IS NULL
+		FOR UPDATE SKIP LOCKED`, id)
+}
+
+// FinishInboundMail marks a mail processed; lastError notes what could not
+// be taken from it.
+func (q Queries) FinishInboundMail(ctx context.Context, id string, at time.Time, lastError *string) error {
+	_, err := q.exec(ctx, `UPDATE inbound_mails SET processed_at = $2, attempts = attempts + 1,
+		last_error = $3 WHERE id = $1`, id, at, lastError)
+	return err
+}
+
+// FailInboundMail counts a failed attempt; the sweep tries again.
+func (q Queries) FailInboundMail(ctx context.Context, id, lastError string) error {
+	_, err := q.exec(ctx, `UPDATE inbound_mails SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, id, lastError)
+	return err
+}
+
+// PendingInboundMails lists unprocessed mails received before a time.
+func (q Queries) PendingInboundMails(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	var out []string
+	return out, q.selectRows(ctx, &out, `SELECT id FROM inbound_mails WHERE processed_at IS NULL
+		AND received_at < $1 ORDER BY received_at LIMIT $2`, before, limit)
+}
+
+// FileContent returns the bytes of one of the scope's files.
+func (q Queries) FileContent(ctx context.Context, s Scope, id string) ([]byte, error) {
+	var b []byte
+	return b, q.get(ctx, &b, `SELECT content FROM files WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
+		s.WorkspaceID, s.Livemode, id)
+}
+
+// SuppressEmail sets a contact's email_suppressed.
+func (q Queries) SuppressEmail(ctx context.Context, s Scope, contactID string, mark JSONB, at time.Time) error {
+	_, err := q.exec(ctx, `UPDATE contacts SET email_suppressed = $4, updated_at = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, s.WorkspaceID, s.Livemode, contactID, mark, at)
+	return err
+}
+
+// SetEmailOptOut sets a contact's opt_outs.email; false when it was set.
+func (q Queries) SetEmailOptOut(ctx context.Context, s Scope, contactID string, at time.Time) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE contacts SET opt_out_email = true, updated_at = $4
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3 AND NOT opt_out_email`, s.WorkspaceID, s.Livemode, contactID, at)
+	return n == 1, err
+}

@@ -1,0 +1,11 @@
+package repo
+
+// ColumnListQueries returns, for every row struct, a query selecting its
+// column list, for the external test that runs them on a migrated database.
+func ColumnListQueries() map[string]string {
+	out := map[string]string{}
+	for name, cl := range columnLists {
+		out[name] = `SELECT ` + cl.columns + ` FROM ` + cl.from + ` LIMIT 0`
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// AccountProvider is a channel account's sealed provider credentials.
+type AccountProvider struct {
+	WorkspaceID string    `db:"workspace_id"`
+	AccountID   string    `db:"account_id"`
+	Channel     string    `db:"channel"`
+	ProviderKey string    `db:"provider_key"`
+	Sealed      string    `db:"sealed"`
+	UpdatedAt   time.Time `db:"updated_at"`
+}
+
+const accountProviderColumns = `workspace_id, account_id, channel, provider_key, sealed, updated_at`
+
+// UpsertAccountProvider stores (or replaces) an account's sealed credentials.
+func (q Queries) UpsertAccountProvider(ctx context.Context, p *AccountProvider) error {
+	_, err := q.exec(ctx, `INSERT INTO account_providers (`+accountProviderColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace_id, account_id) DO UPDATE
+		SET channel = EXCLUDED.channel, provider_key = EXCLUDED.provider_key, sealed = EXCLUDED.sealed,
+		    updated_at = EXCLUDED.updated_at`,
+		p.WorkspaceID, p.AccountID, p.Channel, p.ProviderKey, p.Sealed, p.UpdatedAt)
+	return err
+}
+
+// AccountProvider returns an account's sealed credentials (ErrNotFound for a
+// sandbox-only account).
+func (q Queries) AccountProvider(ctx context.Context, workspaceID, accountID string) (*AccountProvider, error) {
+	return one[AccountProvider](ctx, q, `SELECT `+accountProviderColumns+` FROM account_providers
+		WHERE workspace_id = $1 AND account_id = $2`, workspaceID, accountID)
+}
+
+// AccountProvidersByKey returns the accounts a provider id belongs to (the
+// WhatsApp phone_number_id routes an inbound webhook), oldest first.
+func (q Queries) AccountProvidersByKey(ctx context.Context, channel, key string) ([]AccountProvider, error) {
+	var out []AccountProvider
+	return out, q.selectRows(ctx, &out, `SELECT `+accountProviderColumns+` FROM account_providers
+		WHERE channel = $1 AND provider_key = $2 ORDER BY updated_at, workspace_id`, channel, key)
+}
+
+// AccountProviders lists every account with credentials on a channel (the
+// template sync walks them).
+func (q Queries) AccountProviders(ctx context.Context, channel string) ([]AccountProvider, error) {
+	var out []AccountProvider
+	return out, q.selectRows(ctx, &out, `SELECT `+accountProviderColumns+` FROM account_providers
+		WHERE channel = $1 ORDER BY workspace_id, account_id`, channel)
+}
+
+// SetAccountStatus sets a channel account's status (connected,
+// needs_reauth); it reports whether the status changed.
+func (q Queries) SetAccountStatus(ctx context.Context, workspaceID, id, status string) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE channel_accounts SET status = $3
+		WHERE workspace_id = $1 AND id = $2 AND status <> $3`, workspaceID, id, status)
+	return n == 1, err
+}
+
+// SetAccountMarketing sets a WhatsApp number's marketing_messages status.
+func (q Queries) SetAccountMarketing(ctx context.Context, workspaceID, id, status string) error {
+	_, err := q.exec(ctx, `UPDATE channel_accounts SET marketing_messages = $3
+		WHERE workspace_id = $1 AND id = $2`, workspaceID, id, status)
+	return err
+}
+
+// ProviderMessage is one provider message of one of our messages.
+type ProviderMessage struct {
+	Channel    string `db:"channel"`
+	ProviderID string `db:"provider_id"`
+	MessageID  string `db:"message_id"`
+	Part       int    `db:"part"`
+	Status     string `db:"status"`
+}
+
+// InsertProviderMessage records a provider id of a message; it reports false
+// when the id is already known (a retried webhook).
+func (q Queries) InsertProviderMessage(ctx context.Context, p *ProviderMessage) (bool, error) {
+	n, err := q.exec(ctx, `INSERT INTO provider_messages (channel, provider_id, message_id, part, status)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, p.Channel, p.ProviderID, p.MessageID, p.Part, p.Status)
+	return n == 1, err
+}
+
+// LockProviderMessage returns the part a provider id names, locked for
+// update.
+func (q Queries) LockProviderMessage(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
+	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
+		FROM provider_messages WHERE channel = $1 AND provider_id = $2 FOR UPDATE`, channel, providerID)
+}
+
+// ProviderParts lists the parts of a message in order.
+func (q Queries) ProviderParts(ctx context.Context, messageID string) ([]ProviderMessage, error) {
+	var out []ProviderMessage
+	return out, q.selectRows(ctx, &out, `SELECT channel, provider_id, message_id, part, status
+		FROM provider_messages WHERE message_id = $1 ORDER BY part`, messageID)
+}
+
+// SetProviderStatus sets one part's status.
+func (q Queries) SetProviderStatus(ctx context.Context, channel, providerID, status string) error {
+	_, err := q.exec(ctx, `UPDATE provider_messages SET status = $3 WHERE channel = $1 AND provider_id = $2`,
+		channel, providerID, status)
+	return err
+}
+
+// ConfirmMessage moves a reserved (sending) message to its provider's
+// answer; it reports false when the message is no longer sending (the sweep
+// settled it first).
+func (q Queries) ConfirmMessage(ctx context.Context, m *Message) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE messages SET status = $4, delivery = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3 AND status = 'sending'`,
+		m.WorkspaceID, m.Livemode, m.ID, m.Status, m.Delivery)
+	return n == 1, err
+}
+
+// ReleaseMessage removes a reserved message the provider refused, with its
+// inline attachments, and takes it off its conversation's count; it reports
+// false when the message was no longer sending.
+func (q Queries) ReleaseMessage(ctx context.Context, workspaceID string, livemode bool, id string) (bool, error) {
+	var convID string
+	err := q.get(ctx, &convID, `DELETE FROM messages WHERE workspace_id = $1 AND livemode = $2 AND id = $3
+		AND status = 'sending' RETURNING conversation_id`, workspaceID, livemode, id)
+	if err != nil {
+		return false, ignoreNotFound(err)
+	}
+	if _, err := q.exec(ctx, `DELETE FROM files WHERE workspace_id = $1 AND message_id = $2`, workspaceID, id); err != nil {
+		return false, err
+	}
+	_, err = q.exec(ctx, `UPDATE conversations SET message_count = greatest(message_count - 1, 0)
+		WHERE id = $1`, convID)
+	return err == nil, err
+}
+
+// UncountMessage gives back one message of a workspace's quota for a period
+// (a reserved send the provider refused).
+func (q Queries) UncountMessage(ctx context.Context, workspaceID string, livemode bool, period string) error {
+	_, err := q.exec(ctx, `UPDATE usage_counters SET used = greatest(used - 1, 0)
+		WHERE workspace_id = $1 AND livemode = $2 AND period = $3`, workspaceID, livemode, period)
+	return err
+}
+
+// StaleSendingMessages lists messages reserved before a time and still
+// sending: the process that called the provider did not settle them.
+func (q Queries) StaleSendingMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {
+	var out []MessageRef
+	return out, q.selectRows(ctx, &out, `SELECT workspace_id, id FROM messages
+		WHERE status = 'sending' AND created_at < $1 ORDER BY created_at LIMIT $2`, before, limit)
+}
+
+// HoldUntil returns when the latest rate-limit hold on an account, or on
+// one recipient of it, ends; nil when none is in force at now.
+func (q Queries) HoldUntil(ctx context.Context, workspaceID, accountID, recipient string, now time.Time) (*time.Time, error) {
+	var until *time.Time
+	err := q.get(ctx, &until, `SELECT max(until) FROM provider_holds WHERE workspace_id = $1
+		AND account_id = $2 AND recipient IN ('', $3) AND until > $4`, workspaceID, accountID, recipient, now)
+	return until, err
+}
+
+// SetHold holds an account (” recipient) or one recipient back until a time.
+func (q Queries) SetHold(ctx context.Context, workspaceID, accountID, recipient string, until time.Time) error {
+	_, err := q.exec(ctx, `INSERT INTO provider_holds (workspace_id, account_id, recipient, until)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, account_id, recipient)
+		DO UPDATE SET until = greatest(provider_holds.until, EXCLUDED.until)`, workspaceID, accountID, recipient, until)
+	return err
+}
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// ProviderHook is a provider webhook as it arrived.
+type ProviderHook struct {
+	ID          string     `db:"id"`
+	Source      string     `db:"source"`
+	Payload     []byte     `db:"payload"`
+	ReceivedAt  time.Time  `db:"received_at"`
+	ProcessedAt *time.Time `db:"processed_at"`
+	Attempts    int        `db:"attempts"`
+}
+
+// InsertProviderHook stores a webhook payload durably before it is answered.
+func (q Queries) InsertProviderHook(ctx context.Context, h *ProviderHook) error {
+	_, err := q.exec(ctx, `INSERT INTO provider_hooks (id, source, payload, received_at) VALUES ($1, $2, $3, $4)`,
+		h.ID, h.Source, h.Payload, h.ReceivedAt)
+	return err
+}
+
+// ProviderHook returns one stored webhook.
+func (q Queries) ProviderHook(ctx context.Context, id string) (*ProviderHook, error) {
+	return one[ProviderHook](ctx, q, `SELECT id, source, payload, received_at, processed_at, attempts
+		FROM provider_hooks WHERE id = $1`, id)
+}
+
+// PendingProviderHooks lists the ids of unprocessed webhooks received before
+// a time, oldest first.
+func (q Queries) PendingProviderHooks(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	var out []string
+	return out, q.selectRows(ctx, &out, `SELECT id FROM provider_hooks WHERE processed_at IS NULL
+		AND received_at < $1 ORDER BY received_at, id LIMIT $2`, before, limit)
+}
+
+// FinishProviderHook marks a webhook processed (lastErr empty) or counts a
+// failed attempt.
+func (q Queries) FinishProviderHook(ctx context.Context, id string, at time.Time, lastErr string) error {
+	if lastErr == "" {
+		_, err := q.exec(ctx, `UPDATE provider_hooks SET processed_at = $2, attempts = attempts + 1, last_error = NULL
+			WHERE id = $1`, id, at)
+		return err
+	}
+	_, err := q.exec(ctx, `UPDATE provider_hooks SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, id, lastErr)
+	return err
+}
+
+// ReplaceSyncedTemplates stores the templates a number's provider listed
+// (livemode) and deletes those it no longer lists.
+func (q Queries) ReplaceSyncedTemplates(ctx context.Context, workspaceID, accountID string, ts []Template) error {
+	names, languages := make([]string, 0, len(ts)), make([]string, 0, len(ts))
+	for i := range ts {
+		t := &ts[i]
+		t.WorkspaceID, t.WhatsappAccountID, t.Livemode = workspaceID, accountID, true
+		if _, err := q.exec(ctx, `INSERT INTO templates (`+templateColumns+`) VALUES ($1, $2, true, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (workspace_id, livemode, whatsapp_account_id, name, language) DO UPDATE
+			SET category = EXCLUDED.category, status = EXCLUDED.status, body = EXCLUDED.body`,
+			t.ID, workspaceID, accountID, t.Name, t.Language, t.Category, t.Status, t.Body); err != nil {
+			return err
+		}
+		names, languages = append(names, t.Name), append(languages, t.Language)
+	}
+	_, err := q.exec(ctx, `DELETE FROM templates WHERE workspace_id = $1 AND livemode AND whatsapp_account_id = $2
+		AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS k(name, language)
+		                WHERE k.name = templates.name AND k.language = templates.language)`,
+		workspaceID, accountID, array(names), array(languages))
+	return err
+}
+
+// SetTemplateStatus sets the status of a synced template of a number.
+func (q Queries) SetTemplateStatus(ctx context.Context, workspaceID, accountID, name, language, status string) (int64, error) {
+	return q.exec(ctx, `UPDATE templates SET status = $5 WHERE workspace_id = $1 AND livemode
+		AND whatsapp_account_id = $2 AND name = $3 AND (language = $4 OR $4 = '')`, workspaceID, accountID, name, language, status)
+}
+
+// MessageWorkspace returns the workspace of a message.
+func (q Queries) MessageWorkspace(ctx context.Context, id string) (string, error) {
+	var ws string
+	return ws, q.get(ctx, &ws, `SELECT workspace_id FROM messages WHERE id = $1`, id)
+}

@@ -1,0 +1,64 @@
+package rest
+
+import (
+	"crypto/subtle"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+)
+
+// MetaHooks configures /hooks/meta (live.md 4).
+type MetaHooks struct {
+	// AppSecret keys X-Hub-Signature-256 (MSGSVC_META_APP_SECRET); empty
+	// answers 503.
+	AppSecret string
+	// VerifyToken is the hub.verify_token the GET handshake accepts
+	// (MSGSVC_META_VERIFY_TOKEN).
+	VerifyToken string
+}
+
+// maxMetaHook bounds a webhook body; Meta's are a few kilobytes.
+const maxMetaHook = 4 << 20
+
+// metaHandshake answers Meta's subscription check with the challenge when
+// the verify token matches.
+func (s *Server) metaHandshake(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	token := q.Get("hub.verify_token")
+	if s.Meta.VerifyToken == "" || q.Get("hub.mode") != "subscribe" ||
+		subtle.ConstantTimeCompare([]byte(token), []byte(s.Meta.VerifyToken)) != 1 {
+		http.Error(w, "verify token mismatch", http.StatusForbidden)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, q.Get("hub.challenge"))
+}
+
+// metaHook checks the signature over the raw bytes before anything else,
+// stores the payload and answers 200; a job processes it.
+func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
+	if s.Meta.AppSecret == "" {
+		http.Error(w, "MSGSVC_META_APP_SECRET is not configured", http.StatusServiceUnavailable)
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMetaHook))
+	if err != nil {
+		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if !meta.VerifySignature(s.Meta.AppSecret, raw, r.Header.Get("X-Hub-Signature-256")) {
+		http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
+		return
+	}
+	id, err := s.Resolver.MetaHooks().Accept(r.Context(), raw)
+	if err != nil {
+		slog.Error("meta hook not stored", "request_id", requestID(r.Context()), "err", err)
+		http.Error(w, "not stored; retry", http.StatusInternalServerError)
+		return
+	}
+	slog.Info("meta hook stored", "request_id", requestID(r.Context()), "hook_id", id, "bytes", len(raw))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, "EVENT_RECEIVED")
+}
