@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/ops/logging"
 	"github.com/msgsvc/msgsvc/ops/metrics/metricstest"
 	"github.com/msgsvc/msgsvc/rest"
@@ -166,6 +168,11 @@ func TestSendAndProviderMetrics(t *testing.T) {
 	closed := map[string]string{"channel": "whatsapp", "mode": "test", "outcome": "window_closed"}
 	liveRefused := map[string]string{"channel": "whatsapp", "mode": "live", "outcome": "channel_unavailable"}
 	call := map[string]string{"channel": "whatsapp", "outcome": "channel_unavailable"}
+	connectProviders(api)
+	// The provider answers that it cannot take the message: one call, counted
+	// under the code it maps to.
+	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": &countingRefuser{
+		refusal: channels.Refusal{Code: apierr.ChannelUnavailable, Reason: "131000: something went wrong"}}}
 	before := metricstest.Scrape(t)
 	api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "hi"}), 201, "")
 	// A reply refused before anything is sent still counts under its

@@ -586,7 +586,9 @@ func (e MessageObject) Valid() bool {
 const (
 	MessageStatusDelivered MessageStatus = "delivered"
 	MessageStatusFailed    MessageStatus = "failed"
+	MessageStatusRead      MessageStatus = "read"
 	MessageStatusReceived  MessageStatus = "received"
+	MessageStatusSending   MessageStatus = "sending"
 	MessageStatusSent      MessageStatus = "sent"
 )
 
@@ -597,7 +599,11 @@ func (e MessageStatus) Valid() bool {
 		return true
 	case MessageStatusFailed:
 		return true
+	case MessageStatusRead:
+		return true
 	case MessageStatusReceived:
+		return true
+	case MessageStatusSending:
 		return true
 	case MessageStatusSent:
 		return true
