@@ -87,6 +87,9 @@ func TestListenForwardsSignedAndReconnects(t *testing.T) {
 	defer local.Close()
 	out := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
+	// Cleanups run last-in first-out: listen stops before the API server
+	// closes, even when the test fails half way.
+	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() {
 		done <- listen.Run(ctx, listen.Options{API: api.HTTP.URL, Key: api.Key("webhooks"), Forward: local.URL + "/hook",
@@ -101,7 +104,12 @@ func TestListenForwardsSignedAndReconnects(t *testing.T) {
 	var want []string
 	received := func(from string) {
 		data := api.Inbound("whatsapp", from, "hi listen")
-		want = append(want, data["id"].(string))
+		msg, _ := data["message"].(map[string]any)
+		id, _ := msg["id"].(string)
+		if id == "" {
+			t.Fatalf("the inbound from %s was not recorded: %v", from, data)
+		}
+		want = append(want, id)
 	}
 	received("+15550100081")
 	received("+15550100082")
@@ -110,6 +118,9 @@ func TestListenForwardsSignedAndReconnects(t *testing.T) {
 	// Cut the stream: listen reconnects with Last-Event-ID, and what was
 	// recorded meanwhile still arrives, once.
 	api.HTTP.CloseClientConnections()
+	// The test's own client must not reuse a connection the server just
+	// closed (a POST on it is not retried).
+	http.DefaultClient.CloseIdleConnections()
 	received("+15550100083")
 	waitFor(t, "the forward after the reconnect", func() bool { return len(rc.got()) >= 3 })
 	time.Sleep(700 * time.Millisecond)
