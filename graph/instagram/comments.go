@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -25,6 +26,12 @@ type Receiver interface {
 // Service processes Instagram webhook events of one account at a time.
 type Service struct {
 	Inbound Receiver
+	// Store finds the messages a mid names; Events records what changes
+	// them (unsent DMs).
+	Store  Store
+	Events event.Recorder
+	// Media downloads DM attachments; nil keeps a note instead.
+	Media Downloader
 }
 
 // errKnown ends a transaction that would store something Meta already
