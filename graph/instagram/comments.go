@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -71,7 +72,7 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 	stored := func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
 		rec := &repo.InstagramComment{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, AccountID: acc.ID,
 			ConversationID: msg.ConversationID, CommentID: c.ID, MediaID: c.MediaID, FromID: c.FromID, Field: field,
-			CreatedAt: msg.CreatedAt}
+			CreatedAt: writtenAt(c, msg.CreatedAt)}
 		if c.ParentID != "" {
 			rec.ParentID = &c.ParentID
 		}
@@ -84,4 +85,13 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 		return nil, nil
 	}
 	return out, err
+}
+
+// writtenAt is when a comment was written: the webhook's time, unless it
+// has none or one after the comment was received.
+func writtenAt(c *meta.InstagramComment, received time.Time) time.Time {
+	if c.Time.IsZero() || c.Time.After(received) {
+		return received
+	}
+	return c.Time
 }
