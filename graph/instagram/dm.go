@@ -44,6 +44,9 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	switch e := ev.(type) {
 	case *meta.InstagramComment:
+		if igch.Owns(creds, e.FromID) {
+			return nil // our own public reply, on either of the account's ids
+		}
 		_, err := r.Comment(ctx, scope, acc, e)
 		return err
 	case *meta.InstagramMessage:
@@ -53,7 +56,8 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 			return nil
 		case e.IsDeleted:
 			return r.Unsent(ctx, e.MID)
-		case e.IsEcho:
+		case e.IsEcho, igch.Owns(creds, e.SenderID):
+			e.IsEcho = true
 			return r.Echo(ctx, scope, acc, creds, e)
 		}
 		return r.DM(ctx, scope, acc, creds, e)
