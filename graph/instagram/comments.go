@@ -1,8 +1,9 @@
 // Package instagram processes what Meta's webhooks say of an Instagram
 // account (live.md section 5, issue 10): comments and live comments become
 // "comment" messages, one conversation per commenter and media; DMs become
-// messages of the customer's direct conversation. The provider side (the
-// payload, the requests) is channels/meta and channels/instagram.
+// messages of the customer's direct conversation (dm.go: attachments,
+// echoes, unsent messages), each stored once per Meta id. The provider side
+// (the payload, the requests) is channels/meta and channels/instagram.
 package instagram
 
 import (

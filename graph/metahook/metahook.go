@@ -3,7 +3,8 @@
 // (Accept) and a job processes it (Process), so a crash loses nothing and
 // Meta's retries create nothing twice (inbound messages dedupe on the
 // wamid, statuses only move forward). WhatsApp events are handled here;
-// Instagram events go to an InstagramHandler.
+// Instagram events go, with the account entry[].id names, to an
+// InstagramHandler (graph/instagram).
 package metahook
 
 import (
