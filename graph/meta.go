@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 )
 
@@ -14,7 +15,14 @@ func (r *Resolver) MetaHooks() *metahook.Service {
 		queue = q
 	}
 	return &metahook.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound(),
-		Vault: credentials.Vault{Key: r.Seal}, WhatsApp: r.WhatsApp, Instagram: r.Instagram, Queue: queue}
+		Vault: credentials.Vault{Key: r.Seal}, WhatsApp: r.WhatsApp, Instagram: r.instagram(), Queue: queue}
+}
+
+// instagram processes Instagram webhook events; the live Instagram adapter
+// (channels/instagram) downloads DM attachments.
+func (r *Resolver) instagram() *instagram.Service {
+	media, _ := r.Adapters["instagram"].(instagram.Downloader)
+	return &instagram.Service{Inbound: r.inbound(), Store: r.Store, Events: r.events(), Media: media}
 }
 
 // ProcessMetaHook processes one stored webhook (the job of /hooks/meta).

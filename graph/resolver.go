@@ -68,9 +68,6 @@ type Resolver struct {
 	// WhatsApp downloads inbound media and syncs templates (the
 	// channels/whatsapp adapter); nil leaves both undone.
 	WhatsApp metahook.WhatsApp
-	// Instagram processes the Instagram events of /hooks/meta; nil logs
-	// and drops them.
-	Instagram metahook.InstagramHandler
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys

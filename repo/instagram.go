@@ -56,3 +56,24 @@ func (q Queries) InstagramCommentOf(ctx context.Context, messageID string) (*Ins
 	return one[InstagramComment](ctx, q, `SELECT `+instagramCommentColumns+` FROM instagram_comments
 		WHERE message_id = $1`, messageID)
 }
+
+// SetMessageDeleted marks a message the customer unsent; it reports false
+// when it already was.
+func (q Queries) SetMessageDeleted(ctx context.Context, workspaceID, id string) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE messages SET deleted = true WHERE workspace_id = $1 AND id = $2 AND NOT deleted`,
+		workspaceID, id)
+	return n == 1, err
+}
+
+// InstagramSending says whether a send of ours to an Instagram customer
+// (by Instagram-scoped id) on an account is between reserve and confirm:
+// an echo Meta sends of it may arrive before its ids are stored.
+func (q Queries) InstagramSending(ctx context.Context, s Scope, accountID, customerID string) (bool, error) {
+	var sending bool
+	err := q.get(ctx, &sending, `SELECT EXISTS (SELECT 1 FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id
+		JOIN contacts ct ON ct.id = c.contact_id
+		WHERE m.workspace_id = $1 AND m.livemode = $2 AND m.status = 'sending' AND m.channel = 'instagram'
+		AND c.account_id = $3 AND ct.instagram_user_id = $4)`, s.WorkspaceID, s.Livemode, accountID, customerID)
+	return sending, err
+}

@@ -90,6 +90,13 @@ func (q Queries) LockProviderMessage(ctx context.Context, channel, providerID st
 		FROM provider_messages WHERE channel = $1 AND provider_id = $2 FOR UPDATE`, channel, providerID)
 }
 
+// ProviderMessageOf returns the part a provider id names (ErrNotFound for
+// an id none of our messages has).
+func (q Queries) ProviderMessageOf(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
+	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
+		FROM provider_messages WHERE channel = $1 AND provider_id = $2`, channel, providerID)
+}
+
 // ProviderParts lists the parts of a message in order.
 func (q Queries) ProviderParts(ctx context.Context, messageID string) ([]ProviderMessage, error) {
 	var out []ProviderMessage

@@ -25,10 +25,12 @@ type Message struct {
 	Status         string    `db:"status"`
 	Delivery       JSONB     `db:"delivery"`
 	CreatedAt      time.Time `db:"created_at"`
+	// Deleted: the customer unsent the message (Instagram's is_deleted).
+	Deleted bool `db:"deleted"`
 }
 
 const messageColumns = `id, workspace_id, livemode, conversation_id, channel, direction,
-	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at`
+	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at, deleted`
 
 // Messages lists a conversation's messages oldest first, up to Limit+1 rows.
 // The conversation must already have been found in the scope.
@@ -60,6 +62,6 @@ func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
 	}
 	_, err := sqlxNamedExec(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
 		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
-		:status, :delivery, :created_at)`, m)
+		:status, :delivery, :created_at, :deleted)`, m)
 	return err
 }

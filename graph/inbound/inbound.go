@@ -109,11 +109,13 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 			conv.Subject = m.Subject
 		}
 	}
-	at := now
-	if !m.At.IsZero() {
-		at = m.At
+	if m.Echo == nil {
+		at := now
+		if !m.At.IsZero() {
+			at = m.At
+		}
+		conv.LastInboundAt = &at
 	}
-	conv.LastInboundAt = &at
 	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
 		return nil, fmt.Errorf("inbound: %w", err)
 	}
@@ -131,7 +133,11 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Events.Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
+	kind := event.MessageReceived
+	if m.Echo != nil {
+		kind = event.MessageSent
+	}
+	if err := r.Events.Record(ctx, q, s, kind, convOut, msgOut); err != nil {
 		return nil, err
 	}
 	if optOut {
@@ -157,7 +163,9 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	if newContact {
 		ct = contact.FromChannel(s, m.Channel, m.From, name, "captured", now)
 	}
-	ct.LastSeenAt = &now
+	if m.Echo == nil {
+		ct.LastSeenAt = &now
+	}
 	optOut = m.Channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP") && !ct.OptOutWhatsapp
 	if optOut {
 		ct.OptOutWhatsapp = true
@@ -191,7 +199,7 @@ func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Conta
 	}
 	// A closed website chat stays closed: the visitor starts a new one.
 	// Other channels reopen the thread (decisions 5).
-	if conv != nil && conv.Status == "closed" {
+	if conv != nil && conv.Status == "closed" && m.Echo == nil {
 		if acc.Channel == "website" {
 			conv = nil
 		} else {

@@ -37,6 +37,19 @@ type Message struct {
 	// Stored runs in the transaction once the message is stored (the
 	// provider ids that make a retried webhook a no-op).
 	Stored func(ctx context.Context, q repo.Queries, msg *repo.Message) error
+	// Echo, when set, is a message the account itself sent outside the
+	// service (Meta's echo of a send from the Instagram app): it is stored
+	// outbound and sent, with message.sent; it changes neither the window
+	// nor the customer's last_seen_at, and reopens nothing.
+	Echo *Echo
+}
+
+// Echo is how a message the account sent elsewhere is stored.
+type Echo struct {
+	// SenderType is sender.type ("instagram_app").
+	SenderType string
+	// ProviderMessageID is delivery.provider_message_id.
+	ProviderMessageID string
 }
 
 // File is an attachment of an inbound message.
@@ -79,6 +92,16 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *
 		ConversationID: conv.ID, Channel: m.Channel, Direction: "inbound", SenderType: "visitor",
 		SenderName: &ct.Name, Type: msgType, Text: m.Text, Status: "received", CreatedAt: now}
 	var err error
+	if m.Echo != nil {
+		msg.Direction, msg.SenderType, msg.SenderName, msg.Status = "outbound", m.Echo.SenderType, nil, "sent"
+		sentAt := model.NewTimestamp(now)
+		if !m.At.IsZero() {
+			sentAt = model.NewTimestamp(m.At)
+		}
+		if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &m.Echo.ProviderMessageID, SentAt: &sentAt}); err != nil {
+			return nil, fmt.Errorf("inbound: delivery: %w", err)
+		}
+	}
 	if m.Channel == "email" {
 		if msg.Email, err = json.Marshal(model.EmailHeaders{From: m.From, To: []string{acc.Address}, Cc: []string{}, References: []string{}}); err != nil {
 			return nil, fmt.Errorf("inbound: email headers: %w", err)

@@ -1,8 +1,9 @@
 // Package instagram processes what Meta's webhooks say of an Instagram
 // account (live.md section 5, issue 10): comments and live comments become
 // "comment" messages, one conversation per commenter and media; DMs become
-// messages of the customer's direct conversation. The provider side (the
-// payload, the requests) is channels/meta and channels/instagram.
+// messages of the customer's direct conversation (dm.go: attachments,
+// echoes, unsent messages), each stored once per Meta id. The provider side
+// (the payload, the requests) is channels/meta and channels/instagram.
 package instagram
 
 import (
@@ -10,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -25,6 +28,12 @@ type Receiver interface {
 // Service processes Instagram webhook events of one account at a time.
 type Service struct {
 	Inbound Receiver
+	// Store finds the messages a mid names; Events records what changes
+	// them (unsent DMs).
+	Store  Store
+	Events event.Recorder
+	// Media downloads DM attachments; nil keeps a note instead.
+	Media Downloader
 }
 
 // errKnown ends a transaction that would store something Meta already
@@ -64,7 +73,7 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 	stored := func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
 		rec := &repo.InstagramComment{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, AccountID: acc.ID,
 			ConversationID: msg.ConversationID, CommentID: c.ID, MediaID: c.MediaID, FromID: c.FromID, Field: field,
-			CreatedAt: msg.CreatedAt}
+			CreatedAt: writtenAt(c, msg.CreatedAt)}
 		if c.ParentID != "" {
 			rec.ParentID = &c.ParentID
 		}
@@ -77,4 +86,13 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 		return nil, nil
 	}
 	return out, err
+}
+
+// writtenAt is when a comment was written: the webhook's time, unless it
+// has none or one after the comment was received.
+func writtenAt(c *meta.InstagramComment, received time.Time) time.Time {
+	if c.Time.IsZero() || c.Time.After(received) {
+		return received
+	}
+	return c.Time
 }

@@ -3,7 +3,8 @@
 // (Accept) and a job processes it (Process), so a crash loses nothing and
 // Meta's retries create nothing twice (inbound messages dedupe on the
 // wamid, statuses only move forward). WhatsApp events are handled here;
-// Instagram events go to an InstagramHandler.
+// Instagram events go, with the account entry[].id names, to an
+// InstagramHandler (graph/instagram).
 package metahook
 
 import (
@@ -47,9 +48,10 @@ type WhatsApp interface {
 	SyncTemplates(ctx context.Context, creds *channels.Credentials) (*whatsapp.Sync, error)
 }
 
-// InstagramHandler processes the Instagram events of a payload (issue 10).
+// InstagramHandler processes an Instagram event of one account, the one
+// its entry[].id routed it to (graph/instagram.Service is one).
 type InstagramHandler interface {
-	HandleInstagram(ctx context.Context, ev meta.Event) error
+	HandleInstagram(ctx context.Context, acc *repo.Account, creds *channels.Credentials, ev meta.Event) error
 }
 
 // Service stores and processes Meta webhooks.
@@ -157,7 +159,9 @@ func (s *Service) handle(ctx context.Context, ev meta.Event) error {
 			slog.Info("meta hook: Instagram event not processed (no Instagram handler)", "route", ev.RouteID())
 			return nil
 		}
-		return s.Instagram.HandleInstagram(ctx, ev)
+		return s.eachInstagramAccount(ctx, ev.RouteID(), func(t target) error {
+			return s.Instagram.HandleInstagram(ctx, t.acc, t.creds, ev)
+		})
 	}
 	slog.Info("meta hook: event not processed", "channel", ev.Channel(), "route", ev.RouteID())
 	return nil
@@ -179,14 +183,23 @@ func (s *Service) eachAccount(ctx context.Context, key string, fn func(target) e
 	if len(rows) == 0 {
 		slog.Info("meta hook: no account has this phone_number_id; ignored", "phone_number_id", key)
 	}
+	return s.forRows(ctx, "whatsapp", rows, nil, fn)
+}
+
+// forRows runs fn for each account of rows whose credentials open and, when
+// keep is set, satisfy it.
+func (s *Service) forRows(ctx context.Context, channel string, rows []repo.AccountProvider, keep func(*channels.Credentials) bool, fn func(target) error) error {
 	var errs error
 	for i := range rows {
-		acc, err := s.Store.Account(ctx, rows[i].WorkspaceID, "whatsapp", rows[i].AccountID)
+		creds, err := s.Vault.Open(&rows[i])
 		if err != nil {
 			errs = errors.Join(errs, err)
 			continue
 		}
-		creds, err := s.Vault.Open(&rows[i])
+		if keep != nil && !keep(creds) {
+			continue
+		}
+		acc, err := s.Store.Account(ctx, rows[i].WorkspaceID, channel, rows[i].AccountID)
 		if err != nil {
 			errs = errors.Join(errs, err)
 			continue

@@ -50,6 +50,9 @@ type Message struct {
 	Status         string        `json:"status"`
 	Delivery       *Delivery     `json:"delivery"`
 	CreatedAt      Timestamp     `json:"created_at"`
+	// Deleted is true on a message the customer unsent (Instagram); the
+	// field is left out otherwise.
+	Deleted bool `json:"deleted,omitempty"`
 
 	Livemode bool `json:"-"`
 	// AutoSubmitted marks inbound mail with an Auto-Submitted header other

@@ -175,17 +175,37 @@ func (r *Service) privateReplyRules(ctx context.Context, q repo.Queries, a *auth
 	if err != nil {
 		return err
 	}
-	if !now.Before(comment.CreatedAt.Add(privateReplyLimit)) {
-		return apierr.New(apierr.PrivateReplyExpired, "The comment is over 7 days old; a private reply is no longer possible.")
+	// A live comment's own time is when Meta says it was written; a sandbox
+	// comment has only its message's.
+	at := comment.CreatedAt
+	provider, err := q.InstagramCommentOf(ctx, comment.ID)
+	switch {
+	case err == nil:
+		at = provider.CreatedAt
+	case !errors.Is(err, repo.ErrNotFound):
+		return err
 	}
 	used, err := q.HasPrivateReply(ctx, comment.ID)
 	if err != nil {
 		return err
 	}
+	if err := privateReplyAllowed(at, now, used); err != nil {
+		return err
+	}
+	t.comment = comment
+	return nil
+}
+
+// privateReplyAllowed is Meta's rule of private replies (channels.md 2.4),
+// kept locally: one per comment (used says it was made), and only before
+// the comment written at commentAt is 7 days old.
+func privateReplyAllowed(commentAt, now time.Time, used bool) error {
+	if !now.Before(commentAt.Add(privateReplyLimit)) {
+		return apierr.New(apierr.PrivateReplyExpired, "The comment is over 7 days old; a private reply is no longer possible.")
+	}
 	if used {
 		return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 	}
-	t.comment = comment
 	return nil
 }
 

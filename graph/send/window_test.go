@@ -3,6 +3,8 @@ package send
 import (
 	"testing"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
 func TestWindow(t *testing.T) {
@@ -38,5 +40,35 @@ func TestWindow(t *testing.T) {
 				t.Errorf("windowOpen = %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+func TestPrivateReplyAllowed(t *testing.T) {
+	comment := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
+	week := 7 * 24 * time.Hour
+	tests := []struct {
+		name string
+		now  time.Time
+		used bool
+		want apierr.Code
+	}{
+		{"at once", comment, false, ""},
+		{"a second before 7 days", comment.Add(week - time.Second), false, ""},
+		{"exactly 7 days", comment.Add(week), false, apierr.PrivateReplyExpired},
+		{"8 days", comment.Add(week + 24*time.Hour), false, apierr.PrivateReplyExpired},
+		{"already replied", comment.Add(time.Hour), true, apierr.PrivateReplyUsed},
+		{"already replied and expired", comment.Add(week), true, apierr.PrivateReplyExpired},
+	}
+	for _, tt := range tests {
+		err := privateReplyAllowed(comment, tt.now, tt.used)
+		var got apierr.Code
+		if e, ok := err.(*apierr.Error); ok {
+			got = e.Code
+		} else if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

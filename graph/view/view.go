@@ -39,6 +39,7 @@ func Message(m *repo.Message) *model.Message {
 		Direction: m.Direction, Sender: model.MessageSender{Type: m.SenderType, Name: m.SenderName},
 		Type: m.Type, Text: m.Text, HTML: m.HTML, HTMLRaw: m.HTMLRaw, Status: m.Status,
 		Attachments: []*model.Attachment{}, CreatedAt: model.NewTimestamp(m.CreatedAt), Livemode: m.Livemode,
+		Deleted: m.Deleted,
 	}
 	if len(m.Email) > 0 && string(m.Email) != "null" {
 		out.Email = &model.EmailHeaders{}

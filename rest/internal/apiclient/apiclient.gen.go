@@ -212,13 +212,13 @@ func (e ConversationUpdatedDataStatus) Valid() bool {
 
 // Defines values for DeletedDeleted.
 const (
-	True DeletedDeleted = true
+	DeletedDeletedTrue DeletedDeleted = true
 )
 
 // Valid indicates whether the value is a known member of the DeletedDeleted enum.
 func (e DeletedDeleted) Valid() bool {
 	switch e {
-	case True:
+	case DeletedDeletedTrue:
 		return true
 	default:
 		return false
@@ -543,6 +543,21 @@ func (e MessageChannel) Valid() bool {
 	case MessageChannelWebsite:
 		return true
 	case MessageChannelWhatsapp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageDeleted.
+const (
+	MessageDeletedTrue MessageDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the MessageDeleted enum.
+func (e MessageDeleted) Valid() bool {
+	switch e {
+	case MessageDeletedTrue:
 		return true
 	default:
 		return false
@@ -1336,7 +1351,10 @@ type Message struct {
 	ConversationId string         `json:"conversation_id"`
 
 	// CreatedAt Examples: 2026-10-01T12:34:56.789Z
-	CreatedAt time.Time        `json:"created_at"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deleted Present, true, on a message the customer unsent (Instagram's is_deleted); left out otherwise.
+	Deleted   *MessageDeleted  `json:"deleted,omitempty"`
 	Delivery  *Delivery        `json:"delivery"`
 	Direction MessageDirection `json:"direction"`
 	Email     *struct {
@@ -1352,7 +1370,9 @@ type Message struct {
 	Object  MessageObject `json:"object"`
 	Sender  struct {
 		Name *string `json:"name"`
-		Type string  `json:"type"`
+
+		// Type Who wrote the message: visitor (the customer), api, agent, ai, or instagram_app (sent from the Instagram app, outside this API).
+		Type string `json:"type"`
 	} `json:"sender"`
 	Status MessageStatus `json:"status"`
 	Text   *string       `json:"text"`
@@ -1361,6 +1381,9 @@ type Message struct {
 
 // MessageChannel defines model for Message.Channel.
 type MessageChannel string
+
+// MessageDeleted Present, true, on a message the customer unsent (Instagram's is_deleted); left out otherwise.
+type MessageDeleted bool
 
 // MessageDirection defines model for Message.Direction.
 type MessageDirection string

@@ -1,0 +1,225 @@
+package instagram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels"
+	igch "github.com/msgsvc/msgsvc/channels/instagram"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Store is what DM processing reads and writes; repo.Store is one.
+type Store interface {
+	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	ProviderMessageOf(ctx context.Context, channel, providerID string) (*repo.ProviderMessage, error)
+	InstagramSending(ctx context.Context, s repo.Scope, accountID, customerID string) (bool, error)
+}
+
+// Downloader fetches DM attachments; the channels/instagram adapter is one.
+type Downloader interface {
+	DownloadAttachment(ctx context.Context, creds *channels.Credentials, kind, url string) (*igch.Attachment, error)
+}
+
+// SenderApp is sender.type of a message the account sent from the
+// Instagram app (an echo that is not one of our sends).
+const SenderApp = "instagram_app"
+
+// ErrSendInFlight is an echo that may be of a send of ours not yet
+// confirmed: the hook is processed again later, when its ids are stored.
+var ErrSendInFlight = errors.New("instagram: an echo arrived while a send to the customer awaits its provider ids; retried later")
+
+// HandleInstagram processes one Instagram event of an account (the
+// account entry[].id routed it to, with its credentials): DMs, echoes,
+// unsent messages, comments and live comments. Reads and reactions are
+// not tracked (logged).
+func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds *channels.Credentials, ev meta.Event) error {
+	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
+	switch e := ev.(type) {
+	case *meta.InstagramComment:
+		if igch.Owns(creds, e.FromID) {
+			return nil // our own public reply, on either of the account's ids
+		}
+		_, err := r.Comment(ctx, scope, acc, e)
+		return err
+	case *meta.InstagramMessage:
+		switch {
+		case e.MID == "":
+			slog.Info("instagram: DM without mid ignored", "account", acc.ID)
+			return nil
+		case e.IsDeleted:
+			return r.Unsent(ctx, e.MID)
+		case e.IsEcho, igch.Owns(creds, e.SenderID):
+			e.IsEcho = true
+			return r.Echo(ctx, scope, acc, creds, e)
+		}
+		return r.DM(ctx, scope, acc, creds, e)
+	case *meta.InstagramRead, *meta.InstagramReaction:
+		slog.Info("instagram: read or reaction not tracked", "account", acc.ID)
+		return nil
+	}
+	slog.Info("instagram: event not processed", "account", acc.ID)
+	return nil
+}
+
+// errDuplicate ends the transaction of a DM whose mid is already stored.
+var errDuplicate = errors.New("instagram: the DM was already received")
+
+// DM takes a customer's DM in as message.received in the customer's direct
+// conversation on the account: text, attachments downloaded as files (one
+// that cannot be fetched leaves a note instead), the window's
+// last_inbound_at the DM's own time. A mid received before (Meta retries a
+// webhook) changes nothing.
+func (r *Service) DM(ctx context.Context, s repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
+	if m.SenderID == "" {
+		return fmt.Errorf("instagram: DM %s without a sender", m.MID)
+	}
+	if known, err := r.known(ctx, m.MID); known || err != nil {
+		return err
+	}
+	in := r.content(ctx, acc, creds, m)
+	in.From, in.At = m.SenderID, m.Timestamp
+	in.Stored = storedOnce(m.MID, "received")
+	_, err := r.Inbound.Receive(ctx, s, acc, in)
+	if errors.Is(err, errDuplicate) {
+		return nil
+	}
+	return err
+}
+
+// Echo handles Meta's copy of a message the account sent: one of our sends
+// (its mid is stored) changes nothing; one sent from the Instagram app is
+// recorded as outbound, sender instagram_app, with message.sent. While a
+// send of ours to the customer is between reserve and confirm, the echo
+// may be of it: ErrSendInFlight has the hook processed again later.
+func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
+	customer := m.CustomerID()
+	if customer == "" {
+		return fmt.Errorf("instagram: echo %s without a recipient", m.MID)
+	}
+	if known, err := r.known(ctx, m.MID); known || err != nil {
+		return err
+	}
+	sending, err := r.Store.InstagramSending(ctx, s, acc.ID, customer)
+	if err != nil {
+		return err
+	}
+	if sending {
+		return ErrSendInFlight
+	}
+	in := r.content(ctx, acc, creds, m)
+	in.From, in.At = customer, m.Timestamp
+	in.Echo = &inbound.Echo{SenderType: SenderApp, ProviderMessageID: m.MID}
+	in.Stored = storedOnce(m.MID, "sent")
+	_, err = r.Inbound.Receive(ctx, s, acc, in)
+	if errors.Is(err, errDuplicate) {
+		return nil
+	}
+	return err
+}
+
+// Unsent marks the message a customer unsent (is_deleted) deleted: true
+// and emits message.status, once; an unknown mid is ignored.
+func (r *Service) Unsent(ctx context.Context, mid string) error {
+	changed := false
+	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		part, err := q.ProviderMessageOf(ctx, "instagram", mid)
+		if errors.Is(err, repo.ErrNotFound) {
+			slog.Info("instagram: unsent message unknown; ignored")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ws, err := q.MessageWorkspace(ctx, part.MessageID)
+		if err != nil {
+			return err
+		}
+		msg, err := q.LockMessage(ctx, ws, true, part.MessageID)
+		if err != nil {
+			return err
+		}
+		if changed, err = q.SetMessageDeleted(ctx, ws, msg.ID); err != nil || !changed {
+			return err
+		}
+		msg.Deleted = true
+		s := repo.Scope{WorkspaceID: ws, Livemode: true}
+		conv, err := q.LockConversation(ctx, s, msg.ConversationID)
+		if err != nil {
+			return err
+		}
+		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))
+	})
+	if err == nil && changed {
+		r.Events.Committed(ctx)
+	}
+	return err
+}
+
+// known says whether a mid is already one of our messages.
+func (r *Service) known(ctx context.Context, mid string) (bool, error) {
+	_, err := r.Store.ProviderMessageOf(ctx, "instagram", mid)
+	if errors.Is(err, repo.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// storedOnce records the mid of a stored message; a mid stored meanwhile
+// (a concurrent copy of the webhook) rolls the second one back.
+func storedOnce(mid, status string) func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
+	return func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
+		fresh, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "instagram", ProviderID: mid,
+			MessageID: msg.ID, Status: status})
+		if err == nil && !fresh {
+			err = errDuplicate
+		}
+		return err
+	}
+}
+
+// content is a DM's text, type and files: image, video, audio and file
+// attachments downloaded; links to Instagram content (a shared post, a
+// story mention, a reel) kept in the text.
+func (r *Service) content(ctx context.Context, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) inbound.Message {
+	in := inbound.Message{Channel: "instagram"}
+	lines := []string{}
+	if m.Text != "" {
+		lines = append(lines, m.Text)
+	}
+	for _, a := range m.Attachments {
+		if in.Type == "" && m.Text == "" {
+			in.Type = a.Type
+		}
+		if !igch.Downloadable(a.Type) {
+			lines = append(lines, strings.TrimSpace("["+a.Type+"] "+a.URL))
+			continue
+		}
+		if r.Media == nil {
+			lines = append(lines, "[the "+a.Type+" was not downloaded]")
+			continue
+		}
+		got, err := r.Media.DownloadAttachment(ctx, creds, a.Type, a.URL)
+		if err != nil {
+			slog.Warn("instagram: attachment not kept", "account", acc.ID, "type", a.Type, "err", err)
+			lines = append(lines, "[the "+a.Type+" could not be downloaded]")
+			continue
+		}
+		in.Files = append(in.Files, inbound.File{Filename: got.Filename, ContentType: got.ContentType, Content: got.Content})
+	}
+	if m.IsUnsupported && len(lines) == 0 && len(in.Files) == 0 {
+		in.Type = "unsupported"
+		lines = append(lines, "[a message Instagram does not pass on]")
+	}
+	if text := strings.Join(lines, "\n"); text != "" {
+		in.Text = &text
+	}
+	return in
+}
