@@ -158,6 +158,12 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 	if timeout <= 0 {
 		timeout = DefaultProviderTimeout
 	}
+	if ob.Livemode && ob.Channel == "whatsapp" {
+		// Outside any transaction: the message is reserved, nothing is held.
+		if err := r.Pacer.Wait(ctx, paceKey(ob.Account)); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -169,6 +175,15 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 		err = fmt.Errorf("send: %s adapter accepted without a provider id", ob.Channel)
 	}
 	return receipt, err
+}
+
+// paceKey is what Meta's throughput limit counts: the number at Meta, which
+// accounts of several workspaces may share.
+func paceKey(acc channels.Account) string {
+	if acc.Provider != nil && acc.Provider.PhoneNumberID != "" {
+		return acc.Provider.PhoneNumberID
+	}
+	return acc.ID
 }
 
 // confirm stores the provider's acceptance: status sent, its ids, and
