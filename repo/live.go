@@ -255,3 +255,19 @@ func (q Queries) MessageWorkspace(ctx context.Context, id string) (string, error
 	var ws string
 	return ws, q.get(ctx, &ws, `SELECT workspace_id FROM messages WHERE id = $1`, id)
 }
+
+// DeleteAccountProvider removes an account's sealed credentials; it reports
+// whether there were any.
+func (q Queries) DeleteAccountProvider(ctx context.Context, workspaceID, accountID string) (bool, error) {
+	n, err := q.exec(ctx, `DELETE FROM account_providers WHERE workspace_id = $1 AND account_id = $2`,
+		workspaceID, accountID)
+	return n == 1, err
+}
+
+// ClearNeedsReauth puts a needs_reauth account back to connected (its
+// credentials changed); it reports whether it was needs_reauth.
+func (q Queries) ClearNeedsReauth(ctx context.Context, workspaceID, id string) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE channel_accounts SET status = 'connected'
+		WHERE workspace_id = $1 AND id = $2 AND status = 'needs_reauth'`, workspaceID, id)
+	return n == 1, err
+}

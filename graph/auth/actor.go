@@ -19,6 +19,9 @@ type Actor struct {
 	Channels    []string
 	WebsiteIDs  []string
 	Version     string
+	// Admin is the holder of the admin token on /graphql (the internal
+	// dashboards), never an API key.
+	Admin bool
 }
 
 type actorKey struct{}

@@ -27,12 +27,21 @@ func (e *Invalid) Error() string { return e.Reason }
 
 var numericID = regexp.MustCompile(`^[0-9]{1,32}$`)
 
+// tokenChars are what a bearer token may hold: it goes into a header.
+var tokenChars = regexp.MustCompile(`^[\x21-\x7e]+$`)
+
+// maxToken bounds an access token; Meta's are a few hundred characters.
+const maxToken = 4096
+
 // Check validates credentials for a channel and fills defaults (Instagram
 // login "instagram").
 func Check(channel string, c *channels.Credentials) error {
 	bad := func(format string, args ...any) error { return &Invalid{Reason: fmt.Sprintf(format, args...)} }
 	if c.AccessToken == "" {
 		return bad("provider.access_token is required")
+	}
+	if len(c.AccessToken) > maxToken || !tokenChars.MatchString(c.AccessToken) {
+		return bad("provider.access_token must be the token as Meta shows it: at most %d printable characters without spaces", maxToken)
 	}
 	switch channel {
 	case "whatsapp":

@@ -49,6 +49,18 @@ type ComplexityRoot struct {
 		URL         func(childComplexity int) int
 	}
 
+	ChannelConnection struct {
+		AccountID         func(childComplexity int) int
+		Channel           func(childComplexity int) int
+		Connected         func(childComplexity int) int
+		Login             func(childComplexity int) int
+		NeedsReauth       func(childComplexity int) int
+		ProviderAccountID func(childComplexity int) int
+		Status            func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+		WabaID            func(childComplexity int) int
+	}
+
 	Channels struct {
 		Email     func(childComplexity int) int
 		Instagram func(childComplexity int) int
@@ -243,17 +255,20 @@ type ComplexityRoot struct {
 		AgentReply               func(childComplexity int, conversationID string, agentID string, text string) int
 		AssignConversation       func(childComplexity int, id string, agentID *string) int
 		CloseConversation        func(childComplexity int, id string) int
+		ConnectChannelAccount    func(childComplexity int, accountID string, input model.ProviderCredentialsInput) int
 		CreateContact            func(childComplexity int, input model.CreateContactInput) int
 		CreateKnowledgeEntry     func(childComplexity int, input model.KnowledgeEntryInput) int
 		CreateWebhookEndpoint    func(childComplexity int, input model.CreateWebhookEndpointInput) int
 		DeleteContact            func(childComplexity int, id string) int
 		DeleteKnowledgeEntry     func(childComplexity int, id string) int
 		DeleteWebhookEndpoint    func(childComplexity int, id string) int
+		DisconnectChannelAccount func(childComplexity int, accountID string) int
 		HandBackToAi             func(childComplexity int, id string) int
 		PauseIntegrationReplies  func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
 		RollWebhookSecret        func(childComplexity int, id string, input model.RollWebhookSecretInput) int
+		RotateChannelToken       func(childComplexity int, accountID string, accessToken string) int
 		SendMarketingMessage     func(childComplexity int, input model.MarketingMessageInput) int
 		SendMessage              func(childComplexity int, input model.SendMessageInput) int
 		SetAIInstructions        func(childComplexity int, instructions string) int
@@ -276,6 +291,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Agents            func(childComplexity int) int
 		AiInstructions    func(childComplexity int) int
+		ChannelConnection func(childComplexity int, accountID string) int
 		Channels          func(childComplexity int) int
 		Contact           func(childComplexity int, id string) int
 		Contacts          func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
@@ -473,6 +489,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attachment.URL(childComplexity), true
+
+	case "ChannelConnection.accountId":
+		if e.ComplexityRoot.ChannelConnection.AccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.AccountID(childComplexity), true
+	case "ChannelConnection.channel":
+		if e.ComplexityRoot.ChannelConnection.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Channel(childComplexity), true
+	case "ChannelConnection.connected":
+		if e.ComplexityRoot.ChannelConnection.Connected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Connected(childComplexity), true
+	case "ChannelConnection.login":
+		if e.ComplexityRoot.ChannelConnection.Login == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Login(childComplexity), true
+	case "ChannelConnection.needsReauth":
+		if e.ComplexityRoot.ChannelConnection.NeedsReauth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.NeedsReauth(childComplexity), true
+	case "ChannelConnection.providerAccountId":
+		if e.ComplexityRoot.ChannelConnection.ProviderAccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.ProviderAccountID(childComplexity), true
+	case "ChannelConnection.status":
+		if e.ComplexityRoot.ChannelConnection.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Status(childComplexity), true
+	case "ChannelConnection.updatedAt":
+		if e.ComplexityRoot.ChannelConnection.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.UpdatedAt(childComplexity), true
+	case "ChannelConnection.wabaId":
+		if e.ComplexityRoot.ChannelConnection.WabaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.WabaID(childComplexity), true
 
 	case "Channels.email":
 		if e.ComplexityRoot.Channels.Email == nil {
@@ -1256,6 +1327,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CloseConversation(childComplexity, args["id"].(string)), true
+	case "Mutation.connectChannelAccount":
+		if e.ComplexityRoot.Mutation.ConnectChannelAccount == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_connectChannelAccount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConnectChannelAccount(childComplexity, args["accountId"].(string), args["input"].(model.ProviderCredentialsInput)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -1322,6 +1404,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(string)), true
+	case "Mutation.disconnectChannelAccount":
+		if e.ComplexityRoot.Mutation.DisconnectChannelAccount == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disconnectChannelAccount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisconnectChannelAccount(childComplexity, args["accountId"].(string)), true
 	case "Mutation.handBackToAI":
 		if e.ComplexityRoot.Mutation.HandBackToAi == nil {
 			break
@@ -1377,6 +1470,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RollWebhookSecret(childComplexity, args["id"].(string), args["input"].(model.RollWebhookSecretInput)), true
+	case "Mutation.rotateChannelToken":
+		if e.ComplexityRoot.Mutation.RotateChannelToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateChannelToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateChannelToken(childComplexity, args["accountId"].(string), args["accessToken"].(string)), true
 	case "Mutation.sendMarketingMessage":
 		if e.ComplexityRoot.Mutation.SendMarketingMessage == nil {
 			break
@@ -1530,6 +1634,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AiInstructions(childComplexity), true
+	case "Query.channelConnection":
+		if e.ComplexityRoot.Query.ChannelConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Query_channelConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ChannelConnection(childComplexity, args["accountId"].(string)), true
 	case "Query.channels":
 		if e.ComplexityRoot.Query.Channels == nil {
 			break
@@ -2082,6 +2197,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputKnowledgeEntryInput,
 		ec.unmarshalInputMarketingMessageInput,
 		ec.unmarshalInputMessagingWindowInput,
+		ec.unmarshalInputProviderCredentialsInput,
 		ec.unmarshalInputRollWebhookSecretInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
@@ -2247,6 +2363,63 @@ type KnowledgeEntry {
 input KnowledgeEntryInput {
   question: String!
   answer: String!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/connections.graphqls", Input: `# Provider connections of channel accounts (live.md 2), for the internal
+# dashboards behind the admin token: the credentials a WhatsApp number or an
+# Instagram account sends and receives with. Credentials are sealed at rest
+# (MSGSVC_ENCRYPTION_KEY) and never returned: a connection answers only
+# facts that are not secret.
+
+extend type Query {
+  "The provider connection of a WhatsApp number or Instagram account of the workspace."
+  channelConnection(accountId: ID!): ChannelConnection!
+}
+
+extend type Mutation {
+  "Connect an account to its provider, or replace all its credentials; a needs_reauth account is connected again."
+  connectChannelAccount(accountId: ID!, input: ProviderCredentialsInput!): ChannelConnection!
+  "Replace only the access token of a connected account (a renewed or rotated token); a needs_reauth account is connected again."
+  rotateChannelToken(accountId: ID!, accessToken: String!): ChannelConnection!
+  "Remove an account's provider credentials: it then sends with test keys only (live sends answer 503 channel_unavailable)."
+  disconnectChannelAccount(accountId: ID!): ChannelConnection!
+}
+
+"What is known of an account's provider connection; never a token."
+type ChannelConnection {
+  accountId: ID!
+  "whatsapp or instagram"
+  channel: String!
+  "The account's status as GET /v1/channels shows it: connected, needs_reauth, …"
+  status: String!
+  "Whether provider credentials are stored (live sends possible)."
+  connected: Boolean!
+  "Whether the provider rejected the stored token (Meta code 190)."
+  needsReauth: Boolean!
+  "The account's id at the provider: the WhatsApp phone_number_id, the Instagram ig_user_id or page_id. Inbound webhooks route by it."
+  providerAccountId: String
+  "The WhatsApp Business Account id of a WhatsApp number."
+  wabaId: String
+  "instagram or facebook for an Instagram account."
+  login: String
+  "When the credentials were last set."
+  updatedAt: Timestamp
+}
+
+"Provider credentials, as the fixture's provider object holds them."
+input ProviderCredentialsInput {
+  "WhatsApp: the number's id at Meta."
+  phoneNumberId: String
+  "WhatsApp: the WhatsApp Business Account id."
+  wabaId: String
+  "Instagram: instagram (Instagram Login, the default) or facebook (Facebook Login)."
+  login: String
+  "Instagram Login: the Instagram account's id."
+  igUserId: String
+  "Facebook Login: the Facebook Page's id."
+  pageId: String
+  "The bearer token of the Graph API."
+  accessToken: String!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/core.graphqls", Input: `# The msgsvc domain: workspaces' channels, conversations, messages, contacts
@@ -2830,6 +3003,30 @@ func (ec *executionContext) childFields_Attachment(ctx context.Context, field gr
 		return ec.fieldContext_Attachment_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attachment", field.Name)
+}
+
+func (ec *executionContext) childFields_ChannelConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accountId":
+		return ec.fieldContext_ChannelConnection_accountId(ctx, field)
+	case "channel":
+		return ec.fieldContext_ChannelConnection_channel(ctx, field)
+	case "status":
+		return ec.fieldContext_ChannelConnection_status(ctx, field)
+	case "connected":
+		return ec.fieldContext_ChannelConnection_connected(ctx, field)
+	case "needsReauth":
+		return ec.fieldContext_ChannelConnection_needsReauth(ctx, field)
+	case "providerAccountId":
+		return ec.fieldContext_ChannelConnection_providerAccountId(ctx, field)
+	case "wabaId":
+		return ec.fieldContext_ChannelConnection_wabaId(ctx, field)
+	case "login":
+		return ec.fieldContext_ChannelConnection_login(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ChannelConnection_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChannelConnection", field.Name)
 }
 
 func (ec *executionContext) childFields_Channels(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -91,6 +91,15 @@ func (s *Service) media(ctx context.Context, t target, m *meta.WhatsAppMessage) 
 // rank orders statuses: a status moves forward only.
 var rank = map[string]int{"sending": 0, "sent": 1, "delivered": 2, "read": 3, "failed": 4}
 
+// forward says whether a status may follow another: sent → delivered →
+// read, and failed only from sent or delivered (live.md 3).
+func forward(from, to string) bool {
+	if to == "failed" {
+		return from == "sending" || from == "sent" || from == "delivered"
+	}
+	return from != "failed" && rank[to] > rank[from]
+}
+
 // status applies a status of one provider message to its message: forward
 // only, the message's status the least advanced of its parts (failed if any
 // failed), message.status on a change. Unknown wamids are ignored.
@@ -107,7 +116,7 @@ func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus) error {
 			slog.Info("meta hook: status of an unknown message", "wamid", st.ID)
 			return nil
 		}
-		if err != nil || rank[next] <= rank[part.Status] || part.Status == "received" {
+		if err != nil || !forward(part.Status, next) || part.Status == "received" {
 			return err
 		}
 		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, next); err != nil {
@@ -146,7 +155,7 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 	if err != nil {
 		return false, err
 	}
-	if rank[least] <= rank[m.Status] || m.Status == "failed" {
+	if !forward(m.Status, least) {
 		return false, nil
 	}
 	var d model.Delivery

@@ -2,7 +2,44 @@
 
 package model
 
+// What is known of an account's provider connection; never a token.
+type ChannelConnection struct {
+	AccountID string `json:"accountId"`
+	// whatsapp or instagram
+	Channel string `json:"channel"`
+	// The account's status as GET /v1/channels shows it: connected, needs_reauth, …
+	Status string `json:"status"`
+	// Whether provider credentials are stored (live sends possible).
+	Connected bool `json:"connected"`
+	// Whether the provider rejected the stored token (Meta code 190).
+	NeedsReauth bool `json:"needsReauth"`
+	// The account's id at the provider: the WhatsApp phone_number_id, the Instagram ig_user_id or page_id. Inbound webhooks route by it.
+	ProviderAccountID *string `json:"providerAccountId,omitempty"`
+	// The WhatsApp Business Account id of a WhatsApp number.
+	WabaID *string `json:"wabaId,omitempty"`
+	// instagram or facebook for an Instagram account.
+	Login *string `json:"login,omitempty"`
+	// When the credentials were last set.
+	UpdatedAt *Timestamp `json:"updatedAt,omitempty"`
+}
+
 type Mutation struct {
+}
+
+// Provider credentials, as the fixture's provider object holds them.
+type ProviderCredentialsInput struct {
+	// WhatsApp: the number's id at Meta.
+	PhoneNumberID *string `json:"phoneNumberId,omitempty"`
+	// WhatsApp: the WhatsApp Business Account id.
+	WabaID *string `json:"wabaId,omitempty"`
+	// Instagram: instagram (Instagram Login, the default) or facebook (Facebook Login).
+	Login *string `json:"login,omitempty"`
+	// Instagram Login: the Instagram account's id.
+	IgUserID *string `json:"igUserId,omitempty"`
+	// Facebook Login: the Facebook Page's id.
+	PageID *string `json:"pageId,omitempty"`
+	// The bearer token of the Graph API.
+	AccessToken string `json:"accessToken"`
 }
 
 type Query struct {

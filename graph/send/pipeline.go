@@ -172,15 +172,24 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 }
 
 // confirm stores the provider's acceptance: status sent, its ids, and
-// message.sent.
+// message.sent. A message the provider took in part (a later part refused,
+// Receipt.Failed) went out and is not undone: it is stored failed with the
+// refusal in delivery.error, and message.status follows message.sent.
 func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channels.Receipt) (*model.Message, error) {
 	s, msg := res.actor.Scope(), res.msg
 	sentAt := model.NewTimestamp(r.Clock.Now())
+	delivery := model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}
 	var err error
-	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}); err != nil {
+	if msg.Delivery, err = json.Marshal(delivery); err != nil {
 		return nil, fmt.Errorf("send: delivery: %w", err)
 	}
 	msg.Status = "sent"
+	sent := view.Message(msg)
+	if receipt.Failed != nil {
+		if err := failInPart(msg, delivery, receipt.Failed, sentAt); err != nil {
+			return nil, err
+		}
+	}
 	var out *model.Message
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation lock orders its events as every writer does.
@@ -204,14 +213,37 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			}
 		}
 		out = view.Message(msg)
-		r.Files.SignAttachments(out)
-		return r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), out)
+		r.Files.SignAttachments(sent, out)
+		if err := r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
+			return err
+		}
+		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err != nil {
 		slog.Error("send: confirm failed; the sweep settles the message", "message_id", msg.ID, "err", err)
 		return nil, err
 	}
 	return out, nil
+}
+
+// failInPart marks a message the provider took only in part as failed,
+// with the refusal of the part it did not take.
+func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, at model.Timestamp) error {
+	slog.Info("send: provider took the message in part", "message_id", msg.ID, "channel", msg.Channel,
+		"code", refusal.Code, "reason", refusal.Reason)
+	// delivery.error codes as a failed status's (live.md 4): ours, with the
+	// provider's code and text in the message.
+	code := "provider_error"
+	if refusal.Code == apierr.RecipientUnreachable {
+		code = string(apierr.RecipientUnreachable)
+	}
+	d.FailedAt, d.Error = &at, &model.DeliveryError{Code: code, Message: refusal.Reason}
+	msg.Status = "failed"
+	var err error
+	if msg.Delivery, err = json.Marshal(d); err != nil {
+		return fmt.Errorf("send: delivery: %w", err)
+	}
+	return nil
 }
 
 // release undoes a reservation the provider refused and answers the

@@ -1,0 +1,47 @@
+package graph
+
+import (
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/model"
+)
+
+func (r *Resolver) connections() *credentials.Connections {
+	return &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher}
+}
+
+// providerCredentials are the credentials of a GraphQL input.
+func providerCredentials(in model.ProviderCredentialsInput) channels.Credentials {
+	return channels.Credentials{PhoneNumberID: deref(in.PhoneNumberID), WABAID: deref(in.WabaID), Login: deref(in.Login),
+		IGUserID: deref(in.IgUserID), PageID: deref(in.PageID), AccessToken: in.AccessToken}
+}
+
+// connectionView is a connection as GraphQL shows it.
+func connectionView(c *credentials.Connection, err error) (*model.ChannelConnection, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ChannelConnection{AccountID: c.AccountID, Channel: c.Channel, Status: c.Status,
+		Connected: c.Connected, NeedsReauth: c.NeedsReauth}
+	if c.Connected {
+		out.ProviderAccountID = nonEmpty(c.ProviderAccountID)
+		out.WabaID, out.Login = nonEmpty(c.WABAID), nonEmpty(c.Login)
+		at := model.NewTimestamp(c.UpdatedAt)
+		out.UpdatedAt = &at
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
