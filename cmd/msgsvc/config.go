@@ -29,6 +29,9 @@ type Config struct {
 	EventRetention       time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
+	// Production is MSGSVC_ENV=production: the secret is required, logs
+	// are JSON, and development aids (the GraphQL playground) are off.
+	Production bool
 	// PublicURL is where clients reach the API; signed file links start
 	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
 	PublicURL string
@@ -110,6 +113,7 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if c.EgressIPs == nil {
 		c.EgressIPs = []string{}
 	}
+	c.Production = getenv("MSGSVC_ENV") == "production"
 	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
 		return nil, err
 	}
