@@ -154,7 +154,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer ops.Close()
 	client := jobs.NewClient(redisOpt)
-	client.SandboxDelay = cfg.SandboxDeliveryDelay
+	client.Queue, client.SandboxDelay = cfg.Queue, cfg.SandboxDeliveryDelay
 	defer client.Close()
 	resolver, closeWiring, err := wireResolver(cfg, store, client)
 	if err != nil {
@@ -238,7 +238,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 // startWorkers runs the job server and the periodic jobs until ctx ends;
 // the returned func shuts the job server down.
 func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
-	srv := jobs.NewServer(redisOpt, 10)
+	srv := jobs.NewServerOn(redisOpt, 10, cfg.Queue)
 	mux := asynq.NewServeMux()
 	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver, AI: resolver,
 		Mail: resolver.MailProcessor(), Meta: resolver})
