@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta/metatest"
+	"github.com/msgsvc/msgsvc/graph/credentials"
 )
 
 // sensitiveField says whether a fixture field holds a credential or a
@@ -18,21 +22,64 @@ func sensitiveField(name string) bool {
 	return false
 }
 
+// connectWhatsApp gives the fixture's WhatsApp account wa_main provider
+// credentials, sealed as the binary seals them (the key derived from
+// MSGSVC_SECRET), and live copies of the sandbox templates; it returns the
+// access token.
+func (in *installation) connectWhatsApp() string {
+	in.t.Helper()
+	cfg, err := loadConfig(func(name string) string { return in.env[name] })
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	token := "EAAG-live-access-token-of-the-log-test"
+	row, err := credentials.Vault{Key: cfg.Seal}.Seal("ws_main", "wa_main", "whatsapp",
+		channels.Credentials{AccessToken: token, PhoneNumberID: "1065403522400", WABAID: "1022901293400"}, time.Now())
+	if err == nil {
+		err = in.store.UpsertAccountProvider(in.t.Context(), row)
+	}
+	if err == nil {
+		_, err = in.store.DB.Exec(`INSERT INTO templates (id, workspace_id, livemode, whatsapp_account_id, name,
+			language, category, status, body) SELECT id || '_live', workspace_id, true, whatsapp_account_id, name,
+			language, category, status, body FROM templates WHERE NOT livemode ON CONFLICT DO NOTHING`)
+	}
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	return token
+}
+
 // TestProductionLogsShowNoSecretTokenOrBody runs msgsvc as production does
 // (MSGSVC_ENV=production: JSON logs), drives requests with the fixture's
-// keys, an inbound message and replies, a webhook endpoint with its own
+// keys, a live WhatsApp send with provider credentials, an inbound message and replies, a webhook endpoint with its own
 // secret and a roll of it, a wrong key, GraphQL and the queue dashboard
 // with the admin token, until webhooks have been delivered; then it reads
 // every line the process wrote: each is JSON, the request and job lines are
 // there, and no secret, key, token, signature or message body of the
 // fixture or of the run appears anywhere.
 func TestProductionLogsShowNoSecretTokenOrBody(t *testing.T) {
-	in := newInstallation(t, map[string]string{"MSGSVC_ENV": "production"})
+	graph := metatest.New(t)
+	graph.SetTemplates("1022901293400", metatest.Template("order_update", "en_US", "APPROVED", "UTILITY", "Order {{1}} shipped"))
+	graph.SetOnboarding("1022901293400", "ONBOARDED")
+	in := newInstallation(t, map[string]string{"MSGSVC_ENV": "production", "MSGSVC_META_GRAPH_URL": graph.Graph.URL,
+		"MSGSVC_META_APP_SECRET": "meta-app-secret-for-the-log-test", "MSGSVC_META_VERIFY_TOKEN": "meta-verify-token-for-the-log-test"})
+	accessToken := in.connectWhatsApp()
 	p := in.serve("run")
 	testKey, readKey, msgKey := fixtureKey(t, "key_test_all"), fixtureKey(t, "key_conv_read"), fixtureKey(t, "key_msg_read")
 	hookSecret := newWebhookSecret(1)
 	rc := newReceiver(t, hookSecret)
-	secrets := []string{hookSecret, in.env["MSGSVC_SECRET"], in.env["MSGSVC_ADMIN_TOKEN"]}
+	secrets := []string{hookSecret, accessToken}
+	for _, name := range []string{"MSGSVC_SECRET", "MSGSVC_ADMIN_TOKEN", "MSGSVC_META_APP_SECRET", "MSGSVC_META_VERIFY_TOKEN"} {
+		secrets = append(secrets, in.env[name])
+	}
+
+	// A live WhatsApp template send: the provider gets the access token.
+	in.must(201, "POST", "/v1/messages", fixtureKey(t, "key_live_all"), map[string]any{"channel": "whatsapp",
+		"to": "+15550401234", "whatsapp_account_id": "wa_main",
+		"template": map[string]any{"name": "order_update", "language": "en_US", "parameters": []string{"A-1001"}}})
+	if calls := graph.Requests(func(r metatest.Request) bool { return r.Bearer() == accessToken }); len(calls) == 0 {
+		t.Fatal("the live send never reached the provider with its token")
+	}
 
 	ep := in.must(201, "POST", "/v1/webhook-endpoints", testKey, map[string]any{
 		"url": rc.URL, "events": []string{"*"}, "testEvents": true, "secret": hookSecret})
