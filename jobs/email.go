@@ -47,6 +47,12 @@ type MailSweeper interface {
 // RunMailSweep sweeps stored mail every interval until ctx ends; safe to
 // run on several workers (each mail is locked while processed).
 func RunMailSweep(ctx context.Context, s MailSweeper, every time.Duration) {
+	runEvery(ctx, every, "inbound mail sweep", func(ctx context.Context) error { return s.Sweep(ctx, 5*time.Second) })
+}
+
+// runEvery calls fn every interval until ctx ends, logging its errors as
+// those of the periodic work named name.
+func runEvery(ctx context.Context, every time.Duration, name string, fn func(context.Context) error) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -54,8 +60,8 @@ func RunMailSweep(ctx context.Context, s MailSweeper, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if err := s.Sweep(ctx, 5*time.Second); err != nil && ctx.Err() == nil {
-				slog.Warn("periodic inbound mail sweep", "err", err)
+			if err := fn(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("periodic "+name, "err", err)
 			}
 		}
 	}

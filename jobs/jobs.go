@@ -61,6 +61,7 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 		Queues:                   map[string]int{queue: 1},
 		DelayedTaskCheckInterval: 200 * time.Millisecond,
 		LogLevel:                 asynq.WarnLevel,
+		Logger:                   asynqLogger{},
 		// An idle worker looks for new tasks every ~100 ms rather than
 		// asynq's 1 s, so a webhook leaves well within a second of its event.
 		TaskCheckInterval: 100 * time.Millisecond,

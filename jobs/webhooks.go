@@ -120,3 +120,16 @@ func DeliverHandler(a Attempter) asynq.HandlerFunc {
 		return a.AttemptDelivery(ctx, p.DeliveryID)
 	}
 }
+
+// Reverifier runs the background handshakes of unverified endpoints that
+// are due; *webhook.Service is one.
+type Reverifier interface {
+	ReverifyEndpoints(ctx context.Context) error
+}
+
+// RunWebhookReverify runs the due background verifications every interval
+// until ctx ends. It has a loop of its own because a handshake may wait for
+// the webhook timeout, which must not hold back the delivery sweeps.
+func RunWebhookReverify(ctx context.Context, r Reverifier, every time.Duration) {
+	runEvery(ctx, every, "webhook re-verification", r.ReverifyEndpoints)
+}

@@ -1,9 +1,12 @@
 package jobs_test
 
 import (
+	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/redis/go-redis/v9"
 )
 
 // The worker process TestWorkerKilledMidDeliveryFinishesAfterRestart
@@ -83,7 +87,11 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = worker.Process.Kill(); _ = worker.Wait() })
+	t.Cleanup(func() {
+		_ = worker.Process.Kill()
+		_ = worker.Wait()
+		forgetServer(t, worker.Process.Pid)
+	})
 
 	w.Inbound("website", "visitor-crash", "are you there?")
 	select {
@@ -124,5 +132,40 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	got := rc.Events()
 	if d.Attempts != 1 || len(got) != 2 || got[0].ID() != got[1].ID() {
 		t.Errorf("after the restart: %d attempts recorded, %d requests", d.Attempts, len(got))
+	}
+}
+
+// forgetServer removes what a killed asynq server process left in Redis: its
+// entries in asynq's lists of servers and workers (a server that stops
+// properly removes them itself). Its queue's keys go with DropQueue.
+func forgetServer(t *testing.T, pid int) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := redis.ParseURL(resttest.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	ctx := context.WithoutCancel(t.Context())
+	prefix := fmt.Sprintf("{%s:%d:", host, pid)
+	for _, list := range []string{"asynq:servers", "asynq:workers"} {
+		members, err := rdb.ZRange(ctx, list, 0, -1).Result()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, m := range members {
+			if strings.HasPrefix(m, list+":"+prefix) {
+				if err := rdb.ZRem(ctx, list, m).Err(); err != nil {
+					t.Error(err)
+				}
+				if err := rdb.Del(ctx, m).Err(); err != nil {
+					t.Error(err)
+				}
+			}
+		}
 	}
 }

@@ -41,6 +41,7 @@ var columnLists = map[string]columnList{
 	"WebhookEndpoint":    {WebhookEndpoint{}, webhookEndpointColumns, "webhook_endpoints"},
 	"WebhookDelivery":    {WebhookDelivery{}, webhookDeliveryColumns, "webhook_deliveries"},
 	"DueWebhookDelivery": {DueWebhookDelivery{}, dueWebhookDeliveryColumns, "webhook_deliveries"},
+	"DueVerification":    {DueVerification{}, dueVerificationColumns, "webhook_endpoints"},
 	"OutboxEmail":        {OutboxEmail{}, outboxEmailColumns, "outbox_emails"},
 	"KnowledgeEntry":     {KnowledgeEntry{}, knowledgeColumns, "knowledge_entries"},
 	"AgentLoad":          {AgentLoad{}, agentLoadColumns, "agents a"},

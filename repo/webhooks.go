@@ -87,9 +87,10 @@ func (q Queries) UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) 
 }
 
 // SetWebhookVerified records the outcome of a verification of url; it does
-// nothing when the URL changed meanwhile.
+// nothing when the URL changed meanwhile. No background verification stays
+// planned after it.
 func (q Queries) SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error {
-	_, err := q.exec(ctx, `UPDATE webhook_endpoints SET verified_at = $3
+	_, err := q.exec(ctx, `UPDATE webhook_endpoints SET verified_at = $3, reverify_at = NULL
 		WHERE id = $1 AND url = $2 AND deleted_at IS NULL`, id, url, at)
 	return err
 }

@@ -13,6 +13,9 @@ import (
 // QueuesPath is where the asynq dashboard (asynqmon) is mounted.
 const QueuesPath = "/admin/queues"
 
+// PlaygroundPath is where GraphiQL is served in development.
+const PlaygroundPath = "/admin/graphql"
+
 // adminToken says whether a request carries the admin token, as a Bearer
 // token (curl, scripts) or as the password of HTTP Basic authentication
 // (a browser, which then sends it with every request the dashboard makes).
@@ -34,15 +37,15 @@ func (s *Server) admin(h http.Handler) http.Handler {
 		if !s.adminToken(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="msgsvc admin", charset="UTF-8"`)
 			writeError(w, r, apierr.New(apierr.InvalidAPIKey,
-				"%s needs the admin token (MSGSVC_ADMIN_TOKEN), as a Bearer token or the password of Basic authentication.", QueuesPath))
+				"%s needs the admin token (MSGSVC_ADMIN_TOKEN), as a Bearer token or the password of Basic authentication.", r.URL.Path))
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-// mountOps adds the routes of operations outside /v1: the probes and the
-// queue dashboard.
+// mountOps adds the routes of operations outside /v1: the probes, the
+// queue dashboard and, in development, the GraphQL playground.
 func (s *Server) mountOps(r chi.Router) {
 	probes := s.Probes
 	if probes == nil {
@@ -53,5 +56,8 @@ func (s *Server) mountOps(r chi.Router) {
 	if s.Queues != nil {
 		r.Handle(QueuesPath, s.admin(s.Queues))
 		r.Handle(QueuesPath+"/*", s.admin(s.Queues))
+	}
+	if s.Playground {
+		r.Method(http.MethodGet, PlaygroundPath, s.admin(s.playground()))
 	}
 }

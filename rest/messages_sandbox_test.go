@@ -2,8 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"testing"
 	"time"
 
@@ -20,9 +18,7 @@ func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	queue := "test-" + hex.EncodeToString(b)
+	queue := resttest.NewQueueName()
 	client := jobs.NewClient(opt)
 	client.Queue, client.SandboxDelay = queue, delay
 	api.Resolver.Jobs = client
@@ -42,8 +38,8 @@ func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	}
 	t.Cleanup(func() {
 		srv.Shutdown()
-		_ = asynq.NewInspector(opt).DeleteQueue(queue, true)
 		_ = client.Close()
+		resttest.DropQueue(t, queue)
 	})
 }
 

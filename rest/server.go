@@ -28,6 +28,9 @@ type Server struct {
 	// Queues is the asynq dashboard, served at /admin/queues behind the
 	// admin token; nil leaves it out.
 	Queues http.Handler
+	// Playground serves GraphiQL over /graphql at /admin/graphql, behind
+	// the admin token: for development only (not with MSGSVC_ENV=production).
+	Playground bool
 
 	drainInit, drainOnce sync.Once
 	draining             chan struct{}

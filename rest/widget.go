@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func (wg *Widget) limit(ctx context.Context, key string, perMinute int, who stri
 	if err != nil || retry <= 0 {
 		return err
 	}
-	e := apierr.New(apierr.RateLimited, "Too many requests from %s; retry after %d seconds.", who, int(retry.Seconds()+0.999))
+	e := apierr.New(apierr.RateLimited, "Too many requests from %s; retry after %s.", who, seconds(int(math.Ceil(retry.Seconds()))))
 	e.RetryAfter = retry
 	return e
 }

@@ -318,6 +318,13 @@ func TestWidgetRateLimits(t *testing.T) {
 	if r.Header.Get("Retry-After") == "" || r.Header.Get("Access-Control-Allow-Origin") != mainOrigin {
 		t.Errorf("429 headers %v", r.Header)
 	}
+	wantRetry := "retry after " + r.Header.Get("Retry-After") + " seconds."
+	if r.Header.Get("Retry-After") == "1" {
+		wantRetry = "retry after 1 second."
+	}
+	if msg, _ := r.Body["error"].(map[string]any)["message"].(string); !strings.HasSuffix(msg, wantRetry) {
+		t.Errorf("429 message %q, want it to end %q", msg, wantRetry)
+	}
 	// Per IP: four times the visitor limit, every visitor API request counted
 	// (the session and three messages above; four more sessions pass the 8).
 	var last *resttest.Response

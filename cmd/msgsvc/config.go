@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/seal"
+	"github.com/msgsvc/msgsvc/jobs"
 )
 
 // Config is the service's configuration, read from the environment
@@ -29,6 +31,13 @@ type Config struct {
 	EventRetention       time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
+	// Queue is the asynq queue the installation's processes share
+	// (MSGSVC_QUEUE, default msgsvc): two installations on one Redis
+	// database each need their own.
+	Queue string
+	// Production is MSGSVC_ENV=production: the secret is required, logs
+	// are JSON, and development aids (the GraphQL playground) are off.
+	Production bool
 	// PublicURL is where clients reach the API; signed file links start
 	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
 	PublicURL string
@@ -40,6 +49,10 @@ type Config struct {
 	// derived from MSGSVC_SECRET).
 	Seal seal.Key
 }
+
+// queueName is the form of MSGSVC_QUEUE: no character Redis key patterns
+// or asynq's hash tags give a meaning to.
+var queueName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // loadConfig reads the environment; an invalid value is an error that names
 // its variable.
@@ -109,6 +122,10 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	}
 	if c.EgressIPs == nil {
 		c.EgressIPs = []string{}
+	}
+	c.Production = getenv("MSGSVC_ENV") == "production"
+	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
+		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
 	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
 		return nil, err

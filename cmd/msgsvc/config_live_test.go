@@ -27,8 +27,8 @@ func TestLiveConfigDefaults(t *testing.T) {
 		t.Fatalf("Open = %q, %v", got, err)
 	}
 	prod, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-production-secret", "MSGSVC_ENV": "production"}))
-	if err != nil || prod.Live.LogFormat != "json" {
-		t.Fatalf("production log format %+v, %v", prod, err)
+	if err != nil || prod.Live.LogFormat != "json" || !prod.Production || c.Production {
+		t.Fatalf("production log format %+v, %v; development is production: %v", prod, err, c.Production)
 	}
 }
 

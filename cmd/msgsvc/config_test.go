@@ -17,7 +17,8 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != "127.0.0.1:8080" || c.WebhookTimeout != 10*time.Second || c.WebhookGiveUpAfter != 72*time.Hour ||
-		c.SandboxDeliveryDelay != 2*time.Second || c.EventRetention != 720*time.Hour || c.WebhookAllowInsecure {
+		c.SandboxDeliveryDelay != 2*time.Second || c.EventRetention != 720*time.Hour || c.WebhookAllowInsecure ||
+		c.Queue != "msgsvc" || c.Production {
 		t.Errorf("defaults %+v", c)
 	}
 	want := []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
@@ -54,6 +55,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_EGRESS_IPS":             "203.0.113.10,not-an-ip",
 		"MSGSVC_EVENT_RETENTION":        "30d",
 		"MSGSVC_SECRET":                 "short",
+		"MSGSVC_QUEUE":                  "a{b}",
 	}
 	for name, value := range cases {
 		_, err := loadConfig(env(map[string]string{name: value}))

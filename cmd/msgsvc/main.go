@@ -154,7 +154,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer ops.Close()
 	client := jobs.NewClient(redisOpt)
-	client.SandboxDelay = cfg.SandboxDeliveryDelay
+	client.Queue, client.SandboxDelay = cfg.Queue, cfg.SandboxDeliveryDelay
 	defer client.Close()
 	resolver, closeWiring, err := wireResolver(cfg, store, client)
 	if err != nil {
@@ -186,7 +186,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		}
 		limiter := rest.NewRedisLimiter(rdb)
 		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken,
-			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues,
+			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production,
 			Meta: rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
 		httpServer := &http.Server{Addr: cfg.Addr, Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		httpServer.RegisterOnShutdown(server.Drain)
@@ -238,7 +238,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 // startWorkers runs the job server and the periodic jobs until ctx ends;
 // the returned func shuts the job server down.
 func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
-	srv := jobs.NewServer(redisOpt, 10)
+	srv := jobs.NewServerOn(redisOpt, 10, cfg.Queue)
 	mux := asynq.NewServeMux()
 	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver, AI: resolver,
 		Mail: resolver.MailProcessor(), Meta: resolver})
@@ -247,6 +247,7 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	}
 	go jobs.RunAIDispatch(ctx, client, time.Second)
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
+	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
 	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
 	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver}, cfg.Sweep.Every, cfg.SandboxDeliveryDelay)
 	return srv.Shutdown, nil

@@ -36,7 +36,8 @@ func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList
 }
 
 // CreateEndpoint stores the endpoint, then verifies it: a failed
-// handshake still creates it, unverified, so the caller can fix the URL.
+// handshake still creates it, unverified, so the caller can fix the URL;
+// meanwhile the handshake runs again in the background (ReverifyEndpoints).
 func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
@@ -73,7 +74,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 	if err := r.Store.InsertWebhookEndpoint(ctx, e); err != nil {
 		return nil, err
 	}
-	verification := r.verifyEndpoint(ctx, a.Livemode, e)
+	verification := r.verifyAndPlan(ctx, a.Livemode, e, now)
 	out := toWebhookEndpoint(e)
 	out.Secret, out.Verification = &secret, verification
 	return out, nil
@@ -115,7 +116,7 @@ func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.Update
 	}
 	out := toWebhookEndpoint(e)
 	if newURL {
-		out.Verification = r.verifyEndpoint(ctx, a.Livemode, e)
+		out.Verification = r.verifyAndPlan(ctx, a.Livemode, e, r.Clock.Now())
 		out.Status, out.VerifiedAt = endpointStatus(e), model.TimestampPtr(e.VerifiedAt)
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 // one. InTx runs the writes that must commit together.
 type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	ClaimWebhookReverifications(ctx context.Context, now, leaseUntil time.Time, limit int) ([]repo.DueVerification, error)
 	ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*repo.WebhookDelivery, error)
 	Event(ctx context.Context, s repo.Scope, id string) (*repo.Event, error)
 	EventByID(ctx context.Context, id string) (*repo.Event, error)
@@ -21,6 +22,7 @@ type Store interface {
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
 	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
+	ScheduleWebhookReverify(ctx context.Context, id, url string, since time.Time, livemode bool, at *time.Time) error
 	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error
 	SweepWebhookDeliveries(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]repo.DueWebhookDelivery, error)
 	WebhookDeliveries(ctx context.Context, s repo.Scope, f repo.WebhookDeliveryFilter, p repo.Page) ([]repo.WebhookDelivery, error)

@@ -46,7 +46,7 @@ func (r *Service) VerifyEndpoint(ctx context.Context, id string) (*model.Webhook
 	if err != nil {
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
-	verification := r.verifyEndpoint(ctx, a.Livemode, e)
+	verification := r.verifyAndPlan(ctx, a.Livemode, e, r.Clock.Now())
 	out := toWebhookEndpoint(e)
 	out.Verification = verification
 	return out, nil

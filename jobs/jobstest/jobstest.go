@@ -4,8 +4,6 @@
 package jobstest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -46,14 +44,13 @@ func New(t testing.TB, cfg *webhook.Config) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	w := &World{Queue: "test-" + hex.EncodeToString(b), Redis: opt}
+	w := &World{Queue: resttest.NewQueueName(), Redis: opt}
 	w.Client = jobs.NewClient(opt)
 	w.Client.Queue = w.Queue
+	// Registered first, so it runs after the workers have stopped.
 	t.Cleanup(func() {
-		_ = asynq.NewInspector(opt).DeleteQueue(w.Queue, true)
 		_ = w.Client.Close()
+		resttest.DropQueue(t, w.Queue)
 	})
 	w.API = resttest.New(t, func(a *resttest.API) {
 		a.Resolver.Webhooks = cfg
