@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,20 +28,12 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return err
 	}
-	entries, err := migrations.ReadDir("migrations")
+	list, err := migrationList(migrations)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		version, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", name)
-		}
+	for _, m := range list {
+		name, version := m.name, m.version
 		var applied bool
 		if err := conn.GetContext(ctx, &applied, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version); err != nil {
 			return err
@@ -69,4 +62,35 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// migration is one file of migrations/ and the version its name starts with.
+type migration struct {
+	name    string
+	version int
+}
+
+// migrationList returns the migrations in version order. Two files with one
+// number are refused: schema_migrations records versions, so the second
+// would silently never run.
+func migrationList(fsys fs.ReadDirFS) ([]migration, error) {
+	entries, err := fsys.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	list := make([]migration, 0, len(entries))
+	seen := map[int]string{}
+	for _, e := range entries {
+		version, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", e.Name())
+		}
+		if other, ok := seen[version]; ok {
+			return nil, fmt.Errorf("migrations %s and %s share version %d", other, e.Name(), version)
+		}
+		seen[version] = e.Name()
+		list = append(list, migration{e.Name(), version})
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].version < list[j].version })
+	return list, nil
 }
