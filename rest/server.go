@@ -28,6 +28,9 @@ type Server struct {
 	// Queues is the asynq dashboard, served at /admin/queues behind the
 	// admin token; nil leaves it out.
 	Queues http.Handler
+	// QueuesRedis pings the Redis the dashboard reads; when it fails the
+	// dashboard answers 503 service_unavailable. nil skips the check.
+	QueuesRedis func(context.Context) error
 
 	drainInit, drainOnce sync.Once
 	draining             chan struct{}
