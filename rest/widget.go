@@ -168,14 +168,17 @@ func (wg *Widget) visitor(r *http.Request, token string) (*repo.Visitor, error) 
 	return wg.Visitors.VisitorAt(r.Context(), strings.TrimSpace(token), origin(r))
 }
 
+// visitorMessageInput is the body of POST /widget/v1/messages.
+type visitorMessageInput struct {
+	Text *string `json:"text"`
+}
+
 func (wg *Widget) message(r *http.Request) (any, error) {
 	v, err := wg.visitor(r, "")
 	if err != nil {
 		return nil, err
 	}
-	var in struct {
-		Text *string `json:"text"`
-	}
+	var in visitorMessageInput
 	if _, err := decode(r, &in); err != nil {
 		return nil, err
 	}
