@@ -12,11 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/widget"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -32,7 +35,16 @@ func deadRedis(t *testing.T) *redis.Client {
 // workspace's own limits.
 func TestRedisOutageLeavesReadsAndSends(t *testing.T) {
 	t.Parallel()
-	api := resttest.New(t, func(a *resttest.API) { a.Server.Limiter = rest.NewRedisLimiter(deadRedis(t)) })
+	api := resttest.New(t, func(a *resttest.API) {
+		dead := deadRedis(t)
+		a.Server.Limiter = rest.NewRedisLimiter(dead)
+		// What a send hands to Redis after its commit (the fan-out, the
+		// sandbox step, the widget wake-up) fails too; the sweeps redo it.
+		queue := jobs.NewClient(asynq.RedisClientOpt{Addr: dead.Options().Addr})
+		t.Cleanup(func() { queue.Close() })
+		a.Resolver.Jobs = queue
+		a.Resolver.CommitListener = widget.Publish{Redis: dead}
+	})
 	r := api.Want(api.Do("GET", "/v1/conversations", "test_all", nil), 200, "")
 	if r.Header.Get("X-RateLimit-Limit") != "100000" || r.Header.Get("X-RateLimit-Remaining") == "" {
 		t.Errorf("rate headers with Redis down: %v", r.Header)
