@@ -107,7 +107,7 @@ func TestRedisOutageQueueDashboard(t *testing.T) {
 // TestPostgresOutage: requests that reach a Postgres that went away
 // (connections refused, or accepted and never answered) are 503
 // service_unavailable with Retry-After, never 500: on authentication, and
-// on the route itself once the key is in the cache.
+// on the route itself once the key is in the cache; GraphQL names the code.
 func TestPostgresOutage(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"refused", "silent"} {
@@ -129,6 +129,17 @@ func TestPostgresOutage(t *testing.T) {
 				if r.Header.Get("Retry-After") != "5" {
 					t.Errorf("Retry-After %q, want 5", r.Header.Get("Retry-After"))
 				}
+			}
+			// GraphQL answers 200 with the error's code, as for any error.
+			status, body := graphql(t, api, "admin-token", "ws_main", `{ usage { period } }`)
+			var code any
+			if errs, _ := body["errors"].([]any); len(errs) == 1 {
+				first, _ := errs[0].(map[string]any)
+				ext, _ := first["extensions"].(map[string]any)
+				code = ext["code"]
+			}
+			if status != 200 || code != "service_unavailable" {
+				t.Errorf("GraphQL with Postgres down: %d %v", status, body)
 			}
 		})
 	}
