@@ -33,7 +33,7 @@ test: services lint check-generated
 # package's testdata/fuzz/<target>/: commit it with the fix, and it runs in
 # every make test from then on, like the seed corpus already there.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := FuzzDecode FuzzQueryParams FuzzRequestBody FuzzQuery
+FUZZ_TARGETS := FuzzDecode FuzzQueryParams FuzzRequestBody FuzzQuery FuzzWidgetBody
 fuzz: services
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz: $$t for $(FUZZTIME)"; \

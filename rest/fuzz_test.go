@@ -25,11 +25,7 @@ import (
 // fuzzer is faster than any), with an endpoint to change, and then with
 // webhook verification refusing private addresses and bounded in time.
 func fuzzAPI(f *testing.F) (*resttest.API, http.Handler, string) {
-	// A line per request would be most of a fuzzer's time; tests have ended
-	// when fuzz targets run, so no one else is logging.
-	logger := slog.Default()
-	slog.SetDefault(slog.New(slog.DiscardHandler))
-	f.Cleanup(func() { slog.SetDefault(logger) })
+	quietLogs(f)
 	api := resttest.New(f, func(a *resttest.API) {
 		a.Server.Limiter = nil
 		a.Resolver.Webhooks = jobstest.Config()
@@ -38,6 +34,15 @@ func fuzzAPI(f *testing.F) (*resttest.API, http.Handler, string) {
 	endpoint, _ := api.Want(api.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 201, "").Data()["id"].(string)
 	api.Resolver.Webhooks = &webhook.Config{Timeout: 200 * time.Millisecond}
 	return api, api.Server.Handler(), endpoint
+}
+
+// quietLogs drops log lines until the target ends: a line per request would
+// be most of a fuzzer's time. Tests have ended when fuzz targets run, so no
+// one else is logging.
+func quietLogs(f *testing.F) {
+	logger := slog.Default()
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	f.Cleanup(func() { slog.SetDefault(logger) })
 }
 
 // fuzzServe answers one request in process and fails on a 5xx or on an
@@ -114,5 +119,22 @@ func FuzzQuery(f *testing.F) {
 		}
 		req.Header.Set("Authorization", "Bearer "+key)
 		fuzzServe(t, h, req, !strings.HasSuffix(path, "/content"))
+	})
+}
+
+// FuzzWidgetBody: the website widget's visitor API, public by design, with
+// any body on each of its routes from a website's page and visitor.
+func FuzzWidgetBody(f *testing.F) {
+	quietLogs(f)
+	api := widgetAPI(f, 0, time.Hour) // no rate limit
+	token, _ := session(api, nil)["visitor_token"].(string)
+	h := api.Server.Handler()
+	routes := []string{"/widget/v1/sessions", "/widget/v1/messages", "/widget/v1/rating"}
+	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
+		req := httptest.NewRequest("POST", routes[int(route)%len(routes)], bytes.NewReader(body))
+		req.Header.Set("Origin", mainOrigin)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Visitor "+token)
+		fuzzServe(t, h, req, true)
 	})
 }
