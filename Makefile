@@ -2,6 +2,7 @@
 #              (creating the database DATABASE_URL names if missing),
 #              seed a demo workspace and serve on $(MSGSVC_ADDR).
 # make test  - everything CI checks.
+# make fuzz  - each Go fuzz target for FUZZTIME (default 10s).
 
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/msgsvc?sslmode=disable
 export REDIS_URL ?= redis://127.0.0.1:6379/0
@@ -13,7 +14,7 @@ export MSGSVC_ADMIN_TOKEN ?= msgsvc-development-admin-token
 export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
-.PHONY: run test bench services build lint lint-openapi generate check-generated
+.PHONY: run test fuzz bench services build lint lint-openapi generate check-generated
 
 run: services build
 	./bin/msgsvc migrate
@@ -26,6 +27,18 @@ run: services build
 
 test: services lint check-generated
 	go test -race -count=1 ./...
+
+# Go native fuzzing (docs/operations.md): each target for FUZZTIME, one
+# worker each (the machine is shared). An input that fails is written to the
+# package's testdata/fuzz/<target>/: commit it with the fix, and it runs in
+# every make test from then on, like the seed corpus already there.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := FuzzDecode FuzzQueryParams FuzzRequestBody FuzzQuery FuzzWidgetBody
+fuzz: services
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz: $$t for $(FUZZTIME)"; \
+		go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./rest/ || exit 1; \
+	done
 
 # The project's benchmarks (docs/performance.md): sends, reads, webhook
 # delivery and lists at 10k and 1M conversations (BENCH_LIST_ROWS=10000 for a

@@ -31,7 +31,7 @@ type AI interface {
 // AIDispatch asks for a dispatch pass. Like fan-outs, passes are not
 // de-duplicated: a redundant one finds nothing.
 func (c *Client) AIDispatch(ctx context.Context) error {
-	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeAIDispatch, nil), asynq.Queue(c.Queue), asynq.MaxRetry(0))
+	err := c.enqueue(ctx, asynq.NewTask(TypeAIDispatch, nil), asynq.Queue(c.Queue), asynq.MaxRetry(0))
 	return err
 }
 
@@ -42,7 +42,7 @@ func (c *Client) AIReplyDue(ctx context.Context, conversationID string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeAIReply, payload), asynq.Queue(c.Queue), asynq.MaxRetry(5))
+	err = c.enqueue(ctx, asynq.NewTask(TypeAIReply, payload), asynq.Queue(c.Queue), asynq.MaxRetry(5))
 	return err
 }
 

@@ -16,7 +16,7 @@ const TypeInboundMail = "email:inbound"
 // InboundMail queues the processing of a stored mail; its id is the task's,
 // so queuing it twice keeps one task.
 func (c *Client) InboundMail(ctx context.Context, id string) error {
-	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeInboundMail, []byte(id)), asynq.Queue(c.Queue),
+	err := c.enqueue(ctx, asynq.NewTask(TypeInboundMail, []byte(id)), asynq.Queue(c.Queue),
 		asynq.TaskID("mail:"+id), asynq.MaxRetry(10))
 	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
 		return nil

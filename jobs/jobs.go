@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -25,6 +26,40 @@ type Client struct {
 	// SandboxDelay is how long a sandbox message stays sent before it is
 	// delivered (MSGSVC_SANDBOX_DELIVERY_DELAY).
 	SandboxDelay time.Duration
+
+	// pausedUntil (Unix nanoseconds) is when Redis is tried again after it
+	// did not answer an enqueue.
+	pausedUntil atomic.Int64
+}
+
+// Redis outages, as enqueueing sees them. Every task is owed by a row in
+// Postgres that a sweep hands over again, so no request needs to wait long
+// for Redis: an enqueue is given enqueueTimeout, and after one that Redis
+// did not answer, none is tried for enqueuePause.
+const (
+	enqueueTimeout = 500 * time.Millisecond
+	enqueuePause   = time.Second
+)
+
+// ErrQueueDown is the answer of an enqueue not tried because Redis did not
+// answer one a moment ago.
+var ErrQueueDown = errors.New("jobs: Redis did not answer a moment ago; not tried, the sweeps catch up")
+
+// enqueue hands a task to Redis within enqueueTimeout, or fails at once
+// while Redis is paused.
+func (c *Client) enqueue(ctx context.Context, task *asynq.Task, opts ...asynq.Option) error {
+	if time.Now().UnixNano() < c.pausedUntil.Load() {
+		return ErrQueueDown
+	}
+	bounded, cancel := context.WithTimeout(ctx, enqueueTimeout)
+	defer cancel()
+	_, err := c.asynq.EnqueueContext(bounded, task, opts...)
+	// A caller that gave up, or a task that is already there, says nothing
+	// about Redis.
+	if err != nil && ctx.Err() == nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+		c.pausedUntil.Store(time.Now().Add(enqueuePause).UnixNano())
+	}
+	return err
 }
 
 // NewClient returns a client over a Redis connection, on the default queue.

@@ -43,7 +43,7 @@ func (c *Client) enqueueJSON(ctx context.Context, kind, id string, payload any) 
 	if err != nil {
 		return err
 	}
-	_, err = c.asynq.EnqueueContext(ctx, asynq.NewTask(kind, raw), asynq.Queue(c.Queue), asynq.TaskID(id), asynq.MaxRetry(10))
+	err = c.enqueue(ctx, asynq.NewTask(kind, raw), asynq.Queue(c.Queue), asynq.TaskID(id), asynq.MaxRetry(10))
 	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
 		return nil
 	}

@@ -36,7 +36,7 @@ func (c *Client) SandboxSent(ctx context.Context, workspaceID, messageID string)
 	if err != nil {
 		return err
 	}
-	_, err = c.asynq.EnqueueContext(ctx, task, asynq.Queue(c.Queue), asynq.ProcessIn(c.SandboxDelay),
+	err = c.enqueue(ctx, task, asynq.Queue(c.Queue), asynq.ProcessIn(c.SandboxDelay),
 		asynq.TaskID("sandbox:"+messageID), asynq.MaxRetry(10))
 	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
 		return nil

@@ -42,7 +42,7 @@ func NewDeliverTask(deliveryID string, notBefore time.Time) (*asynq.Task, error)
 // The same commit may owe the AI work or free an agent: a dispatch pass
 // follows (live.md 8).
 func (c *Client) EventsRecorded(ctx context.Context) error {
-	_, err := c.asynq.EnqueueContext(ctx, asynq.NewTask(TypeWebhookFanOut, nil),
+	err := c.enqueue(ctx, asynq.NewTask(TypeWebhookFanOut, nil),
 		asynq.Queue(c.Queue), asynq.MaxRetry(0))
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 	if err != nil {
 		return err
 	}
-	_, err = c.asynq.EnqueueContext(ctx, task, opts...)
+	err = c.enqueue(ctx, task, opts...)
 	return err
 }
 

@@ -1,9 +1,12 @@
 package rest
 
 import (
+	"context"
 	"crypto/subtle"
+	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/msgsvc/msgsvc/graph/apierr"
@@ -54,10 +57,32 @@ func (s *Server) mountOps(r chi.Router) {
 	r.Method(http.MethodGet, "/healthz", probes)
 	r.Method(http.MethodGet, "/readyz", probes)
 	if s.Queues != nil {
-		r.Handle(QueuesPath, s.admin(s.Queues))
-		r.Handle(QueuesPath+"/*", s.admin(s.Queues))
+		queues := s.admin(s.needsRedis(s.Queues))
+		r.Handle(QueuesPath, queues)
+		r.Handle(QueuesPath+"/*", queues)
 	}
 	if s.Playground {
 		r.Method(http.MethodGet, PlaygroundPath, s.admin(s.playground()))
 	}
+}
+
+// needsRedis answers 503 service_unavailable, with Retry-After, when
+// QueuesRedis does not answer: the dashboard reads nothing but Redis.
+func (s *Server) needsRedis(h http.Handler) http.Handler {
+	if s.QueuesRedis == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+		err := s.QueuesRedis(ctx)
+		cancel()
+		if err != nil {
+			slog.Warn("queue dashboard: Redis is not answering", "request_id", requestID(r.Context()), "err", err)
+			e := apierr.New(apierr.ServiceUnavailable, "The job queue (Redis) is not answering; retry after Retry-After.")
+			e.RetryAfter = unavailableRetry
+			writeError(w, r, e)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

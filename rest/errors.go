@@ -4,14 +4,28 @@
 package rest
 
 import (
+	"context"
+	"database/sql/driver"
 	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 )
+
+// unavailableRetry is the Retry-After of a 503 service_unavailable: long
+// enough not to hammer a database that is restarting, short enough that a
+// client retries soon after a failover.
+const unavailableRetry = 5 * time.Second
 
 type errorBody struct {
 	Error errorObject `json:"error"`
@@ -33,6 +47,12 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ok {
 		entry, ok = apierr.Lookup(e.Code)
 	}
+	if !ok && unavailable(err) {
+		slog.Warn("a dependency is not answering", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		e, ok = apierr.New(apierr.ServiceUnavailable, ""), true
+		e.RetryAfter = unavailableRetry
+		entry, _ = apierr.Lookup(apierr.ServiceUnavailable)
+	}
 	if !ok {
 		slog.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		entry, _ = apierr.Lookup(apierr.InternalError)
@@ -42,6 +62,29 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
 	writeJSON(w, entry.Status, errorBody{errorObject{Code: string(e.Code), Message: e.Message, RequestID: id}})
+}
+
+// unavailable tells an outage of a dependency (Postgres refusing or dropping
+// connections, a dial that timed out, a server shutting down) from a bug: the
+// first is worth a retry, the second is not.
+func unavailable(err error) bool {
+	var netErr net.Error
+	var pqErr *pq.Error
+	switch {
+	case errors.As(err, &pqErr):
+		switch pqErr.Code {
+		case "57P01", "57P02", "57P03", "53300": // shutting down, crashed, starting up, too many connections
+			return true
+		}
+		return pqErr.Code.Class() == "08" // connection exception
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
+		return true
+	}
+	// Some wrappers format the cause with %v and lose the chain.
+	msg := err.Error()
+	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "connection reset by peer")
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

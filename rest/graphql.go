@@ -30,6 +30,10 @@ func (s *Server) graphql() http.Handler {
 		if e, ok := apierr.As(err); ok {
 			out.Message = e.Message
 			out.Extensions = map[string]any{"code": e.Code}
+		} else if unavailable(err) {
+			entry, _ := apierr.Lookup(apierr.ServiceUnavailable)
+			out.Message = entry.Message
+			out.Extensions = map[string]any{"code": apierr.ServiceUnavailable}
 		} else if !errors.As(err, new(*gqlerror.Error)) {
 			out.Message = "internal error"
 		}

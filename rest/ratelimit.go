@@ -2,13 +2,16 @@ package rest
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
 )
@@ -18,21 +21,68 @@ type Limiter interface {
 	Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retryAfter time.Duration, err error)
 }
 
+// Redis outages, as the rate limiter sees them.
+const (
+	// redisDecisionTimeout bounds one decision in Redis, so a Redis that
+	// hangs slows no request by more than this.
+	redisDecisionTimeout = 250 * time.Millisecond
+	// redisProbeEvery is how often one request tries Redis again while it
+	// is down; the others are limited in the process meanwhile.
+	redisProbeEvery = time.Second
+)
+
 // RedisLimiter keeps GCRA limits in Redis, so API processes share them.
+// While Redis does not answer it limits in the process instead, with the
+// same limits (a LocalLimiter): reads and sends go on, each process
+// counting on its own, rather than every request failing.
 type RedisLimiter struct {
 	limiter *redis_rate.Limiter
 	// Prefix namespaces the Redis keys (tests share one Redis).
 	Prefix string
+
+	fallback *LocalLimiter
+	// down is set from a failed decision in Redis until one succeeds;
+	// probeAt (Unix nanoseconds) is when Redis is tried next meanwhile.
+	down    atomic.Bool
+	probeAt atomic.Int64
 }
 
 // NewRedisLimiter returns a limiter over a Redis client.
 func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
-	return &RedisLimiter{limiter: redis_rate.NewLimiter(rdb)}
+	return &RedisLimiter{limiter: redis_rate.NewLimiter(rdb), fallback: NewLocalLimiter(time.Now)}
 }
 
 // Allow spends one request from the per-second window, then the per-minute
 // one; it answers the smaller remainder, or how long to wait.
-func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
+func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retry time.Duration, err error) {
+	err = l.decide(ctx, func(ctx context.Context) error {
+		remaining, retry, err = l.allowInRedis(ctx, keyID, perSecond, perMinute)
+		return err
+	}, func(ctx context.Context) error {
+		remaining, retry, err = l.fallback.Allow(ctx, keyID, perSecond, perMinute)
+		return err
+	})
+	return remaining, retry, err
+}
+
+// decide makes a decision in Redis, bounded by redisDecisionTimeout, or in
+// the process when Redis does not answer or is known to be down.
+func (l *RedisLimiter) decide(ctx context.Context, inRedis, inProcess func(context.Context) error) error {
+	if l.useRedis() {
+		rctx, cancel := context.WithTimeout(ctx, redisDecisionTimeout)
+		err := inRedis(rctx)
+		cancel()
+		if err == nil {
+			l.answered()
+			return nil
+		}
+		l.failed(err)
+	}
+	metrics.ObserveRateLimitFallback()
+	return inProcess(ctx)
+}
+
+func (l *RedisLimiter) allowInRedis(ctx context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
 	sec, err := l.limiter.Allow(ctx, l.Prefix+"rl:s:"+keyID, redis_rate.PerSecond(perSecond))
 	if err != nil {
 		return 0, 0, err
@@ -48,6 +98,32 @@ func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMi
 		return 0, min.RetryAfter, nil
 	}
 	return int(math.Min(float64(sec.Remaining), float64(min.Remaining))), 0, nil
+}
+
+// useRedis tells whether this decision goes to Redis: always while it
+// answers; while it is down, one decision per redisProbeEvery.
+func (l *RedisLimiter) useRedis() bool {
+	if !l.down.Load() {
+		return true
+	}
+	at, now := l.probeAt.Load(), time.Now().UnixNano()
+	return now >= at && l.probeAt.CompareAndSwap(at, now+int64(redisProbeEvery))
+}
+
+// failed notes a decision Redis did not make; the first of an outage is
+// logged, not every request of it.
+func (l *RedisLimiter) failed(err error) {
+	l.probeAt.Store(time.Now().Add(redisProbeEvery).UnixNano())
+	if l.down.CompareAndSwap(false, true) {
+		slog.Warn("rate limits: Redis is not answering; each API process limits requests on its own until it does", "err", err)
+	}
+}
+
+// answered notes a decision Redis made, ending an outage.
+func (l *RedisLimiter) answered() {
+	if l.down.Load() && l.down.CompareAndSwap(true, false) {
+		slog.Info("rate limits: Redis answers again; limits are shared by every API process again")
+	}
 }
 
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, keyID string, ws *repo.Workspace) error {

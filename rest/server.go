@@ -31,6 +31,9 @@ type Server struct {
 	// Playground serves GraphiQL over /graphql at /admin/graphql, behind
 	// the admin token: for development only (not with MSGSVC_ENV=production).
 	Playground bool
+	// QueuesRedis pings the Redis the dashboard reads; when it fails the
+	// dashboard answers 503 service_unavailable. nil skips the check.
+	QueuesRedis func(context.Context) error
 
 	drainInit, drainOnce sync.Once
 	draining             chan struct{}

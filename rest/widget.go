@@ -39,16 +39,20 @@ type MinuteLimiter interface {
 	AllowPerMinute(ctx context.Context, key string, perMinute int) (retryAfter time.Duration, err error)
 }
 
-// AllowPerMinute spends one unit of a per-minute GCRA limit in Redis.
-func (l *RedisLimiter) AllowPerMinute(ctx context.Context, key string, perMinute int) (time.Duration, error) {
-	res, err := l.limiter.Allow(ctx, l.Prefix+"rl:w:"+key, redis_rate.PerMinute(perMinute))
-	if err != nil {
-		return 0, err
-	}
-	if res.Allowed == 0 {
-		return res.RetryAfter, nil
-	}
-	return 0, nil
+// AllowPerMinute spends one unit of a per-minute GCRA limit in Redis, or
+// in the process while Redis does not answer (see RedisLimiter).
+func (l *RedisLimiter) AllowPerMinute(ctx context.Context, key string, perMinute int) (retry time.Duration, err error) {
+	err = l.decide(ctx, func(ctx context.Context) error {
+		res, err := l.limiter.Allow(ctx, l.Prefix+"rl:w:"+key, redis_rate.PerMinute(perMinute))
+		if err == nil && res.Allowed == 0 {
+			retry = res.RetryAfter
+		}
+		return err
+	}, func(ctx context.Context) error {
+		retry, err = l.fallback.AllowPerMinute(ctx, key, perMinute)
+		return err
+	})
+	return retry, err
 }
 
 func (s *Server) mountWidget(r chi.Router) {
@@ -165,14 +169,17 @@ func (wg *Widget) visitor(r *http.Request, token string) (*repo.Visitor, error) 
 	return wg.Visitors.VisitorAt(r.Context(), strings.TrimSpace(token), origin(r))
 }
 
+// visitorMessageInput is the body of POST /widget/v1/messages.
+type visitorMessageInput struct {
+	Text *string `json:"text"`
+}
+
 func (wg *Widget) message(r *http.Request) (any, error) {
 	v, err := wg.visitor(r, "")
 	if err != nil {
 		return nil, err
 	}
-	var in struct {
-		Text *string `json:"text"`
-	}
+	var in visitorMessageInput
 	if _, err := decode(r, &in); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ const (
 // widgetAPI is the test API with website chat wired as cmd/msgsvc wires
 // it: the commit listener, the website adapter, a hub and the visitor API
 // (rate limit per visitor per minute). every is the hub's safety check.
-func widgetAPI(t *testing.T, rateLimit int, every time.Duration) *resttest.API {
+func widgetAPI(t testing.TB, rateLimit int, every time.Duration) *resttest.API {
 	t.Helper()
 	key, err := seal.New("", "test-secret-0123456789")
 	if err != nil {
@@ -49,7 +49,7 @@ func widgetAPI(t *testing.T, rateLimit int, every time.Duration) *resttest.API {
 }
 
 // startWidget wires website chat into one API process.
-func startWidget(t *testing.T, a *resttest.API, rateLimit int, every time.Duration) *rest.Widget {
+func startWidget(t testing.TB, a *resttest.API, rateLimit int, every time.Duration) *rest.Widget {
 	prefix := a.Prefix + "widget:"
 	pub := widget.Publish{Redis: a.Redis, Prefix: prefix}
 	a.Resolver.CommitListener = pub

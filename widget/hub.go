@@ -270,13 +270,21 @@ func (p Publish) prefix() string {
 	return p.Prefix
 }
 
+// publishTimeout bounds a wake-up; a lost one costs a widget at most the
+// hubs' periodic check.
+const publishTimeout = 250 * time.Millisecond
+
 // Committed publishes a wake-up after a commit: every hub then checks its
 // widgets. A lost one is caught up by the hubs' periodic check.
 func (p Publish) Committed(ctx context.Context) {
 	if p.Redis == nil {
 		return
 	}
-	if err := p.Redis.Publish(context.WithoutCancel(ctx), p.prefix()+"wake", "1").Err(); err != nil {
+	// The request that committed waits for this: a Redis that does not
+	// answer may cost it publishTimeout, no more.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	if err := p.Redis.Publish(ctx, p.prefix()+"wake", "1").Err(); err != nil {
 		slog.Warn("widget: publish wake-up; the periodic check will catch up", "err", err)
 	}
 }

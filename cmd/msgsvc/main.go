@@ -187,7 +187,8 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		limiter := rest.NewRedisLimiter(rdb)
 		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production,
-			Meta: rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
+			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
 		httpServer := &http.Server{Addr: cfg.Addr, Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()

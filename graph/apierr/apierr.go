@@ -83,6 +83,9 @@ const (
 	MethodNotAllowed        Code = "method_not_allowed"
 	FileLinkInvalid         Code = "file_link_invalid"
 	InternalError           Code = "internal_error"
+	// ServiceUnavailable is the service's own: a dependency it cannot serve
+	// without (Postgres; Redis for the queue dashboard) is not answering.
+	ServiceUnavailable Code = "service_unavailable"
 	// Website chat's visitor API (live.md 7).
 	InvalidVisitorToken   Code = "invalid_visitor_token"
 	ConversationNotClosed Code = "conversation_not_closed"
@@ -166,6 +169,7 @@ var table = map[Code]Entry{
 	RouteNotFound:           {404, "No such route."},
 	MethodNotAllowed:        {405, "This route does not take that method."},
 	FileLinkInvalid:         {403, "The file link is invalid or expired."},
+	ServiceUnavailable:      {503, "A service msgsvc depends on is not answering; retry after Retry-After."},
 	InternalError:           {500, "Something went wrong on our side; quote the request id when you contact us."},
 }
 

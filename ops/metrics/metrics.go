@@ -58,6 +58,10 @@ var (
 		Name: "msgsvc_jobs_total",
 		Help: "Background tasks run, by task type and outcome (succeeded, failed).",
 	}, []string{"type", "outcome"})
+	rateLimitFallback = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "msgsvc_rate_limit_fallback_total",
+		Help: "Rate-limit decisions taken by the in-process fallback limiter because Redis did not answer.",
+	})
 	jobDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "msgsvc_job_duration_seconds",
 		Help:    "Duration of a background task, by task type.",
@@ -68,7 +72,7 @@ var (
 func init() {
 	Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		httpRequests, httpDuration, sends, providerCalls, providerDuration, webhookAttempts, webhookLag,
-		jobRuns, jobDuration, queues)
+		jobRuns, jobDuration, queues, rateLimitFallback)
 }
 
 // ObserveRequest records one answered HTTP request. route is the matched
@@ -126,3 +130,7 @@ func ObserveJob(taskType string, err error, d time.Duration) {
 	jobRuns.WithLabelValues(taskType, outcome).Inc()
 	jobDuration.WithLabelValues(taskType).Observe(d.Seconds())
 }
+
+// ObserveRateLimitFallback records one rate-limit decision taken in the
+// process because Redis did not answer.
+func ObserveRateLimitFallback() { rateLimitFallback.Inc() }
