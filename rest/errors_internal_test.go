@@ -15,6 +15,7 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // TestUnavailableTellsOutagesFromBugs: connection failures of Postgres (and
@@ -74,5 +75,44 @@ func TestWriteErrorAnswersAnOutageWith503(t *testing.T) {
 		if w.Code != tc.status || body.Error.Code != tc.code || w.Header().Get("Retry-After") != tc.retryAfter {
 			t.Errorf("%v: %d %s Retry-After %q, want %d %s %q", tc.err, w.Code, body.Error.Code, w.Header().Get("Retry-After"), tc.status, tc.code, tc.retryAfter)
 		}
+	}
+}
+
+// TestGraphQLResolverErrors: a resolver's own failure reaches a GraphQL
+// client as the REST API would answer it, never as the driver's text.
+func TestGraphQLResolverErrors(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	refusal := apierr.New(apierr.ConversationNotFound, "No conversation conv_x.")
+	parse := gqlerror.Errorf("Cannot query field \"nope\".")
+	for name, tc := range map[string]struct {
+		err      error
+		wantCode apierr.Code
+		same     bool // passed through unchanged
+	}{
+		"an API refusal":         {refusal, apierr.ConversationNotFound, true},
+		"gqlgen's own error":     {parse, "", true},
+		"a driver's failure":     {fmt.Errorf("repo: %w", &pq.Error{Code: "42P01", Message: `relation "secret_table" does not exist`}), apierr.InternalError, false},
+		"Postgres not answering": {fmt.Errorf("repo: %w", refused), apierr.ServiceUnavailable, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := graphqlErrors(context.Background(), func(context.Context) (any, error) { return "partial", tc.err })
+			if res != "partial" {
+				t.Errorf("result %v, want the resolver's", res)
+			}
+			if tc.same {
+				if err != tc.err {
+					t.Fatalf("error %v, want %v unchanged", err, tc.err)
+				}
+				return
+			}
+			e, ok := apierr.As(err)
+			entry, _ := apierr.Lookup(tc.wantCode)
+			if !ok || e.Code != tc.wantCode || e.Message != entry.Message {
+				t.Fatalf("error %#v, want %s with the table's message", err, tc.wantCode)
+			}
+		})
+	}
+	if res, err := graphqlErrors(context.Background(), func(context.Context) (any, error) { return 1, nil }); res != 1 || err != nil {
+		t.Errorf("a resolver that succeeds answered %v, %v", res, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -25,6 +26,7 @@ func (s *Server) graphql() http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(s.graphqlWebsocket())
 	srv.AroundFields(graphqlText)
+	srv.AroundFields(graphqlErrors)
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		out := graphql.DefaultErrorPresenter(ctx, err)
 		if e, ok := apierr.As(err); ok {
@@ -77,4 +79,27 @@ func (s *Server) playground() http.Handler {
 			"Msgsvc-Workspace": "ws_demo",
 			"Msgsvc-Livemode":  "false",
 		}))
+}
+
+// graphqlErrors keeps a resolver's failure to what the REST API would say of
+// it: an API error as it is, an outage as service_unavailable, anything else
+// logged with the request id and answered as internal_error, since a
+// driver's text can name hosts, tables and values.
+func graphqlErrors(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := next(ctx)
+	if err == nil {
+		return res, nil
+	}
+	if _, ok := apierr.As(err); ok || errors.As(err, new(*gqlerror.Error)) {
+		return res, err
+	}
+	code := apierr.InternalError
+	if unavailable(err) {
+		code = apierr.ServiceUnavailable
+		slog.WarnContext(ctx, "a dependency is not answering", "request_id", requestID(ctx), "route", "/graphql", "err", err)
+	} else {
+		slog.ErrorContext(ctx, "internal error", "request_id", requestID(ctx), "route", "/graphql", "err", err)
+	}
+	entry, _ := apierr.Lookup(code)
+	return res, &apierr.Error{Code: code, Message: entry.Message}
 }
