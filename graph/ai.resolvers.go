@@ -23,6 +23,11 @@ func (r *mutationResolver) AssignConversation(ctx context.Context, id string, ag
 	return r.conversations().Update(ctx, id, model.UpdateConversationInput{AssignedAgentID: graphql.OmittableOf(agentID)})
 }
 
+// AgentTyping is the resolver for the agentTyping field.
+func (r *mutationResolver) AgentTyping(ctx context.Context, conversationID string, agentID string) (bool, error) {
+	return r.Processing().AgentTyping(ctx, conversationID, agentID)
+}
+
 // CloseConversation is the resolver for the closeConversation field.
 func (r *mutationResolver) CloseConversation(ctx context.Context, id string) (*model.Conversation, error) {
 	closed := "closed"

@@ -39,7 +39,7 @@ func (r *Resolver) Processing() *ai.Service {
 		timeout = r.AI.Timeout
 	}
 	return &ai.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Sends: r.sends(),
-		Responder: r.AI.responder(), Jobs: jobs, Timeout: timeout}
+		Responder: r.AI.responder(), Jobs: jobs, Timeout: timeout, Typing: r.Typing}
 }
 
 // Dispatch is the AI's dispatch pass (see ai.Service).

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/ai"
 	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
@@ -281,8 +282,18 @@ func (p Publish) Committed(ctx context.Context) {
 	}
 }
 
+// AgentTyping publishes an agent's typing notice: every hub pushes it to
+// the widgets of its visitor.
+func (p Publish) AgentTyping(ctx context.Context, n ai.TypingNotice) error {
+	return p.Typing(ctx, Typing{From: "agent", WorkspaceID: n.WorkspaceID, ConversationID: n.ConversationID,
+		ContactID: n.ContactID, WebsiteID: n.WebsiteID})
+}
+
 // Typing publishes a typing notice to every hub (and the dashboards).
 func (p Publish) Typing(ctx context.Context, t Typing) error {
+	if p.Redis == nil {
+		return nil
+	}
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err

@@ -253,6 +253,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AgentReply               func(childComplexity int, conversationID string, agentID string, text string) int
+		AgentTyping              func(childComplexity int, conversationID string, agentID string) int
 		AssignConversation       func(childComplexity int, id string, agentID *string) int
 		CloseConversation        func(childComplexity int, id string) int
 		ConnectChannelAccount    func(childComplexity int, accountID string, input model.ProviderCredentialsInput) int
@@ -1305,6 +1306,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AgentReply(childComplexity, args["conversationId"].(string), args["agentId"].(string), args["text"].(string)), true
+	case "Mutation.agentTyping":
+		if e.ComplexityRoot.Mutation.AgentTyping == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_agentTyping_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AgentTyping(childComplexity, args["conversationId"].(string), args["agentId"].(string)), true
 	case "Mutation.assignConversation":
 		if e.ComplexityRoot.Mutation.AssignConversation == nil {
 			break
@@ -2320,6 +2332,8 @@ extend type Mutation {
   agentReply(conversationId: ID!, agentId: ID!, text: String!): Message!
   "Assign a conversation to an active agent, or to nobody (null)."
   assignConversation(id: ID!, agentId: ID): Conversation!
+  "Show the visitor of an open live website chat that the agent is typing: the widget is pushed {\"type\":\"typing\"} in whichever serve process it is connected to. Call it again every few seconds while she types; the widget hides the notice when no new one comes. False when there is nothing to tell (a sandbox chat)."
+  agentTyping(conversationId: ID!, agentId: ID!): Boolean!
   "Close a conversation (its agent is freed)."
   closeConversation(id: ID!): Conversation!
   "Hand a conversation back to the AI: mode ai, assigned to nobody."

@@ -1,0 +1,91 @@
+package rest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket/wsjson"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/widget"
+)
+
+// liveGQL runs a GraphQL operation as the dashboard of ws_main's live data
+// and returns data, failing on errors unless wantCode names the expected one.
+func liveGQL(t *testing.T, api *resttest.API, query, wantCode string) map[string]any {
+	t.Helper()
+	r := api.Do("POST", "/graphql", "", map[string]any{"query": query},
+		"Authorization", "Bearer admin-token", "Msgsvc-Workspace", "ws_main", "Msgsvc-Livemode", "true")
+	errs, _ := r.Body["errors"].([]any)
+	if wantCode != "" {
+		if len(errs) == 0 || !strings.Contains(fmt.Sprint(errs), wantCode) {
+			t.Fatalf("%s: want error %s, got %s", query, wantCode, r.Raw)
+		}
+		return nil
+	}
+	if r.Status != 200 || len(errs) > 0 {
+		t.Fatalf("%s: %d %s", query, r.Status, r.Raw)
+	}
+	return r.Body["data"].(map[string]any)
+}
+
+// An agent typing on a website chat (agentTyping, through one serve
+// process) is pushed to the visitor's widget connected to another one;
+// only open website chats of active agents take it.
+func TestWidgetAgentTypingAcrossProcesses(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	srv := secondServe(t, a)
+	token := session(a, nil)["visitor_token"].(string)
+	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "hello?"}), 201, "").Data()
+	conv := in["conversation_id"].(string)
+	c := dialWidget(t, srv.URL, token)
+	typing := `mutation { agentTyping(conversationId: "` + conv + `", agentId: "usr_alice") }`
+
+	// Typing is a notice, not stored: the agent's dashboard repeats it while
+	// she types, so the widget gets one once its connection is registered.
+	got := make(chan widget.Push, 1)
+	go func() {
+		for {
+			var p widget.Push
+			if err := wsjson.Read(t.Context(), c, &p); err != nil {
+				return
+			}
+			if p.Type == "typing" {
+				got <- p
+				return
+			}
+		}
+	}()
+	var p widget.Push
+	deadline := time.After(10 * time.Second)
+wait:
+	for {
+		if d := liveGQL(t, a, typing, ""); d["agentTyping"] != true {
+			t.Fatalf("agentTyping answered %v, want true", d)
+		}
+		select {
+		case p = <-got:
+			break wait
+		case <-deadline:
+			t.Fatal("no typing frame reached the widget on the other process")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if p.ConversationID != conv || p.Message != nil {
+		t.Errorf("typing frame %+v", p)
+	}
+
+	liveGQL(t, a, `mutation { agentTyping(conversationId: "`+conv+`", agentId: "usr_bob") }`, "agent_not_found")
+	liveGQL(t, a, `mutation { agentTyping(conversationId: "conv_live", agentId: "usr_alice") }`, "invalid_request")
+	liveGQL(t, a, `mutation { agentTyping(conversationId: "conv_nope", agentId: "usr_alice") }`, "conversation_not_found")
+	a.Want(a.Do("PATCH", "/v1/conversations/"+conv, "live_all", map[string]any{"status": "closed"}), 200, "")
+	liveGQL(t, a, typing, "conversation_closed")
+
+	// A sandbox website chat has no widget: nothing to tell.
+	sandbox := a.Inbound("website", "visitor-7", "sandbox hello")
+	d := gql(t, a, `mutation { agentTyping(conversationId: "`+sandbox["conversation"].(map[string]any)["id"].(string)+`", agentId: "usr_alice") }`, "")
+	if d["agentTyping"] != false {
+		t.Errorf("agentTyping on a sandbox chat: %v, want false", d)
+	}
+}
