@@ -104,6 +104,15 @@ func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversat
 	return r.Processing().ConversationEvents(ctx, id)
 }
 
+// VisitorTyping is the resolver for the visitorTyping field.
+func (r *subscriptionResolver) VisitorTyping(ctx context.Context, conversationID *string) (<-chan *model.VisitorTyping, error) {
+	id := ""
+	if conversationID != nil {
+		id = *conversationID
+	}
+	return r.Processing().VisitorTyping(ctx, id)
+}
+
 // Subscription returns generated.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 

@@ -58,6 +58,9 @@ type Resolver struct {
 	// Typing passes agents' typing to website visitors' widgets; nil where
 	// no widget runs.
 	Typing ai.TypingPublisher
+	// VisitorTypingFeed hears website visitors typing (the visitorTyping
+	// subscription); nil where no widget runs.
+	VisitorTypingFeed ai.TypingFeed
 	// Webhooks configures webhook delivery; nil means the defaults.
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.

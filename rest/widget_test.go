@@ -54,6 +54,7 @@ func startWidget(t *testing.T, a *resttest.API, rateLimit int, every time.Durati
 	pub := widget.Publish{Redis: a.Redis, Prefix: prefix}
 	a.Resolver.CommitListener = pub
 	a.Resolver.Typing = pub
+	a.Resolver.VisitorTypingFeed = pub
 	a.Resolver.Adapters = map[string]channels.Adapter{"website": widget.Adapter{}}
 	visitors := a.Resolver.VisitorService()
 	hub := &widget.Hub{Visitors: visitors, Redis: a.Redis, Prefix: prefix, Every: every}

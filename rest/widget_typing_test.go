@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,5 +89,72 @@ wait:
 	d := gql(t, a, `mutation { agentTyping(conversationId: "`+sandbox["conversation"].(map[string]any)["id"].(string)+`", agentId: "usr_alice") }`, "")
 	if d["agentTyping"] != false {
 		t.Errorf("agentTyping on a sandbox chat: %v, want false", d)
+	}
+}
+
+// A visitor typing in the widget, connected to one serve process, reaches
+// the visitorTyping subscription of a dashboard on another, with the chat
+// it types in; a sandbox dashboard hears nothing of live visitors.
+func TestWidgetVisitorTypingReachesTheDashboard(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	srv := secondServe(t, a)
+	token := session(a, nil)["visitor_token"].(string)
+	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "one question"}), 201, "").Data()
+	conv := in["conversation_id"].(string)
+
+	notices := func(live string) <-chan map[string]any {
+		c, ack := dialGraphQL(t, a, map[string]any{"Authorization": "Bearer admin-token", "Msgsvc-Workspace": "ws_main", "Msgsvc-Livemode": live})
+		if ack.Type != "connection_ack" {
+			t.Fatalf("connection_init answered %+v", ack)
+		}
+		sub, _ := json.Marshal(map[string]any{"query": `subscription { visitorTyping(conversationId: "` + conv + `") { conversationId contactId websiteId at } }`})
+		if err := wsjson.Write(t.Context(), c, wsMessage{ID: "1", Type: "subscribe", Payload: sub}); err != nil {
+			t.Fatal(err)
+		}
+		out := make(chan map[string]any, 16)
+		go func() {
+			for {
+				var m wsMessage
+				if err := wsjson.Read(context.Background(), c, &m); err != nil {
+					return
+				}
+				var p struct {
+					Data struct {
+						VisitorTyping map[string]any `json:"visitorTyping"`
+					} `json:"data"`
+				}
+				if m.Type == "next" && json.Unmarshal(m.Payload, &p) == nil {
+					out <- p.Data.VisitorTyping
+				}
+			}
+		}()
+		return out
+	}
+	live, sandbox := notices("true"), notices("false")
+	w := dialWidget(t, srv.URL, token)
+
+	// The widget passes on one notice every 2 s: type until one arrives (the
+	// subscription starts when the server takes it).
+	var got map[string]any
+	deadline := time.Now().Add(10 * time.Second)
+	for got == nil && time.Now().Before(deadline) {
+		if err := wsjson.Write(t.Context(), w, map[string]string{"type": "typing"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got = <-live:
+		case <-time.After(2100 * time.Millisecond):
+		}
+	}
+	if got == nil {
+		t.Fatal("no visitorTyping notice reached the dashboard")
+	}
+	if got["conversationId"] != conv || got["websiteId"] != "web_main" || got["contactId"] == "" || got["at"] == nil {
+		t.Errorf("notice %v", got)
+	}
+	select {
+	case n := <-sandbox:
+		t.Errorf("the sandbox dashboard heard a live visitor: %v", n)
+	default:
 	}
 }

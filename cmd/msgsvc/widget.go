@@ -13,7 +13,7 @@ import (
 
 // wireWebsite makes website chat part of every role: each commit wakes the
 // widget hubs of all serve processes (AI and agent replies are committed by
-// workers too), agents' typing reaches the visitors' widgets, and live
+// workers too), typing goes both ways between agents and visitors, and live
 // website sends go to the widget adapter. It returns
 // the Redis client the wake-ups go through.
 func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, error) {
@@ -24,6 +24,7 @@ func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, erro
 	rdb := redis.NewClient(opt)
 	resolver.CommitListener = widget.Publish{Redis: rdb}
 	resolver.Typing = widget.Publish{Redis: rdb}
+	resolver.VisitorTypingFeed = widget.Publish{Redis: rdb}
 	if resolver.Adapters == nil {
 		resolver.Adapters = map[string]channels.Adapter{}
 	}

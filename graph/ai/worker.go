@@ -61,6 +61,8 @@ type Service struct {
 	// Typing passes an agent's typing to website visitors; nil where no
 	// widget runs.
 	Typing TypingPublisher
+	// Visitors hears website visitors typing; nil where no widget runs.
+	Visitors TypingFeed
 }
 
 // Answer answers every pending message of a conversation, oldest first. One
