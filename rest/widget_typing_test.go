@@ -158,3 +158,57 @@ func TestWidgetVisitorTypingReachesTheDashboard(t *testing.T) {
 	default:
 	}
 }
+
+// The widget's receipts move a reply's status forward only: delivered when
+// pushed, read on the visitor's receipt; a repeated read, a read of the
+// visitor's own message or of another visitor's reply, and a reconnect
+// change nothing and record no message.status.
+func TestWidgetReceiptsMoveForwardOnly(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	token := session(a, nil)["visitor_token"].(string)
+	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "status?"}), 201, "").Data()
+	conv := in["conversation_id"].(string)
+	other := session(a, nil)["visitor_token"].(string)
+	otherIn := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, other, map[string]any{"text": "me too"}), 201, "").Data()
+	otherReply := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": otherIn["conversation_id"], "text": "for the other"}), 201, "").Data()
+	reply := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": conv, "text": "shipped"}), 201, "").Data()
+	id := reply["id"].(string)
+
+	statusEvents := func(id string) int {
+		var n int
+		if err := a.Store.DB.Get(&n, `SELECT count(*) FROM events WHERE type = 'message.status' AND envelope->'data'->>'id' = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	c := dialWidget(t, a.HTTP.URL, token)
+	next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" && p.Message.ID == id })
+	waitWidgetStatus(a, id, "delivered")
+	for _, m := range []string{id, in["id"].(string), otherReply["id"].(string), "msg_nope", id} {
+		if err := wsjson.Write(t.Context(), c, map[string]string{"type": "read", "message_id": m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := waitWidgetStatus(a, id, "read")
+	d := read["delivery"].(map[string]any)
+	if d["read_at"] == nil || d["delivered_at"] == nil {
+		t.Errorf("read delivery %v", d)
+	}
+	// Reconnecting pushes nothing already received, and nothing moves back.
+	c.CloseNow()
+	c2 := dialWidget(t, a.HTTP.URL, token)
+	a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": conv, "text": "marker"}), 201, "")
+	p := next(t, c2, "the marker", func(p widget.Push) bool { return p.Type == "message" })
+	if p.Message.ID == id {
+		t.Errorf("the read reply was pushed again on reconnect")
+	}
+	if got := a.Want(a.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data(); got["status"] != "read" {
+		t.Errorf("after a reconnect the read reply is %v", got["status"])
+	}
+	if n := statusEvents(id); n != 2 {
+		t.Errorf("%d message.status events for the reply, want 2 (delivered, read)", n)
+	}
+	if got := a.Want(a.Do("GET", "/v1/messages/"+otherReply["id"].(string), "live_all", nil), 200, "").Data(); got["status"] != "sent" || statusEvents(otherReply["id"].(string)) != 0 {
+		t.Errorf("another visitor's reply moved: %v", got["status"])
+	}
+}
