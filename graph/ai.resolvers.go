@@ -23,6 +23,11 @@ func (r *mutationResolver) AssignConversation(ctx context.Context, id string, ag
 	return r.conversations().Update(ctx, id, model.UpdateConversationInput{AssignedAgentID: graphql.OmittableOf(agentID)})
 }
 
+// AgentTyping is the resolver for the agentTyping field.
+func (r *mutationResolver) AgentTyping(ctx context.Context, conversationID string, agentID string) (bool, error) {
+	return r.Processing().AgentTyping(ctx, conversationID, agentID)
+}
+
 // CloseConversation is the resolver for the closeConversation field.
 func (r *mutationResolver) CloseConversation(ctx context.Context, id string) (*model.Conversation, error) {
 	closed := "closed"
@@ -97,6 +102,15 @@ func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversat
 		id = *conversationID
 	}
 	return r.Processing().ConversationEvents(ctx, id)
+}
+
+// VisitorTyping is the resolver for the visitorTyping field.
+func (r *subscriptionResolver) VisitorTyping(ctx context.Context, conversationID *string) (<-chan *model.VisitorTyping, error) {
+	id := ""
+	if conversationID != nil {
+		id = *conversationID
+	}
+	return r.Processing().VisitorTyping(ctx, id)
 }
 
 // Subscription returns generated.SubscriptionResolver implementation.

@@ -39,7 +39,8 @@ func (r *Resolver) Processing() *ai.Service {
 		timeout = r.AI.Timeout
 	}
 	return &ai.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Sends: r.sends(),
-		Responder: r.AI.responder(), Jobs: jobs, Timeout: timeout}
+		Responder: r.AI.responder(), Jobs: jobs, Timeout: timeout, Typing: r.Typing,
+		Visitors: r.VisitorTypingFeed}
 }
 
 // Dispatch is the AI's dispatch pass (see ai.Service).

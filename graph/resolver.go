@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/graph/ai"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/contact"
@@ -54,6 +55,12 @@ type Resolver struct {
 	// CommitListener, when set, hears of every commit that recorded events
 	// (the widget hubs' wake-up).
 	CommitListener event.Listener
+	// Typing passes agents' typing to website visitors' widgets; nil where
+	// no widget runs.
+	Typing ai.TypingPublisher
+	// VisitorTypingFeed hears website visitors typing (the visitorTyping
+	// subscription); nil where no widget runs.
+	VisitorTypingFeed ai.TypingFeed
 	// Webhooks configures webhook delivery; nil means the defaults.
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.

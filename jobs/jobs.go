@@ -100,7 +100,19 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 		// An idle worker looks for new tasks every ~100 ms rather than
 		// asynq's 1 s, so a webhook leaves well within a second of its event.
 		TaskCheckInterval: 100 * time.Millisecond,
+		RetryDelayFunc:    retryDelay,
 	})
+}
+
+// retryDelay is asynq's, except for a Meta hook: one failing is mostly a
+// status that arrived before its send's confirm stored the wamid
+// (graph/metahook), which is worth trying again within seconds, n+1 times
+// 2 s, for the 10 retries about 110 s in all (the sweep carries on after).
+func retryDelay(n int, err error, t *asynq.Task) time.Duration {
+	if t.Type() == TypeMetaHook {
+		return time.Duration(n+1) * 2 * time.Second
+	}
+	return asynq.DefaultRetryDelayFunc(n, err, t)
 }
 
 // Handlers are the domain services behind the tasks.

@@ -121,6 +121,30 @@ func (q Queries) ConfirmMessage(ctx context.Context, m *Message) (bool, error) {
 	return n == 1, err
 }
 
+// SettleUnknownMessage gives a message the sweep gave up as
+// provider_unknown its provider's late answer (status and delivery); it
+// reports false when the message is not such a message.
+func (q Queries) SettleUnknownMessage(ctx context.Context, m *Message) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE messages SET status = $4, delivery = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3 AND status = 'failed'
+		AND delivery->'error'->>'code' = 'provider_unknown'`,
+		m.WorkspaceID, m.Livemode, m.ID, m.Status, m.Delivery)
+	return n == 1, err
+}
+
+// WhatsAppSending says whether a live WhatsApp send on a number (by
+// phone_number_id) is between reserve and confirm: a status Meta sends of
+// it may arrive before its wamid is stored.
+func (q Queries) WhatsAppSending(ctx context.Context, phoneNumberID string) (bool, error) {
+	var sending bool
+	err := q.get(ctx, &sending, `SELECT EXISTS (SELECT 1 FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id
+		JOIN account_providers p ON p.workspace_id = m.workspace_id AND p.account_id = c.account_id
+		WHERE m.status = 'sending' AND m.livemode AND m.channel = 'whatsapp'
+		AND p.channel = 'whatsapp' AND p.provider_key = $1)`, phoneNumberID)
+	return sending, err
+}
+
 // ReleaseMessage removes a reserved message the provider refused, with its
 // inline attachments, and takes it off its conversation's count; it reports
 // false when the message was no longer sending.

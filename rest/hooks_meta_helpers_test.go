@@ -97,6 +97,14 @@ func (h *metaHooks) post(raw []byte, sig string) (int, string) {
 // processing jobs of every stored hook.
 func (h *metaHooks) deliver(payload map[string]any) {
 	h.T.Helper()
+	h.postHook(payload)
+	h.process()
+}
+
+// postHook posts a payload signed as Meta signs it, wants 200, and returns
+// the stored hook's id.
+func (h *metaHooks) postHook(payload map[string]any) string {
+	h.T.Helper()
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		h.T.Fatal(err)
@@ -104,7 +112,11 @@ func (h *metaHooks) deliver(payload map[string]any) {
 	if status, body := h.post(raw, signature(raw)); status != 200 {
 		h.T.Fatalf("POST /hooks/meta: %d %s", status, body)
 	}
-	h.process()
+	var id string
+	if err := h.Store.DB.Get(&id, `SELECT id FROM provider_hooks ORDER BY received_at DESC, id DESC LIMIT 1`); err != nil {
+		h.T.Fatal(err)
+	}
+	return id
 }
 
 // process runs the job of every stored hook not yet processed, oldest

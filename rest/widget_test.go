@@ -53,6 +53,8 @@ func startWidget(t testing.TB, a *resttest.API, rateLimit int, every time.Durati
 	prefix := a.Prefix + "widget:"
 	pub := widget.Publish{Redis: a.Redis, Prefix: prefix}
 	a.Resolver.CommitListener = pub
+	a.Resolver.Typing = pub
+	a.Resolver.VisitorTypingFeed = pub
 	a.Resolver.Adapters = map[string]channels.Adapter{"website": widget.Adapter{}}
 	visitors := a.Resolver.VisitorService()
 	hub := &widget.Hub{Visitors: visitors, Redis: a.Redis, Prefix: prefix, Every: every}
@@ -226,9 +228,7 @@ func TestWidgetMissedMessagesOnConnect(t *testing.T) {
 // periodic check is an hour away).
 func TestWidgetPushAcrossProcesses(t *testing.T) {
 	a := widgetAPI(t, 30, time.Hour)
-	second := &rest.Server{Resolver: a.Resolver, Widget: startWidget(t, a, 30, time.Hour)}
-	srv := httptest.NewServer(second.Handler())
-	t.Cleanup(srv.Close)
+	srv := secondServe(t, a)
 	token := session(a, nil)["visitor_token"].(string)
 	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "hi"}), 201, "").Data()
 	c := dialWidget(t, srv.URL, token)
@@ -239,6 +239,15 @@ func TestWidgetPushAcrossProcesses(t *testing.T) {
 	if p.Message.ID != sent["id"] {
 		t.Errorf("pushed %s, sent %s", p.Message.ID, sent["id"])
 	}
+}
+
+// secondServe is a second serve process over the same database and Redis,
+// with its own widget hub.
+func secondServe(t *testing.T, a *resttest.API) *httptest.Server {
+	second := &rest.Server{Resolver: a.Resolver, Widget: startWidget(t, a, 30, time.Hour)}
+	srv := httptest.NewServer(second.Handler())
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func TestWidgetOriginsAndCORS(t *testing.T) {

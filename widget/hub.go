@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/ai"
 	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
@@ -289,8 +290,57 @@ func (p Publish) Committed(ctx context.Context) {
 	}
 }
 
+// AgentTyping publishes an agent's typing notice: every hub pushes it to
+// the widgets of its visitor.
+func (p Publish) AgentTyping(ctx context.Context, n ai.TypingNotice) error {
+	return p.Typing(ctx, Typing{From: "agent", WorkspaceID: n.WorkspaceID, ConversationID: n.ConversationID,
+		ContactID: n.ContactID, WebsiteID: n.WebsiteID})
+}
+
+// VisitorTyping subscribes to the visitors' typing notices of every serve
+// process; the channel closes when ctx ends.
+func (p Publish) VisitorTyping(ctx context.Context) (<-chan ai.TypingNotice, error) {
+	if p.Redis == nil {
+		return nil, nil
+	}
+	ps := p.Redis.Subscribe(ctx, p.prefix()+"typing")
+	if _, err := ps.Receive(ctx); err != nil { // subscribed before it returns
+		ps.Close()
+		return nil, err
+	}
+	out := make(chan ai.TypingNotice, 16)
+	go func() {
+		defer close(out)
+		defer ps.Close()
+		msgs := ps.Channel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case m, ok := <-msgs:
+				if !ok {
+					return
+				}
+				var t Typing
+				if err := json.Unmarshal([]byte(m.Payload), &t); err != nil || t.From != "visitor" {
+					continue
+				}
+				select {
+				case out <- ai.TypingNotice{WorkspaceID: t.WorkspaceID, ConversationID: t.ConversationID,
+					ContactID: t.ContactID, WebsiteID: t.WebsiteID}:
+				default:
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
 // Typing publishes a typing notice to every hub (and the dashboards).
 func (p Publish) Typing(ctx context.Context, t Typing) error {
+	if p.Redis == nil {
+		return nil
+	}
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err

@@ -98,7 +98,8 @@ func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub 
 				continue
 			}
 			lastTyping = time.Now()
-			err := pub.Typing(ctx, Typing{From: "visitor", WorkspaceID: v.WorkspaceID, ContactID: v.ContactID, WebsiteID: v.WebsiteID})
+			err := pub.Typing(ctx, Typing{From: "visitor", WorkspaceID: v.WorkspaceID, ConversationID: h.openChat(ctx, v),
+				ContactID: v.ContactID, WebsiteID: v.WebsiteID})
 			if err != nil {
 				slog.Warn("widget: publish typing", "err", err)
 			}
@@ -113,4 +114,20 @@ func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub 
 func isAPIError(err error) bool {
 	var e *apierr.Error
 	return errors.As(err, &e)
+}
+
+// openChat is the visitor's open chat on its website ("" when none is
+// open: the visitor types before the first message starts one).
+func (h *Hub) openChat(ctx context.Context, v *repo.Visitor) string {
+	chats, err := h.Visitors.Chats(ctx, []string{v.ContactID})
+	if err != nil {
+		slog.Warn("widget: the visitor's chat", "err", err)
+		return ""
+	}
+	for _, c := range chats {
+		if c.ContactID == v.ContactID && c.WebsiteID == v.WebsiteID && c.Status == "open" {
+			return c.ConversationID
+		}
+	}
+	return ""
 }

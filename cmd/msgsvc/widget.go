@@ -13,7 +13,8 @@ import (
 
 // wireWebsite makes website chat part of every role: each commit wakes the
 // widget hubs of all serve processes (AI and agent replies are committed by
-// workers too), and live website sends go to the widget adapter. It returns
+// workers too), typing goes both ways between agents and visitors, and live
+// website sends go to the widget adapter. It returns
 // the Redis client the wake-ups go through.
 func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(redisURL)
@@ -22,6 +23,8 @@ func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, erro
 	}
 	rdb := redis.NewClient(opt)
 	resolver.CommitListener = widget.Publish{Redis: rdb}
+	resolver.Typing = widget.Publish{Redis: rdb}
+	resolver.VisitorTypingFeed = widget.Publish{Redis: rdb}
 	if resolver.Adapters == nil {
 		resolver.Adapters = map[string]channels.Adapter{}
 	}

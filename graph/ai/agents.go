@@ -130,6 +130,51 @@ func (r *Service) AgentReply(ctx context.Context, conversationID, agentID, text 
 	return r.Sends.Reply(ctx, s, conversationID, text, send.Sender{Type: "agent", Name: &agent.Name})
 }
 
+// TypingNotice is an agent typing on a website chat, for the widgets of
+// its visitor.
+type TypingNotice struct {
+	WorkspaceID, ConversationID, ContactID, WebsiteID string
+}
+
+// TypingPublisher passes a typing notice to the widgets of its visitor in
+// every serve process; widget.Publish is one.
+type TypingPublisher interface {
+	AgentTyping(ctx context.Context, n TypingNotice) error
+}
+
+// AgentTyping tells the visitor of an open live website chat that an
+// active agent is typing (live.md 7); it reports whether a notice went
+// out: a sandbox chat has no widget to tell.
+func (r *Service) AgentTyping(ctx context.Context, conversationID, agentID string) (bool, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return false, err
+	}
+	agent, err := r.Store.Agent(ctx, a.WorkspaceID, agentID)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return false, err
+	}
+	if err != nil || !agent.Active {
+		return false, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
+	}
+	c, err := r.Store.Conversation(ctx, a.Scope(), conversationID)
+	if err != nil {
+		return false, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
+	}
+	if c.Channel != "website" {
+		return false, apierr.New(apierr.InvalidRequest, "Typing is shown on website chats only; %s is a %s conversation.", conversationID, c.Channel)
+	}
+	if c.Status != "open" {
+		return false, apierr.New(apierr.ConversationClosed, "Website chat %s is closed.", conversationID)
+	}
+	if !a.Livemode || r.Typing == nil || c.ContactID == nil {
+		return false, nil
+	}
+	err = r.Typing.AgentTyping(ctx, TypingNotice{WorkspaceID: c.WorkspaceID, ConversationID: c.ID,
+		ContactID: *c.ContactID, WebsiteID: c.WebsiteID})
+	return err == nil, err
+}
+
 // takeOver sets mode human and, when nobody has the conversation, assigns
 // it to the agent, recording conversation.updated with what changed.
 func (r *Service) takeOver(ctx context.Context, s repo.Scope, id, agentID string) error {

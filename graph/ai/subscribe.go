@@ -61,3 +61,56 @@ func (r *Service) ConversationEvents(ctx context.Context, conversationID string)
 	}()
 	return out, nil
 }
+
+// TypingFeed hears the typing notices of website visitors from every serve
+// process until ctx ends; widget.Publish is one.
+type TypingFeed interface {
+	VisitorTyping(ctx context.Context) (<-chan TypingNotice, error)
+}
+
+// VisitorTyping streams the typing notices of the caller's website
+// visitors (live data only: sandbox chats have no widget) until ctx ends;
+// conversationID ("" for all) narrows them to one chat.
+func (r *Service) VisitorTyping(ctx context.Context, conversationID string) (<-chan *model.VisitorTyping, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var in <-chan TypingNotice
+	if a.Livemode && r.Visitors != nil {
+		if in, err = r.Visitors.VisitorTyping(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := make(chan *model.VisitorTyping, 16)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case n, ok := <-in:
+				if !ok {
+					return
+				}
+				if !typingFor(n, a.WorkspaceID, conversationID) {
+					continue
+				}
+				select {
+				case out <- &model.VisitorTyping{ConversationID: n.ConversationID, ContactID: n.ContactID,
+					WebsiteID: n.WebsiteID, At: model.NewTimestamp(r.Clock.Now())}:
+				default: // a dashboard too slow for typing misses some
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// typingFor says whether a visitor's notice is one a subscriber of a
+// workspace (and, when set, one conversation) sees: a visitor with no open
+// chat has nothing to show.
+func typingFor(n TypingNotice, workspaceID, conversationID string) bool {
+	return n.WorkspaceID == workspaceID && n.ConversationID != "" &&
+		(conversationID == "" || n.ConversationID == conversationID)
+}

@@ -58,6 +58,11 @@ type Service struct {
 	Jobs Enqueuer
 	// Timeout bounds one responder call (0: 30 s); past it the AI hands off.
 	Timeout time.Duration
+	// Typing passes an agent's typing to website visitors; nil where no
+	// widget runs.
+	Typing TypingPublisher
+	// Visitors hears website visitors typing; nil where no widget runs.
+	Visitors TypingFeed
 }
 
 // Answer answers every pending message of a conversation, oldest first. One

@@ -18,6 +18,7 @@ import (
 
 type SubscriptionResolver interface {
 	ConversationEvents(ctx context.Context, conversationID *string) (<-chan *model.Event, error)
+	VisitorTyping(ctx context.Context, conversationID *string) (<-chan *model.VisitorTyping, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -25,6 +26,20 @@ type SubscriptionResolver interface {
 // region    ***************************** args.gotpl *****************************
 
 func (ec *executionContext) field_Subscription_conversationEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_visitorTyping_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
@@ -339,6 +354,142 @@ func (ec *executionContext) fieldContext_Subscription_conversationEvents(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_visitorTyping(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_visitorTyping(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().VisitorTyping(ctx, fc.Args["conversationId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.VisitorTyping) graphql.Marshaler {
+			return ec.marshalNVisitorTyping2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐVisitorTyping(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_visitorTyping(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VisitorTyping(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_visitorTyping_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VisitorTyping_conversationId(ctx context.Context, field graphql.CollectedField, obj *model.VisitorTyping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VisitorTyping_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VisitorTyping_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VisitorTyping", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _VisitorTyping_contactId(ctx context.Context, field graphql.CollectedField, obj *model.VisitorTyping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VisitorTyping_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VisitorTyping_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VisitorTyping", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _VisitorTyping_websiteId(ctx context.Context, field graphql.CollectedField, obj *model.VisitorTyping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VisitorTyping_websiteId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VisitorTyping_websiteId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VisitorTyping", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _VisitorTyping_at(ctx context.Context, field graphql.CollectedField, obj *model.VisitorTyping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VisitorTyping_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VisitorTyping_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VisitorTyping", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -524,9 +675,64 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "conversationEvents":
 		return ec._Subscription_conversationEvents(ctx, fields[0])
+	case "visitorTyping":
+		return ec._Subscription_visitorTyping(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var visitorTypingImplementors = []string{"VisitorTyping"}
+
+func (ec *executionContext) _VisitorTyping(ctx context.Context, sel ast.SelectionSet, obj *model.VisitorTyping) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, visitorTypingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VisitorTyping")
+		case "conversationId":
+			out.Values[i] = ec._VisitorTyping_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._VisitorTyping_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "websiteId":
+			out.Values[i] = ec._VisitorTyping_websiteId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._VisitorTyping_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************
@@ -588,6 +794,16 @@ func (ec *executionContext) marshalNKnowledgeEntry2ᚖgithubᚗcomᚋmsgsvcᚋms
 func (ec *executionContext) unmarshalNKnowledgeEntryInput2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐKnowledgeEntryInput(ctx context.Context, v any) (model.KnowledgeEntryInput, error) {
 	res, err := ec.unmarshalInputKnowledgeEntryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVisitorTyping2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐVisitorTyping(ctx context.Context, sel ast.SelectionSet, v *model.VisitorTyping) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VisitorTyping(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -253,6 +253,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AgentReply               func(childComplexity int, conversationID string, agentID string, text string) int
+		AgentTyping              func(childComplexity int, conversationID string, agentID string) int
 		AssignConversation       func(childComplexity int, id string, agentID *string) int
 		CloseConversation        func(childComplexity int, id string) int
 		ConnectChannelAccount    func(childComplexity int, accountID string, input model.ProviderCredentialsInput) int
@@ -318,6 +319,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ConversationEvents func(childComplexity int, conversationID *string) int
+		VisitorTyping      func(childComplexity int, conversationID *string) int
 	}
 
 	TemplatePage struct {
@@ -331,6 +333,13 @@ type ComplexityRoot struct {
 		MessagesUsed  func(childComplexity int) int
 		Period        func(childComplexity int) int
 		ResetsAt      func(childComplexity int) int
+	}
+
+	VisitorTyping struct {
+		At             func(childComplexity int) int
+		ContactID      func(childComplexity int) int
+		ConversationID func(childComplexity int) int
+		WebsiteID      func(childComplexity int) int
 	}
 
 	WebhookDelivery struct {
@@ -1305,6 +1314,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AgentReply(childComplexity, args["conversationId"].(string), args["agentId"].(string), args["text"].(string)), true
+	case "Mutation.agentTyping":
+		if e.ComplexityRoot.Mutation.AgentTyping == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_agentTyping_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AgentTyping(childComplexity, args["conversationId"].(string), args["agentId"].(string)), true
 	case "Mutation.assignConversation":
 		if e.ComplexityRoot.Mutation.AssignConversation == nil {
 			break
@@ -1828,6 +1848,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ConversationEvents(childComplexity, args["conversationId"].(*string)), true
+	case "Subscription.visitorTyping":
+		if e.ComplexityRoot.Subscription.VisitorTyping == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_visitorTyping_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.VisitorTyping(childComplexity, args["conversationId"].(*string)), true
 
 	case "TemplatePage.hasMore":
 		if e.ComplexityRoot.TemplatePage.HasMore == nil {
@@ -1872,6 +1903,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Usage.ResetsAt(childComplexity), true
+
+	case "VisitorTyping.at":
+		if e.ComplexityRoot.VisitorTyping.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VisitorTyping.At(childComplexity), true
+	case "VisitorTyping.contactId":
+		if e.ComplexityRoot.VisitorTyping.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VisitorTyping.ContactID(childComplexity), true
+	case "VisitorTyping.conversationId":
+		if e.ComplexityRoot.VisitorTyping.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VisitorTyping.ConversationID(childComplexity), true
+	case "VisitorTyping.websiteId":
+		if e.ComplexityRoot.VisitorTyping.WebsiteID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VisitorTyping.WebsiteID(childComplexity), true
 
 	case "WebhookDelivery.attempts":
 		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
@@ -2320,6 +2376,8 @@ extend type Mutation {
   agentReply(conversationId: ID!, agentId: ID!, text: String!): Message!
   "Assign a conversation to an active agent, or to nobody (null)."
   assignConversation(id: ID!, agentId: ID): Conversation!
+  "Show the visitor of an open live website chat that the agent is typing: the widget is pushed {\"type\":\"typing\"} in whichever serve process it is connected to. Call it again every few seconds while she types; the widget hides the notice when no new one comes. False when there is nothing to tell (a sandbox chat)."
+  agentTyping(conversationId: ID!, agentId: ID!): Boolean!
   "Close a conversation (its agent is freed)."
   closeConversation(id: ID!): Conversation!
   "Hand a conversation back to the AI: mode ai, assigned to nobody."
@@ -2340,6 +2398,17 @@ extend type Mutation {
 type Subscription {
   "The conversation.* and message.* events of the workspace and mode as they are recorded; conversationId narrows them to one conversation."
   conversationEvents(conversationId: ID): Event!
+  "Website visitors typing in their open chat (live data; a widget passes on at most one notice every 2 s while the visitor types), from whichever serve process holds the widget; conversationId narrows them to one chat."
+  visitorTyping(conversationId: ID): VisitorTyping!
+}
+
+"A website visitor typing in an open chat."
+type VisitorTyping {
+  conversationId: ID!
+  contactId: ID!
+  websiteId: ID!
+  "When this process heard it."
+  at: Timestamp!
 }
 
 type Agent {
@@ -3457,6 +3526,20 @@ func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql
 		return ec.fieldContext_Usage_resetsAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Usage", field.Name)
+}
+
+func (ec *executionContext) childFields_VisitorTyping(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversationId":
+		return ec.fieldContext_VisitorTyping_conversationId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_VisitorTyping_contactId(ctx, field)
+	case "websiteId":
+		return ec.fieldContext_VisitorTyping_websiteId(ctx, field)
+	case "at":
+		return ec.fieldContext_VisitorTyping_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VisitorTyping", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

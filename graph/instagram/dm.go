@@ -114,6 +114,10 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 	if sending {
 		return ErrSendInFlight
 	}
+	// A confirm may have committed between the first look and the check.
+	if known, err := r.known(ctx, m.MID); known || err != nil {
+		return err
+	}
 	in := r.content(ctx, acc, creds, m)
 	in.From, in.At = customer, m.Timestamp
 	in.Echo = &inbound.Echo{SenderType: SenderApp, ProviderMessageID: m.MID}

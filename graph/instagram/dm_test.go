@@ -19,6 +19,9 @@ import (
 type fakeStore struct {
 	known   map[string]bool
 	sending bool
+	// confirms is a mid whose send's confirm commits while the sending
+	// check runs.
+	confirms string
 }
 
 func (f *fakeStore) InTx(context.Context, func(repo.Queries) error) error {
@@ -33,6 +36,9 @@ func (f *fakeStore) ProviderMessageOf(_ context.Context, _, mid string) (*repo.P
 }
 
 func (f *fakeStore) InstagramSending(context.Context, repo.Scope, string, string) (bool, error) {
+	if f.confirms != "" {
+		f.known[f.confirms] = true
+	}
 	return f.sending, nil
 }
 
@@ -127,6 +133,18 @@ func TestAppEchoIsOutbound(t *testing.T) {
 	in := rcv.got[0]
 	if in.From != "IGSID-1" || in.Echo == nil || in.Echo.SenderType != "instagram_app" || in.Echo.ProviderMessageID != "mid.app" || deref(in.Text) != "from the app" {
 		t.Fatalf("echo stored as %+v", in)
+	}
+}
+
+// The echo of a send whose confirm commits between the lookup of its mid
+// and the sending check is that send's, not a message from the app.
+func TestEchoOfASendConfirmedMeanwhile(t *testing.T) {
+	svc, st, rcv := newService()
+	echo := dm(ownID, "IGSID-1", "mid.racing")
+	echo.IsEcho, echo.Text = true, "our reply"
+	st.confirms = "mid.racing"
+	if err := handle(t, svc, echo); err != nil || len(rcv.got) != 0 {
+		t.Fatalf("%v, stored %+v", err, rcv.got)
 	}
 }
 

@@ -35,6 +35,7 @@ type Store interface {
 	AccountProvidersByKey(ctx context.Context, channel, key string) ([]repo.AccountProvider, error)
 	AccountProviders(ctx context.Context, channel string) ([]repo.AccountProvider, error)
 	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
+	WhatsAppSending(ctx context.Context, phoneNumberID string) (bool, error)
 }
 
 // Queue runs Process for a stored hook soon; jobs.Client is one.
@@ -64,6 +65,10 @@ type Service struct {
 	WhatsApp  WhatsApp
 	Instagram InstagramHandler
 	Queue     Queue
+	// EarlyStatusWait is how long a status of a wamid none of our messages
+	// has is processed again before it is dropped (DefaultEarlyStatusWait
+	// when 0); see status.
+	EarlyStatusWait time.Duration
 }
 
 // order serialises processing within the process, so the events of one
@@ -91,12 +96,12 @@ func (s *Service) Accept(ctx context.Context, raw []byte) (string, error) {
 const hookGrace = 10 * time.Second
 
 // SweepHooks processes stored hooks whose job was lost.
+// One hook that fails again (a status waiting for its send's confirm)
+// does not hold up the others.
 func (s *Service) SweepHooks(ctx context.Context) error {
 	ids, err := s.Store.PendingProviderHooks(ctx, s.Clock.Now().Add(-hookGrace), 50)
 	for _, id := range ids {
-		if err := s.Process(ctx, id); err != nil {
-			return err
-		}
+		err = errors.Join(err, s.Process(ctx, id))
 	}
 	return err
 }
@@ -124,8 +129,12 @@ func (s *Service) Process(ctx context.Context, hookID string) error {
 	}
 	var failed error
 	for _, ev := range p.Events {
-		if err := s.handle(ctx, ev); err != nil {
-			slog.Warn("meta hook event failed", "hook_id", hookID, "channel", ev.Channel(), "route", ev.RouteID(), "err", err)
+		if err := s.handle(ctx, h, ev); err != nil {
+			log := slog.Warn
+			if errors.Is(err, ErrStatusEarly) {
+				log = slog.Info
+			}
+			log("meta hook event failed", "hook_id", hookID, "channel", ev.Channel(), "route", ev.RouteID(), "err", err)
 			failed = errors.Join(failed, err)
 		}
 	}
@@ -140,12 +149,12 @@ func (s *Service) Process(ctx context.Context, hookID string) error {
 }
 
 // handle routes one event.
-func (s *Service) handle(ctx context.Context, ev meta.Event) error {
+func (s *Service) handle(ctx context.Context, h *repo.ProviderHook, ev meta.Event) error {
 	switch e := ev.(type) {
 	case *meta.WhatsAppMessage:
 		return s.eachAccount(ctx, e.PhoneNumberID, func(t target) error { return s.message(ctx, t, e) })
 	case *meta.WhatsAppStatus:
-		return s.status(ctx, e)
+		return s.status(ctx, e, h.ReceivedAt)
 	case *meta.WhatsAppUserPreference:
 		return s.eachAccount(ctx, e.PhoneNumberID, func(t target) error { return s.preference(ctx, t, e) })
 	case *meta.WhatsAppTemplateStatus:

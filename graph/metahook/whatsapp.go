@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"strings"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/contact"
@@ -100,26 +101,76 @@ func forward(from, to string) bool {
 	return from != "failed" && rank[to] > rank[from]
 }
 
+// DefaultEarlyStatusWait is how long a status of a wamid none of our
+// messages has yet is processed again, whatever else holds.
+const DefaultEarlyStatusWait = time.Minute
+
+// ErrStatusEarly is a status of a wamid not stored yet: its hook is
+// processed again later (the job's retry, then the sweep).
+var ErrStatusEarly = errors.New("metahook: a status arrived before the wamid it names was stored; processed again later")
+
 // status applies a status of one provider message to its message: forward
 // only, the message's status the least advanced of its parts (failed if any
-// failed), message.status on a change. Unknown wamids are ignored.
-func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus) error {
+// failed), message.status on a change. See statusOf for a wamid not known.
+func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus, received time.Time) error {
 	next := st.Status
 	if _, ok := rank[next]; !ok || next == "sending" {
 		slog.Info("meta hook: status not tracked", "wamid", st.ID, "status", next)
 		return nil
 	}
-	changed := false
+	return s.statusOf(ctx, st, received, func(ctx context.Context) (bool, error) { return s.applyKnown(ctx, st) })
+}
+
+// statusOf applies a status through apply, which reports whether the
+// wamid is one of our messages. Meta may post a status before the send
+// that got the wamid confirmed it (reserve → call → confirm: the wamid is
+// stored only at confirm), so a status of an unknown wamid is processed
+// again (ErrStatusEarly) while its hook is younger than EarlyStatusWait or
+// while a send on the number is still sending; after that it is logged and
+// dropped: a send is sending for at most the provider timeout and the sweep's
+// grace, so the wait is bounded.
+func (s *Service) statusOf(ctx context.Context, st *meta.WhatsAppStatus, received time.Time, apply func(context.Context) (bool, error)) error {
+	known, err := apply(ctx)
+	if err != nil || known {
+		return err
+	}
+	wait := s.EarlyStatusWait
+	if wait <= 0 {
+		wait = DefaultEarlyStatusWait
+	}
+	if s.Clock.Now().Sub(received) < wait {
+		return ErrStatusEarly
+	}
+	sending, err := s.Store.WhatsAppSending(ctx, st.PhoneNumberID)
+	if err != nil {
+		return err
+	}
+	if sending {
+		return ErrStatusEarly
+	}
+	// A confirm may have committed between the lookup and the check.
+	if known, err = apply(ctx); err != nil || known {
+		return err
+	}
+	slog.Info("meta hook: status of an unknown message; dropped", "wamid", st.ID, "status", st.Status,
+		"phone_number_id", st.PhoneNumberID, "received_at", received)
+	return nil
+}
+
+// applyKnown applies a status to the message its wamid names; false when
+// no message has the wamid.
+func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool, error) {
+	known, changed := false, false
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		part, err := q.LockProviderMessage(ctx, "whatsapp", st.ID)
 		if errors.Is(err, repo.ErrNotFound) {
-			slog.Info("meta hook: status of an unknown message", "wamid", st.ID)
 			return nil
 		}
-		if err != nil || !forward(part.Status, next) || part.Status == "received" {
+		known = err == nil
+		if err != nil || !forward(part.Status, st.Status) || part.Status == "received" {
 			return err
 		}
-		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, next); err != nil {
+		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, st.Status); err != nil {
 			return err
 		}
 		changed, err = s.applyStatus(ctx, q, part.MessageID, st)
@@ -128,7 +179,7 @@ func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus) error {
 	if err == nil && changed {
 		s.Events.Committed(ctx)
 	}
-	return err
+	return known, err
 }
 
 // applyStatus moves the message to the least advanced status of its parts.

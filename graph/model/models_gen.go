@@ -47,3 +47,12 @@ type Query struct {
 
 type Subscription struct {
 }
+
+// A website visitor typing in an open chat.
+type VisitorTyping struct {
+	ConversationID string `json:"conversationId"`
+	ContactID      string `json:"contactId"`
+	WebsiteID      string `json:"websiteId"`
+	// When this process heard it.
+	At Timestamp `json:"at"`
+}

@@ -31,7 +31,8 @@ import (
 //
 // A process that dies between reserve and confirm leaves the message
 // sending; SweepSending fails it with provider_unknown, never sending it a
-// second time.
+// second time. A provider answer that comes after the sweep (a stalled
+// process) still settles the message: confirm stores its ids and status.
 
 // DefaultProviderTimeout bounds one provider call when none is configured.
 const DefaultProviderTimeout = 15 * time.Second
@@ -198,11 +199,19 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			return err
 		}
 		ok, err := q.ConfirmMessage(ctx, msg)
+		late := false
+		if err == nil && !ok {
+			// The sweep gave the message up as provider_unknown while the
+			// provider was still answering: its answer settles the message
+			// (docs/whatsapp.md), whose failure was announced already.
+			ok, err = q.SettleUnknownMessage(ctx, msg)
+			late = ok
+		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was given up as provider_unknown.", msg.ID)
+			return apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was settled otherwise.", msg.ID)
 		}
 		if msg.Livemode {
 			for i, id := range receipt.ProviderIDs {
@@ -214,6 +223,10 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 		}
 		out = view.Message(msg)
 		r.Files.SignAttachments(sent, out)
+		if late {
+			slog.Warn("send: the provider answered after the sweep gave the message up; settled", "message_id", msg.ID, "status", msg.Status)
+			return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+		}
 		if err := r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
 			return err
 		}
