@@ -105,11 +105,32 @@ func (p *Parsed) headers(h mail.Header) {
 	p.MessageID = clean(p, p.MessageID)
 	p.InReplyTo, _ = h.MsgIDList("In-Reply-To")
 	p.References, _ = h.MsgIDList("References")
-	auto := strings.ToLower(strings.TrimSpace(h.Get("Auto-Submitted")))
-	p.AutoSubmitted = auto != "" && auto != "no"
+	p.AutoSubmitted = automatic(h)
 	if ct, params, err := h.ContentType(); err == nil && ct == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status") {
 		p.DSN = &DSN{}
 	}
+}
+
+// automatic says a mail was sent by a machine, so the AI must not answer it
+// (live.md 6 and 8): Auto-Submitted other than "no" (RFC 3834), and the
+// older marks responders honour against mail loops: Precedence bulk, junk,
+// list or auto_reply, X-Autoreply and X-Autorespond.
+func automatic(h mail.Header) bool {
+	value := func(k string) string { return strings.ToLower(strings.TrimSpace(h.Get(k))) }
+	if v := value("Auto-Submitted"); v != "" {
+		// The keyword, before any parameter or comment: "no (manual)".
+		if end := strings.IndexAny(v, ";( \t"); end >= 0 {
+			v = v[:end]
+		}
+		if v != "no" {
+			return true
+		}
+	}
+	switch value("Precedence") {
+	case "bulk", "junk", "list", "auto_reply":
+		return true
+	}
+	return h.Has("X-Autoreply") || h.Has("X-Autorespond")
 }
 
 func addressList(h mail.Header, key string) []string {

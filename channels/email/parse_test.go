@@ -127,3 +127,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseMarksAutomaticMail(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		auto   bool
+	}{
+		{"", false},
+		{"Auto-Submitted: no\r\n", false},
+		{"Auto-Submitted: No (a person wrote this)\r\n", false},
+		{"Auto-Submitted: auto-replied\r\n", true},
+		{"Auto-Submitted: auto-generated; owner-email=x@example.com\r\n", true},
+		{"Auto-Submitted: auto-notified\r\n", true},
+		{"Precedence: bulk\r\n", true},
+		{"Precedence: list\r\n", true},
+		{"Precedence: junk\r\n", true},
+		{"Precedence: auto_reply\r\n", true},
+		{"Precedence: first-class\r\n", false},
+		{"X-Autoreply: yes\r\n", true},
+		{"X-Autorespond: vacation\r\n", true},
+	} {
+		raw := "From: x@example.com\r\nTo: support@verified.test\r\nSubject: s\r\n" + c.header + "\r\nbody\r\n"
+		if got := email.Parse([]byte(raw)).AutoSubmitted; got != c.auto {
+			t.Errorf("%q: automatic %v, want %v", c.header, got, c.auto)
+		}
+	}
+}

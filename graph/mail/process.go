@@ -93,7 +93,8 @@ func (p *Processor) recipient(ctx context.Context, q repo.Queries, rcpt string, 
 // the text.
 func emailIn(p *email.Parsed) inbound.EmailIn {
 	in := inbound.EmailIn{From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc, Subject: p.Subject,
-		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References}
+		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References,
+		AutoSubmitted: p.AutoSubmitted}
 	if len(p.Notes) > 0 {
 		in.Text = strings.TrimSpace(in.Text + "\n\n[msgsvc: " + strings.Join(p.Notes, " ") + "]")
 	}
