@@ -41,6 +41,10 @@ func (p *Processor) Process(ctx context.Context, id string) error {
 			return err
 		}
 		parsed := email.Parse(m.Raw)
+		if (parsed.From == "" || !strings.Contains(parsed.From, "@")) && m.MailFrom != "" {
+			// No readable From: the envelope sender says who it is.
+			parsed.From = strings.ToLower(m.MailFrom)
+		}
 		var problems []string
 		for _, rcpt := range m.Recipients {
 			if err := p.recipient(ctx, q, rcpt, parsed); err != nil {
