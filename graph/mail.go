@@ -1,6 +1,9 @@
 package graph
 
-import "github.com/msgsvc/msgsvc/graph/mail"
+import (
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/graph/mail"
+)
 
 // unsubscribeLinks signs and reads the List-Unsubscribe links of emails.
 func (r *Resolver) unsubscribeLinks() mail.Links {
@@ -26,4 +29,14 @@ func (r *Resolver) MailInbox(queue mail.MailQueue) *mail.Inbox {
 // Unsubscriber answers the List-Unsubscribe links.
 func (r *Resolver) Unsubscriber() *mail.Unsubscriber {
 	return &mail.Unsubscriber{Store: r.Store, Links: r.unsubscribeLinks(), Clock: r.Clock, Events: r.events()}
+}
+
+// Notices sends the owner notices of outbox_emails through the relay of the
+// live email adapter; without one they wait.
+func (r *Resolver) Notices() *mail.Notices {
+	n := &mail.Notices{Store: r.Store, Clock: r.Clock}
+	if a, ok := r.Adapters["email"].(*email.Adapter); ok && a.Relay != nil {
+		n.Relay, n.Hostname, n.Timeout = a.Relay, a.Relay.Hostname, a.Timeout
+	}
+	return n
 }

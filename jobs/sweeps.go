@@ -39,6 +39,14 @@ type Sweeps struct {
 	Sending SendingSweeper
 	// MetaHooks is nil when no Meta webhooks are processed (some tests).
 	MetaHooks MetaHookSweeper
+	// Notices is nil when no owner notices are sent (some tests).
+	Notices NoticeSender
+}
+
+// NoticeSender sends the owner notices that are due through the mail relay
+// (retried until accepted); mail.Notices is one.
+type NoticeSender interface {
+	SendNotices(ctx context.Context) error
 }
 
 // MetaHookSweeper processes stored Meta webhooks whose task was lost.
@@ -75,6 +83,9 @@ func RunSweeps(ctx context.Context, s Sweeps, every, sandboxDelay time.Duration)
 			}
 			if s.MetaHooks != nil {
 				step("meta hook sweep", s.MetaHooks.SweepMetaHooks)
+			}
+			if s.Notices != nil {
+				step("owner notice sending", s.Notices.SendNotices)
 			}
 			if now.Sub(lastPurge) >= purgeEvery {
 				lastPurge = now

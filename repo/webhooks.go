@@ -162,9 +162,16 @@ type OutboxEmail struct {
 	Body        string     `db:"body"`
 	CreatedAt   time.Time  `db:"created_at"`
 	SentAt      *time.Time `db:"sent_at"`
+	// Attempts counts the relay's refusals and the accepted send.
+	Attempts int `db:"attempts"`
+	// NextAttemptAt is when a sender may try it again: after a refusal,
+	// or after the lease of a sender that claimed it.
+	NextAttemptAt *time.Time `db:"next_attempt_at"`
+	LastError     *string    `db:"last_error"`
 }
 
-const outboxEmailColumns = `id, workspace_id, to_address, subject, body, created_at, sent_at`
+const outboxEmailColumns = `id, workspace_id, to_address, subject, body, created_at, sent_at,
+	attempts, next_attempt_at, last_error`
 
 // InsertOutboxEmail queues an email.
 func (q Queries) InsertOutboxEmail(ctx context.Context, m *OutboxEmail) error {

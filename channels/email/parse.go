@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -54,29 +55,67 @@ type Parsed struct {
 }
 
 func (p *Parsed) note(format string, args ...any) {
-	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+	n := fmt.Sprintf(format, args...)
+	if !slices.Contains(p.Notes, n) {
+		p.Notes = append(p.Notes, n)
+	}
 }
+
+// ParserFailed is the note of a mail the reader failed on unexpectedly.
+const ParserFailed = "The mail could not be read (a fault of msgsvc's parser); its raw text is kept."
 
 // Parse reads an inbound mail. It never fails: what cannot be read becomes a
 // note, and a mail that is not MIME at all is kept as text.
-func Parse(raw []byte) *Parsed {
+func Parse(raw []byte) (parsed *Parsed) {
+	defer func() {
+		// A reader bug must not take the listener's worker down with the
+		// mail; the fuzz target fails on this note.
+		if v := recover(); v != nil {
+			parsed = &Parsed{}
+			parsed.note(ParserFailed)
+			parsed.rawText(raw)
+		}
+	}()
 	p := &Parsed{}
-	r, err := mail.CreateReader(bytes.NewReader(raw))
+	// message.Read, not mail.CreateReader: on an unknown transfer encoding
+	// the latter returns no reader at all; this keeps the raw body.
+	e, err := message.Read(bytes.NewReader(raw))
 	if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
-		p.note("The mail could not be read as MIME (%v); its raw text is kept.", err)
-		p.Text = clean(p, string(headerless(raw)))
+		p.note("The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
+		p.rawText(raw)
 		return p
 	}
+	r := mail.NewReader(e)
 	if err != nil {
-		p.note("%v", err)
+		p.note("%s; the text is kept as it came.", unknown(err, &r.Header))
 	}
 	defer r.Close()
 	p.headers(r.Header)
 	p.parts(r)
+	if p.Text == "" && p.HTML == nil && len(p.Attachments) == 0 && p.DSN == nil && len(p.Notes) > 0 {
+		// Nothing could be taken from a broken body: keep it as text.
+		p.note("The body could not be read as MIME; its raw text is kept.")
+		p.rawText(raw)
+	}
 	if p.Text == "" && p.HTML != nil {
 		p.Text = HTMLToText(*p.HTML)
 	}
 	return p
+}
+
+// unknown names the charset or transfer encoding of a header go-message
+// did not know.
+func unknown(err error, h interface{ Get(string) string }) string {
+	if message.IsUnknownEncoding(err) {
+		return fmt.Sprintf("The transfer encoding %q is unknown", h.Get("Content-Transfer-Encoding"))
+	}
+	_, params, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return fmt.Sprintf("The charset %q is unknown", params["charset"])
+}
+
+// rawText keeps the body of a mail that is not MIME as its text.
+func (p *Parsed) rawText(raw []byte) {
+	p.Text = strings.TrimRight(clean(p, p.body(bytes.NewReader(headerless(raw)), "text")), "\r\n")
 }
 
 // headerless is the body of a raw mail (after the first blank line).
@@ -93,7 +132,7 @@ func (p *Parsed) headers(h mail.Header) {
 	if from, err := h.AddressList("From"); err == nil && len(from) > 0 {
 		p.From, p.FromName = strings.ToLower(from[0].Address), clean(p, from[0].Name)
 	} else {
-		p.From = clean(p, strings.TrimSpace(h.Get("From")))
+		p.From, p.FromName = looseAddress(clean(p, strings.TrimSpace(h.Get("From"))))
 	}
 	p.To, p.Cc = addressList(h, "To"), addressList(h, "Cc")
 	var err error
@@ -105,11 +144,42 @@ func (p *Parsed) headers(h mail.Header) {
 	p.MessageID = clean(p, p.MessageID)
 	p.InReplyTo, _ = h.MsgIDList("In-Reply-To")
 	p.References, _ = h.MsgIDList("References")
-	auto := strings.ToLower(strings.TrimSpace(h.Get("Auto-Submitted")))
-	p.AutoSubmitted = auto != "" && auto != "no"
+	p.AutoSubmitted = automatic(h)
 	if ct, params, err := h.ContentType(); err == nil && ct == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status") {
 		p.DSN = &DSN{}
 	}
+}
+
+// automatic says a mail was sent by a machine, so the AI must not answer it
+// (live.md 6 and 8): Auto-Submitted other than "no" (RFC 3834), and the
+// older marks responders honour against mail loops: Precedence bulk, junk,
+// list or auto_reply, X-Autoreply and X-Autorespond.
+func automatic(h mail.Header) bool {
+	value := func(k string) string { return strings.ToLower(strings.TrimSpace(h.Get(k))) }
+	if v := value("Auto-Submitted"); v != "" {
+		// The keyword, before any parameter or comment: "no (manual)".
+		if end := strings.IndexAny(v, ";( \t"); end >= 0 {
+			v = v[:end]
+		}
+		if v != "no" {
+			return true
+		}
+	}
+	switch value("Precedence") {
+	case "bulk", "junk", "list", "auto_reply":
+		return true
+	}
+	return h.Has("X-Autoreply") || h.Has("X-Autorespond")
+}
+
+// looseAddress reads a From that is not RFC 5322 (8-bit bytes in the
+// name, say): the address is what the last <…> holds, else the whole field.
+func looseAddress(field string) (address, name string) {
+	open, end := strings.LastIndex(field, "<"), strings.LastIndex(field, ">")
+	if open < 0 || end < open {
+		return strings.ToLower(field), ""
+	}
+	return strings.ToLower(strings.TrimSpace(field[open+1 : end])), strings.Trim(strings.TrimSpace(field[:open]), `"`)
 }
 
 func addressList(h mail.Header, key string) []string {
@@ -144,7 +214,7 @@ func (p *Parsed) parts(r *mail.Reader) {
 			break
 		}
 		if err != nil {
-			p.note("%v; the part is kept as it came.", err)
+			p.note("%s; the part is kept as it came.", unknown(err, part.Header))
 		}
 		if !p.part(part) {
 			dropped++

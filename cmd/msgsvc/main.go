@@ -250,6 +250,6 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
 	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver}, cfg.Sweep.Every, cfg.SandboxDeliveryDelay)
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every, cfg.SandboxDeliveryDelay)
 	return srv.Shutdown, nil
 }

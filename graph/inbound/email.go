@@ -34,6 +34,9 @@ type EmailIn struct {
 	// <{msg_id}@{domain}> of our own outbound mail.
 	OurIDs []string
 	Files  []EmailFile
+	// AutoSubmitted: a machine sent it (an out-of-office, a list); it is
+	// stored like any mail but the AI never answers it (live.md 6).
+	AutoSubmitted bool
 }
 
 // EmailFile is an attachment of an inbound mail.
@@ -83,6 +86,7 @@ func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Ac
 		}
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
+	msgOut.AutoSubmitted = in.AutoSubmitted
 	switch {
 	case created:
 		err = r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)

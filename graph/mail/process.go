@@ -41,6 +41,10 @@ func (p *Processor) Process(ctx context.Context, id string) error {
 			return err
 		}
 		parsed := email.Parse(m.Raw)
+		if (parsed.From == "" || !strings.Contains(parsed.From, "@")) && m.MailFrom != "" {
+			// No readable From: the envelope sender says who it is.
+			parsed.From = strings.ToLower(m.MailFrom)
+		}
 		var problems []string
 		for _, rcpt := range m.Recipients {
 			if err := p.recipient(ctx, q, rcpt, parsed); err != nil {
@@ -93,7 +97,8 @@ func (p *Processor) recipient(ctx context.Context, q repo.Queries, rcpt string, 
 // the text.
 func emailIn(p *email.Parsed) inbound.EmailIn {
 	in := inbound.EmailIn{From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc, Subject: p.Subject,
-		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References}
+		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References,
+		AutoSubmitted: p.AutoSubmitted}
 	if len(p.Notes) > 0 {
 		in.Text = strings.TrimSpace(in.Text + "\n\n[msgsvc: " + strings.Join(p.Notes, " ") + "]")
 	}
