@@ -103,6 +103,10 @@ type Email struct {
 	UnsubscribeURL string
 	// DKIM signs the mail when the domain has a key.
 	DKIM *DKIMKey
+	// AutoReplied marks a reply no person wrote (the AI's):
+	// Auto-Submitted: auto-replied (RFC 3834), so that the customer's own
+	// autoresponder does not answer it.
+	AutoReplied bool
 }
 
 // DKIMKey is a domain's signing key (PEM, unsealed, never logged).

@@ -80,7 +80,9 @@ func TestSendThroughRelaySignedAndStructured(t *testing.T) {
 	h := r.Header
 	want := map[string]string{"Message-Id": "<msg_01TEST@acme.test>", "In-Reply-To": "<CAF00@mail.example.com>",
 		"References":       "<A1@example.com> <CAF00@mail.example.com>",
-		"List-Unsubscribe": "<https://api.acme.test/unsubscribe/tok123>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+		"List-Unsubscribe": "<https://api.acme.test/unsubscribe/tok123>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+		// A person's reply through the API is not automatic (RFC 3834).
+		"Auto-Submitted": ""}
 	for k, v := range want {
 		if h.Get(k) != v {
 			t.Errorf("%s: %q, want %q", k, h.Get(k), v)

@@ -54,6 +54,9 @@ func Compose(m *channels.Message, date time.Time) ([]byte, error) {
 		h.Set("List-Unsubscribe", "<"+e.UnsubscribeURL+">")
 		h.Set("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
 	}
+	if e.AutoReplied {
+		h.Set("Auto-Submitted", "auto-replied")
+	}
 	h.Set("MIME-Version", "1.0")
 	var buf bytes.Buffer
 	w, err := mail.CreateWriter(&buf, h)

@@ -10,7 +10,7 @@ import (
 // TestAIRepliesByEmail: the AI's answer to a mail goes out through the relay
 // from the account's address, Subject "Re: " and the thread's subject
 // (never "Re: Re: "), In-Reply-To the customer's Message-ID and References
-// the thread's (live.md 10).
+// the thread's (live.md 10), marked Auto-Submitted: auto-replied.
 func TestAIRepliesByEmail(t *testing.T) {
 	api := newLiveEmail(t)
 	addr := listen(t, api)
@@ -43,6 +43,10 @@ func TestAIRepliesByEmail(t *testing.T) {
 		subject, _ := r.Header.Subject()
 		inReplyTo, _ := r.Header.MsgIDList("In-Reply-To")
 		refs, _ := r.Header.MsgIDList("References")
+		// RFC 3834: the customer's autoresponder must not answer the AI.
+		if got := r.Header.Get("Auto-Submitted"); got != "auto-replied" {
+			t.Errorf("%s: Auto-Submitted %q, want auto-replied", c.from, got)
+		}
 		if len(from) != 1 || from[0].Address != "support@verified.test" || subject != "Re: Where is my parcel?" ||
 			len(inReplyTo) != 1 || inReplyTo[0] != c.id || len(refs) == 0 || refs[len(refs)-1] != c.id {
 			t.Errorf("%s: From %v Subject %q In-Reply-To %v References %v", c.from, from, subject, inReplyTo, refs)

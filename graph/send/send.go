@@ -166,7 +166,8 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		if subject == "" && t.conv != nil && t.conv.Subject != nil {
 			subject = "Re: " + strings.TrimPrefix(*t.conv.Subject, "Re: ")
 		}
-		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc}
+		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc,
+			AutoReplied: msg.SenderType == "ai"}
 		if err := r.emailEnvelope(ctx, q, a, t, ob.Email); err != nil {
 			return nil, nil, err
 		}
