@@ -78,3 +78,34 @@ func TestGraphQLErrorsCarryTheCode(t *testing.T) {
 		t.Errorf("errors %v", body["errors"])
 	}
 }
+
+// A message the customer unsent (Instagram's is_deleted) says so over
+// GraphQL as over REST; the others say false.
+func TestGraphQLMessageDeleted(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	in := api.Inbound("instagram", "17841400000000001", "first")
+	conv := in["conversation"].(map[string]any)["id"].(string)
+	unsent := in["message"].(map[string]any)["id"].(string)
+	api.Inbound("instagram", "17841400000000001", "second")
+	if _, err := api.Store.DB.Exec(`UPDATE messages SET deleted = true WHERE id = $1`, unsent); err != nil {
+		t.Fatal(err)
+	}
+	_, body := graphql(t, api, "admin-token", "ws_main", `{ messages(conversationId: "`+conv+`") { items { id text deleted } } }`)
+	data, _ := body["data"].(map[string]any)
+	page, _ := data["messages"].(map[string]any)
+	nodes, _ := page["items"].([]any)
+	if len(nodes) != 2 {
+		t.Fatalf("messages %v", body)
+	}
+	for _, n := range nodes {
+		m := n.(map[string]any)
+		if want := m["id"] == unsent; m["deleted"] != want {
+			t.Errorf("%s (%v): deleted %v, want %v", m["id"], m["text"], m["deleted"], want)
+		}
+	}
+	rest := api.Want(api.Do("GET", "/v1/messages/"+unsent, "test_all", nil), 200, "").Data()
+	if rest["deleted"] != true {
+		t.Errorf("REST shows %v", rest["deleted"])
+	}
+}

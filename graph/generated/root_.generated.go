@@ -219,6 +219,7 @@ type ComplexityRoot struct {
 		Channel        func(childComplexity int) int
 		ConversationID func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
+		Deleted        func(childComplexity int) int
 		Delivery       func(childComplexity int) int
 		Direction      func(childComplexity int) int
 		Email          func(childComplexity int) int
@@ -1173,6 +1174,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.CreatedAt(childComplexity), true
+	case "Message.deleted":
+		if e.ComplexityRoot.Message.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Deleted(childComplexity), true
 	case "Message.delivery":
 		if e.ComplexityRoot.Message.Delivery == nil {
 			break
@@ -2614,14 +2621,16 @@ type Message {
   htmlRaw: String
   email: EmailHeaders
   attachments: [Attachment!]!
-  "received, sent, delivered or failed"
+  "received; or sending, sent, delivered, read or failed"
   status: String!
   delivery: Delivery
+  "the customer unsent it (Instagram); its content stays for the record"
+  deleted: Boolean!
   createdAt: Timestamp!
 }
 
 type MessageSender {
-  "visitor, api, agent or ai"
+  "visitor, api, agent, ai or instagram_app"
   type: String!
   name: String
 }
@@ -3434,6 +3443,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_status(ctx, field)
 	case "delivery":
 		return ec.fieldContext_Message_delivery(ctx, field)
+	case "deleted":
+		return ec.fieldContext_Message_deleted(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Message_createdAt(ctx, field)
 	}
