@@ -18,6 +18,7 @@ func BenchmarkSandboxSend(b *testing.B) {
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
 	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-bench"})
 	body := map[string]any{"conversation_id": conv, "text": "benchmark"}
+	stmts := api.Store.Statements()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -26,6 +27,7 @@ func BenchmarkSandboxSend(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+	b.ReportMetric(float64(api.Store.Statements()-stmts)/float64(b.N), "stmts/op")
 }
 
 // BenchmarkSandboxSendParallel is the same send from 8 clients at once, each
@@ -36,6 +38,7 @@ func BenchmarkSandboxSendParallel(b *testing.B) {
 	withWorker(b, api, time.Hour)
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
 	var next atomic.Int64
+	stmts := api.Store.Statements()
 	b.ReportAllocs()
 	b.SetParallelism(4) // with GOMAXPROCS 2: 8 clients
 	b.ResetTimer()
@@ -50,4 +53,5 @@ func BenchmarkSandboxSendParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+	b.ReportMetric(float64(api.Store.Statements()-stmts)/float64(b.N), "stmts/op")
 }

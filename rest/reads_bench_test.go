@@ -16,6 +16,7 @@ func BenchmarkReadConversation(b *testing.B) {
 	api.Resolver.KeyCache = &auth.CachedKeys{Store: api.Store, Clock: api.Clock.Now, TTL: time.Hour}
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
 	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-bench"})
+	stmts := api.Store.Statements()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -24,4 +25,5 @@ func BenchmarkReadConversation(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+	b.ReportMetric(float64(api.Store.Statements()-stmts)/float64(b.N), "stmts/op")
 }

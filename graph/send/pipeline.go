@@ -57,6 +57,9 @@ type reservation struct {
 	ob    *channels.Message
 	// period is the quota month a unit was taken from; "" when none was.
 	period string
+	// recorded says the reservation recorded events (contact.created,
+	// conversation.created), which its commit must announce.
+	recorded bool
 }
 
 // credentialed channels need provider credentials for a live send.
@@ -98,7 +101,8 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			return err
 		}
 		res.ob.Account.Provider = creds
-		return r.store(ctx, q, a.Scope(), req, t, res.msg)
+		res.recorded, err = r.store(ctx, q, a.Scope(), req, t, res.msg)
+		return err
 	})
 	return res, err
 }

@@ -112,7 +112,12 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	if err != nil {
 		return nil, err
 	}
-	r.Events.Committed(ctx)
+	if res.recorded {
+		// A reply in an existing conversation records nothing before the
+		// provider answers: announcing would only cost the response two
+		// Redis round trips (docs/performance.md).
+		r.Events.Committed(ctx)
+	}
 	// Reserved: from here on the message is settled whatever the client
 	// does, and no transaction or lock is held while the provider answers.
 	ctx = context.WithoutCancel(ctx)
@@ -192,19 +197,20 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 
 // store writes a reserved message, with the conversation it starts, and
 // records contact.created and conversation.created in that order
-// (message.sent follows when the provider accepted it).
-func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) error {
+// (message.sent follows when the provider accepted it). It reports whether
+// it recorded an event.
+func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (bool, error) {
 	now := msg.CreatedAt
 	if t.newContact {
 		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	created := t.conv == nil
 	if created {
 		var err error
 		if t.conv, err = conversation.Start(ctx, q, s, t.acc, t.contact, false, now); err != nil {
-			return fmt.Errorf("send: %w", err)
+			return false, fmt.Errorf("send: %w", err)
 		}
 		if req.channel == "email" {
 			t.conv.Subject = &req.subject
@@ -212,24 +218,24 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 	}
 	msg.ConversationID = t.conv.ID
 	if err := conversation.Save(ctx, q, s, t.conv, t.contact, created, now); err != nil {
-		return fmt.Errorf("send: %w", err)
+		return false, fmt.Errorf("send: %w", err)
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
-		return fmt.Errorf("send: insert message: %w", err)
+		return false, fmt.Errorf("send: insert message: %w", err)
 	}
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
 			if _, dup := err.(*repo.ConflictError); dup {
-				return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
+				return false, apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 			}
-			return err
+			return false, err
 		}
 	}
 	if created {
 		convOut := view.Conversation(t.conv)
-		return r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
+		return true, r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
 	}
-	return nil
+	return t.newContact, nil
 }
 
 // accountOf is the sending account as an adapter needs it.

@@ -89,7 +89,8 @@ func FixturePath() string {
 
 // New starts the API on a fresh seeded database. configure, if given, may
 // change the resolver and server before the first request (to add jobs or
-// routes).
+// routes). Under a benchmark the answers are not validated against
+// rest/openapi.json.
 func New(t testing.TB, configure ...func(*API)) *API {
 	t.Helper()
 	store := repotest.NewStore(t)
@@ -129,7 +130,14 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	for _, c := range configure {
 		c(a)
 	}
-	a.HTTP = httptest.NewServer(ValidateAgainstOpenAPI(t, a.Server.Handler()))
+	var h http.Handler = a.Server.Handler()
+	if _, bench := t.(*testing.B); !bench {
+		// Tests check every exchange against rest/openapi.json; benchmarks
+		// measure the server, and the validation costs several times a
+		// read's own work (docs/performance.md).
+		h = ValidateAgainstOpenAPI(t, h)
+	}
+	a.HTTP = httptest.NewServer(h)
 	t.Cleanup(a.HTTP.Close)
 	return a
 }
