@@ -29,14 +29,22 @@ func (h *metaHooks) copyUnknown(from, id, workspaceID, accountID, websiteID stri
 // status forward: message.status failed, sent, delivered; no message.sent).
 // The same status naming a provider_unknown message of another account,
 // in the same workspace or another, changes nothing and is dropped after
-// the wait as any unknown status.
+// the wait as any unknown status. A stalled process's answer after the
+// status settled the message answers 201 with it as it is.
 func TestMetaHookCallbackSettlesALostConfirm(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
 	at := resttest.Epoch.Unix()
 	held := h.holdSend("wamid.LOST", "your parcel left")
-	// The process "dies": its provider call never returns to confirm.
-	t.Cleanup(func() { close(held.release); <-held.done })
+	// The process "dies": its provider call does not return to confirm
+	// (until the end, where it only stalled).
+	answered := false
+	t.Cleanup(func() {
+		if !answered {
+			close(held.release)
+			<-held.done
+		}
+	})
 	id := h.sweepUnknown()
 	if got := held.req.JSON()["biz_opaque_callback_data"]; got != id {
 		t.Fatalf("the send carried biz_opaque_callback_data %v, want %s", got, id)
@@ -86,5 +94,21 @@ func TestMetaHookCallbackSettlesALostConfirm(t *testing.T) {
 	h.deliver(waChange("messages", waValue("statuses", read)))
 	if got := h.messageOf("wamid.LOST"); got["status"] != "read" || h.statusEvents(id) != 4 {
 		t.Errorf("after a retried delivered and a read: %v, %d message.status events, want read and 4", got, h.statusEvents(id))
+	}
+
+	// Had the process only stalled, its answer comes after the status
+	// settled the message: 201 with the message as it is, nothing sent or
+	// recorded again.
+	answered = true
+	ans := held.finish(t)
+	if ans.status != 201 || ans.body["id"] != id || ans.body["status"] != "read" ||
+		ans.body["delivery"].(map[string]any)["provider_message_id"] != "wamid.LOST" {
+		t.Errorf("the stalled answer: %d %v, want 201 read with wamid.LOST", ans.status, ans.body)
+	}
+	if n := h.count(`SELECT count(*) FROM events WHERE envelope->'data'->>'id' = $1`, id); n != 4 || h.messageOf("wamid.LOST")["status"] != "read" {
+		t.Errorf("%d events after the stalled answer, want the 4 message.status; message %v", n, h.messageOf("wamid.LOST"))
+	}
+	if n := len(h.graph.Requests(nil)); n != 1 {
+		t.Errorf("%d provider requests, want the one send", n)
 	}
 }
