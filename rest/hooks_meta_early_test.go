@@ -19,6 +19,8 @@ import (
 // heldSend is a live send whose provider call the stand-in holds until
 // release: the message stays sending (reserved, not confirmed) meanwhile.
 type heldSend struct {
+	// req is the send request the stand-in holds, set once arrived closes.
+	req     metatest.Request
 	arrived chan struct{}
 	release chan struct{}
 	done    chan heldAnswer
@@ -37,8 +39,8 @@ func (h *metaHooks) holdSend(wamid, text string) *heldSend {
 	s := &heldSend{arrived: make(chan struct{}), release: make(chan struct{}), done: make(chan heldAnswer, 1)}
 	var once sync.Once
 	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Status: 200,
-		Match: func(metatest.Request) bool {
-			once.Do(func() { close(s.arrived) })
+		Match: func(r metatest.Request) bool {
+			once.Do(func() { s.req = r; close(s.arrived) })
 			<-s.release
 			return true
 		},
@@ -164,14 +166,7 @@ func TestMetaHookLateAnswerSettlesProviderUnknown(t *testing.T) {
 	h := newMetaHooks(t)
 	at := resttest.Epoch.Unix()
 	held := h.holdSend("wamid.LATE", "we found your bag")
-	h.Clock.Advance(5 * time.Minute)
-	if err := h.Resolver.SweepSending(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	if err := h.Store.DB.Get(&id, `SELECT id FROM messages WHERE livemode AND delivery->'error'->>'code' = 'provider_unknown'`); err != nil {
-		t.Fatalf("the sweep gave nothing up as provider_unknown: %v", err)
-	}
+	id := h.sweepUnknown()
 	// A status racing the late answer waits for it.
 	hook := h.postHook(waChange("messages", waValue("statuses", waStatus("wamid.LATE", "delivered", at+400))))
 	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
@@ -194,15 +189,38 @@ func TestMetaHookLateAnswerSettlesProviderUnknown(t *testing.T) {
 	if got["status"] != "delivered" || got["delivery"].(map[string]any)["delivered_at"] != stamp(at+400) {
 		t.Errorf("after the delivered: %v", got)
 	}
+	h.wantSettledEvents(id)
+}
+
+// wantSettledEvents fails unless a message the sweep gave up as
+// provider_unknown, then settled and delivered, has message.status failed,
+// sent, delivered and no message.sent (its failure was announced already).
+func (h *metaHooks) wantSettledEvents(id string) {
+	h.T.Helper()
 	var statuses []string
 	if err := h.Store.DB.Select(&statuses, `SELECT envelope->'data'->>'status' FROM events
 		WHERE type = 'message.status' AND envelope->'data'->>'id' = $1 ORDER BY created_at, id`, id); err != nil {
-		t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	if want := []string{"failed", "sent", "delivered"}; !slices.Equal(statuses, want) {
-		t.Errorf("message.status events %v, want %v", statuses, want)
+		h.T.Errorf("message.status events %v, want %v", statuses, want)
 	}
 	if n := h.count(`SELECT count(*) FROM events WHERE type = 'message.sent' AND envelope->'data'->>'id' = $1`, id); n != 0 {
-		t.Errorf("%d message.sent events for a message announced failed, want 0", n)
+		h.T.Errorf("%d message.sent events for a message announced failed, want 0", n)
 	}
+}
+
+// sweepUnknown lets a held send outlive the provider timeout and the grace,
+// runs the sweep, and returns the message it gave up as provider_unknown.
+func (h *metaHooks) sweepUnknown() string {
+	h.T.Helper()
+	h.Clock.Advance(5 * time.Minute)
+	if err := h.Resolver.SweepSending(h.T.Context()); err != nil {
+		h.T.Fatal(err)
+	}
+	var id string
+	if err := h.Store.DB.Get(&id, `SELECT id FROM messages WHERE livemode AND delivery->'error'->>'code' = 'provider_unknown'`); err != nil {
+		h.T.Fatalf("the sweep gave nothing up as provider_unknown: %v", err)
+	}
+	return id
 }

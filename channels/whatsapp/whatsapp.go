@@ -46,11 +46,15 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 		return nil, &channels.Refusal{Code: apierr.InvalidPhone, Reason: "The recipient has no phone number to send to."}
 	}
 	if m.Template != nil {
-		endpoint := "messages"
+		endpoint, body := "messages", templateBody(to, m.Template)
 		if m.Template.Marketing {
+			// channels.md documents no biz_opaque_callback_data for
+			// /marketing_messages: its body stays the template's as is.
 			endpoint = "marketing_messages"
+		} else {
+			callback(body, m.ID)
 		}
-		id, err := a.post(ctx, creds, endpoint, templateBody(to, m.Template))
+		id, err := a.post(ctx, creds, endpoint, body)
 		if err != nil {
 			return nil, err
 		}
@@ -96,6 +100,7 @@ func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
 	}
 	if text != "" && !captioned {
 		body := map[string]any{"messaging_product": "whatsapp", "to": to, "type": "text", "text": map[string]any{"body": text}}
+		callback(body, m.ID)
 		parts = append([]part{{body: body}}, parts...)
 	}
 	if len(parts) == 0 {
@@ -104,9 +109,20 @@ func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
 	for i := range parts {
 		if parts[i].file != nil {
 			parts[i].body = map[string]any{"messaging_product": "whatsapp", "to": to, "type": parts[i].kind}
+			callback(parts[i].body, m.ID)
 		}
 	}
 	return parts, nil
+}
+
+// callback names our message in a /messages body: Meta echoes
+// biz_opaque_callback_data in every status of the wamid it answers, so a
+// status still names the message when the process died before its confirm
+// stored the wamid (graph/metahook settles such a message).
+func callback(body map[string]any, messageID string) {
+	if messageID != "" {
+		body["biz_opaque_callback_data"] = messageID
+	}
 }
 
 // sendParts sends the parts in order; a refusal of the first is the send's,

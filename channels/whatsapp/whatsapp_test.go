@@ -40,7 +40,7 @@ func TestSendText(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Path != "/v24.0/"+pnid+"/messages" || reqs[0].Bearer() != token || reqs[0].Host != metatest.HostMeta {
 		t.Fatalf("requests %+v", reqs)
 	}
-	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"text","text":{"body":"Hi Dana"}}`)
+	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"text","text":{"body":"Hi Dana"},"biz_opaque_callback_data":"msg_1"}`)
 	wamid := reqs[0].AnswerJSON()["messages"].([]any)[0].(map[string]any)["id"]
 	if !reflect.DeepEqual(r.ProviderIDs, []string{wamid.(string)}) || r.Failed != nil {
 		t.Fatalf("receipt %+v, wamid %v", r, wamid)
@@ -50,11 +50,11 @@ func TestSendText(t *testing.T) {
 func TestSendTemplateAndMarketing(t *testing.T) {
 	g, a := setup(t)
 	tpl := &channels.Template{Name: "order_update", Language: "en_US", Category: "UTILITY", Parameters: []string{"Ana", "A-1001"}}
-	if _, err := a.Send(context.Background(), &channels.Message{Account: account(), To: "15551234567", Text: str("rendered"), Template: tpl}); err != nil {
+	if _, err := a.Send(context.Background(), &channels.Message{ID: "msg_tpl", Account: account(), To: "15551234567", Text: str("rendered"), Template: tpl}); err != nil {
 		t.Fatal(err)
 	}
 	promo := &channels.Template{Name: "spring_sale", Language: "es_ES", Category: "MARKETING", Marketing: true}
-	r, err := a.Send(context.Background(), &channels.Message{Account: account(), To: "15551234567", Template: promo})
+	r, err := a.Send(context.Background(), &channels.Message{ID: "msg_promo", Account: account(), To: "15551234567", Template: promo})
 	if err != nil || len(r.ProviderIDs) != 1 {
 		t.Fatal(r, err)
 	}
@@ -64,7 +64,9 @@ func TestSendTemplateAndMarketing(t *testing.T) {
 	}
 	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"template","template":{
 		"name":"order_update","language":{"code":"en_US"},
-		"components":[{"type":"body","parameters":[{"type":"text","text":"Ana"},{"type":"text","text":"A-1001"}]}]}}`)
+		"components":[{"type":"body","parameters":[{"type":"text","text":"Ana"},{"type":"text","text":"A-1001"}]}]},
+		"biz_opaque_callback_data":"msg_tpl"}`)
+	// channels.md documents no biz_opaque_callback_data for /marketing_messages.
 	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"template","template":{"name":"spring_sale","language":{"code":"es_ES"}}}`)
 }
 
@@ -75,7 +77,7 @@ func TestSendMediaUploadsThenSendsByID(t *testing.T) {
 		{ID: "file_1", Filename: "receipt.jpg", ContentType: "image/jpeg", Size: len(jpeg), Content: jpeg},
 		{ID: "file_2", Filename: "terms.pdf", ContentType: "application/pdf", Size: 3, Content: []byte("pdf")},
 	}
-	r, err := a.Send(context.Background(), &channels.Message{Account: account(), To: "15551234567", Text: str("Your receipt"), Attachments: files})
+	r, err := a.Send(context.Background(), &channels.Message{ID: "msg_media", Account: account(), To: "15551234567", Text: str("Your receipt"), Attachments: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +98,9 @@ func TestSendMediaUploadsThenSendsByID(t *testing.T) {
 		t.Fatalf("upload parts %+v", parts)
 	}
 	mediaID := up.AnswerJSON()["id"].(string)
-	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"image","image":{"id":"`+mediaID+`","caption":"Your receipt"}}`)
+	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"image","image":{"id":"`+mediaID+`","caption":"Your receipt"},"biz_opaque_callback_data":"msg_media"}`)
 	docID := reqs[2].AnswerJSON()["id"].(string)
-	metatest.SameJSON(t, reqs[3].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"document","document":{"id":"`+docID+`","filename":"terms.pdf"}}`)
+	metatest.SameJSON(t, reqs[3].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"document","document":{"id":"`+docID+`","filename":"terms.pdf"},"biz_opaque_callback_data":"msg_media"}`)
 	if len(r.ProviderIDs) != 2 {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -107,7 +109,7 @@ func TestSendMediaUploadsThenSendsByID(t *testing.T) {
 func TestSendAudioTextGoesFirst(t *testing.T) {
 	g, a := setup(t)
 	files := []channels.File{{Filename: "v.ogg", ContentType: "audio/ogg", Size: 2, URL: "https://api.test/v1/files/file_9/content?sig=x"}}
-	r, err := a.Send(context.Background(), &channels.Message{Account: account(), To: "15551234567", Text: str("listen"), Attachments: files})
+	r, err := a.Send(context.Background(), &channels.Message{ID: "msg_audio", Account: account(), To: "15551234567", Text: str("listen"), Attachments: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +117,9 @@ func TestSendAudioTextGoesFirst(t *testing.T) {
 	if len(reqs) != 2 || len(r.ProviderIDs) != 2 {
 		t.Fatalf("%d requests, receipt %+v", len(reqs), r)
 	}
-	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"text","text":{"body":"listen"}}`)
+	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"text","text":{"body":"listen"},"biz_opaque_callback_data":"msg_audio"}`)
 	// No bytes at hand: sent by link, no upload.
-	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"audio","audio":{"link":"https://api.test/v1/files/file_9/content?sig=x"}}`)
+	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"audio","audio":{"link":"https://api.test/v1/files/file_9/content?sig=x"},"biz_opaque_callback_data":"msg_audio"}`)
 }
 
 func TestSendRefusals(t *testing.T) {

@@ -21,6 +21,15 @@ func (f *sendingStore) WhatsAppSending(_ context.Context, pnid string) (bool, er
 	return f.sending, nil
 }
 
+// noSettle fails the test if a status without biz_opaque_callback_data
+// tries to settle a message.
+func noSettle(t *testing.T) func(context.Context) (named, error) {
+	return func(context.Context) (named, error) {
+		t.Error("settle called for a status without biz_opaque_callback_data")
+		return namedNothing, nil
+	}
+}
+
 // A status of a wamid not stored yet is processed again (ErrStatusEarly)
 // while its hook is younger than the wait or a send on the number is still
 // sending, and dropped after; a wamid that became known meanwhile is
@@ -53,7 +62,7 @@ func TestStatusOfAnUnknownWamid(t *testing.T) {
 			err := s.statusOf(t.Context(), st, received, func(context.Context) (bool, error) {
 				lookups++
 				return c.knownAt != 0 && lookups >= c.knownAt, nil
-			})
+			}, noSettle(t))
 			if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
 				t.Errorf("err %v, want %v", err, c.want)
 			}
@@ -74,11 +83,11 @@ func TestStatusOfWaitIsConfigurable(t *testing.T) {
 	received := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
 	s := &Service{Store: &sendingStore{}, Clock: func() time.Time { return received.Add(10 * time.Second) }, EarlyStatusWait: 5 * time.Second}
 	unknown := func(context.Context) (bool, error) { return false, nil }
-	if err := s.statusOf(t.Context(), &meta.WhatsAppStatus{ID: "wamid.Y", Status: "read"}, received, unknown); err != nil {
+	if err := s.statusOf(t.Context(), &meta.WhatsAppStatus{ID: "wamid.Y", Status: "read"}, received, unknown, noSettle(t)); err != nil {
 		t.Errorf("10 s after a 5 s wait, nothing sending: %v, want dropped (nil)", err)
 	}
 	s.EarlyStatusWait = 0
-	if err := s.statusOf(t.Context(), &meta.WhatsAppStatus{ID: "wamid.Y", Status: "read"}, received, unknown); !errors.Is(err, ErrStatusEarly) {
+	if err := s.statusOf(t.Context(), &meta.WhatsAppStatus{ID: "wamid.Y", Status: "read"}, received, unknown, noSettle(t)); !errors.Is(err, ErrStatusEarly) {
 		t.Errorf("10 s into the default wait: %v, want ErrStatusEarly", err)
 	}
 }

@@ -118,7 +118,8 @@ func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus, received 
 		slog.Info("meta hook: status not tracked", "wamid", st.ID, "status", next)
 		return nil
 	}
-	return s.statusOf(ctx, st, received, func(ctx context.Context) (bool, error) { return s.applyKnown(ctx, st) })
+	return s.statusOf(ctx, st, received, func(ctx context.Context) (bool, error) { return s.applyKnown(ctx, st) },
+		func(ctx context.Context) (named, error) { return s.settleNamed(ctx, st) })
 }
 
 // statusOf applies a status through apply, which reports whether the
@@ -129,10 +130,30 @@ func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus, received 
 // while a send on the number is still sending; after that it is logged and
 // dropped: a send is sending for at most the provider timeout and the sweep's
 // grace, so the wait is bounded.
-func (s *Service) statusOf(ctx context.Context, st *meta.WhatsAppStatus, received time.Time, apply func(context.Context) (bool, error)) error {
+//
+// A status of an unknown wamid that carries biz_opaque_callback_data (our
+// message id, which every /messages send carries) goes to settle first: a
+// message the sweep gave up as provider_unknown (its process died before
+// confirm stored the wamid) is settled with the wamid and the status then
+// applied through apply; one still sending is processed again.
+func (s *Service) statusOf(ctx context.Context, st *meta.WhatsAppStatus, received time.Time, apply func(context.Context) (bool, error), settle func(context.Context) (named, error)) error {
 	known, err := apply(ctx)
 	if err != nil || known {
 		return err
+	}
+	if st.BizOpaqueCallbackData != "" {
+		n, err := settle(ctx)
+		switch {
+		case err != nil:
+			return err
+		case n == namedSending:
+			return ErrStatusEarly
+		case n == namedSettled:
+			if known, err = apply(ctx); err == nil && !known {
+				err = fmt.Errorf("metahook: wamid %s settled message %s but is not found", st.ID, st.BizOpaqueCallbackData)
+			}
+			return err
+		}
 	}
 	wait := s.EarlyStatusWait
 	if wait <= 0 {
@@ -155,6 +176,119 @@ func (s *Service) statusOf(ctx context.Context, st *meta.WhatsAppStatus, receive
 	slog.Info("meta hook: status of an unknown message; dropped", "wamid", st.ID, "status", st.Status,
 		"phone_number_id", st.PhoneNumberID, "received_at", received)
 	return nil
+}
+
+// named is what a status's biz_opaque_callback_data names when its wamid
+// is none of our messages'.
+type named int
+
+const (
+	// namedNothing: no message of the number's accounts by that id, or one
+	// that is neither sending nor given up as provider_unknown.
+	namedNothing named = iota
+	// namedSending: a message between reserve and confirm.
+	namedSending
+	// namedSettled: a provider_unknown message, now settled with the wamid.
+	namedSettled
+)
+
+// namedOf is what a status naming m (by biz_opaque_callback_data) may do
+// to it: wait for a send still sending, settle one the sweep gave up as
+// provider_unknown (not knowing is ours; Meta's status says it took the
+// message), nothing to any other.
+func namedOf(m *repo.Message) named {
+	switch {
+	case m == nil || m.Direction != "outbound" || m.Channel != "whatsapp" || !m.Livemode:
+		return namedNothing
+	case m.Status == "sending":
+		return namedSending
+	case m.Status != "failed" || len(m.Delivery) == 0:
+		return namedNothing
+	}
+	var d model.Delivery
+	if err := json.Unmarshal(m.Delivery, &d); err != nil || d.Error == nil || d.Error.Code != "provider_unknown" || d.ProviderMessageID != nil {
+		return namedNothing
+	}
+	return namedSettled
+}
+
+// settleNamed settles the message a status of an unknown wamid names by
+// biz_opaque_callback_data, looked up only among the messages of the
+// accounts the status's phone_number_id routes to: the value is ours, but
+// a payload is only as trusted as the account it came for.
+func (s *Service) settleNamed(ctx context.Context, st *meta.WhatsAppStatus) (named, error) {
+	rows, err := s.Store.AccountProvidersByKey(ctx, "whatsapp", st.PhoneNumberID)
+	if err != nil {
+		return namedNothing, err
+	}
+	for i := range rows {
+		if n, err := s.settleOn(ctx, &rows[i], st); err != nil || n != namedNothing {
+			return n, err
+		}
+	}
+	slog.Info("meta hook: biz_opaque_callback_data names no message of the number", "wamid", st.ID,
+		"phone_number_id", st.PhoneNumberID, "callback", st.BizOpaqueCallbackData)
+	return namedNothing, nil
+}
+
+// settleOn settles the named message if it is one of acc's: sent with the
+// wamid as its provider id (part 0: a provider_unknown message has none),
+// sent_at the status's time, delivery.error and failed_at cleared, and
+// message.status; no message.sent, its failure was announced already.
+func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *meta.WhatsAppStatus) (named, error) {
+	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true, Channels: []string{"whatsapp"}}
+	n := namedNothing
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		n = namedNothing
+		m, err := q.Message(ctx, scope, st.BizOpaqueCallbackData)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The conversation, then the message: the order every writer locks in.
+		conv, err := q.LockConversation(ctx, scope, m.ConversationID)
+		if err != nil || conv.AccountID != acc.AccountID {
+			return err
+		}
+		if m, err = q.LockMessage(ctx, acc.WorkspaceID, true, m.ID); err != nil {
+			return err
+		}
+		if n = namedOf(m); n != namedSettled {
+			return nil
+		}
+		at := model.NewTimestamp(s.Clock.Now())
+		if !st.Timestamp.IsZero() {
+			at = model.NewTimestamp(st.Timestamp)
+		}
+		wamid := st.ID
+		m.Status = "sent"
+		if m.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &wamid, SentAt: &at}); err != nil {
+			return err
+		}
+		ok, err := q.SettleUnknownMessage(ctx, m)
+		if err == nil && ok {
+			ok, err = q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp", ProviderID: wamid,
+				MessageID: m.ID, Status: "sent"})
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("metahook: message %s or wamid %s settled meanwhile", m.ID, wamid)
+		}
+		slog.Warn("meta hook: a provider_unknown message settled by its status's biz_opaque_callback_data",
+			"message_id", m.ID, "wamid", wamid)
+		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
+	})
+	if err != nil {
+		return namedNothing, err
+	}
+	if n == namedSettled {
+		s.Events.Committed(ctx)
+	}
+	return n, nil
 }
 
 // applyKnown applies a status to the message its wamid names; false when

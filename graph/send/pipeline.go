@@ -3,6 +3,7 @@ package send
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -32,7 +33,9 @@ import (
 // A process that dies between reserve and confirm leaves the message
 // sending; SweepSending fails it with provider_unknown, never sending it a
 // second time. A provider answer that comes after the sweep (a stalled
-// process) still settles the message: confirm stores its ids and status.
+// process) still settles the message: confirm stores its ids and status,
+// or answers it as it is when a status naming it by biz_opaque_callback_data
+// settled it first (graph/metahook).
 
 // DefaultProviderTimeout bounds one provider call when none is configured.
 const DefaultProviderTimeout = 15 * time.Second
@@ -215,7 +218,11 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			return err
 		}
 		if !ok {
-			return apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was settled otherwise.", msg.ID)
+			out, err = r.settledByStatus(ctx, q, msg, receipt, sent)
+			if err == nil && out == nil {
+				err = apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was settled otherwise.", msg.ID)
+			}
+			return err
 		}
 		if msg.Livemode {
 			for i, id := range receipt.ProviderIDs {
@@ -240,6 +247,40 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 		slog.Error("send: confirm failed; the sweep settles the message", "message_id", msg.ID, "err", err)
 		return nil, err
 	}
+	return out, nil
+}
+
+// settledByStatus answers a late provider answer for a message a status
+// settled first: the sweep gave it up as provider_unknown, then a status of
+// one of the answer's ids named it by biz_opaque_callback_data
+// (graph/metahook) and stored that id. The answer's other ids are stored
+// too; the message is answered as it is now, with no event (the settle
+// recorded message.status). nil when no id of the answer is the message's.
+func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
+	mine := false
+	for _, id := range receipt.ProviderIDs {
+		part, err := q.ProviderMessageOf(ctx, msg.Channel, id)
+		if err != nil && !errors.Is(err, repo.ErrNotFound) {
+			return nil, err
+		}
+		mine = mine || (err == nil && part.MessageID == msg.ID)
+	}
+	if !mine {
+		return nil, nil
+	}
+	for i, id := range receipt.ProviderIDs {
+		if _, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: msg.Channel,
+			ProviderID: id, MessageID: msg.ID, Part: i, Status: "sent"}); err != nil {
+			return nil, err
+		}
+	}
+	cur, err := q.LockMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
+	if err != nil {
+		return nil, err
+	}
+	slog.Warn("send: the provider answered after a status settled the message", "message_id", msg.ID, "status", cur.Status)
+	out := view.Message(cur)
+	r.Files.SignAttachments(sent, out)
 	return out, nil
 }
 
