@@ -85,24 +85,7 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("MSGSVC_PUBLIC_URL: %q is not an http(s) URL", c.PublicURL)
 	}
-	switch v := strings.ToLower(get("MSGSVC_WEBHOOK_ALLOW_INSECURE", "false")); v {
-	case "true", "1", "yes":
-		c.WebhookAllowInsecure = true
-	case "false", "0", "no":
-	default:
-		return nil, fmt.Errorf("MSGSVC_WEBHOOK_ALLOW_INSECURE: %q is not true or false", v)
-	}
-	for _, part := range strings.Split(get("MSGSVC_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h"), ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("MSGSVC_WEBHOOK_RETRY_SCHEDULE: %q is not a positive duration", part)
-		}
-		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
-	}
-	if c.WebhookGiveUpAfter, err = duration("MSGSVC_WEBHOOK_GIVE_UP_AFTER", "72h"); err != nil {
-		return nil, err
-	}
-	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
+	if err := c.loadWebhooks(get, duration); err != nil {
 		return nil, err
 	}
 	if c.SandboxDeliveryDelay, err = duration("MSGSVC_SANDBOX_DELIVERY_DELAY", "2s"); err != nil {
@@ -137,6 +120,33 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// loadWebhooks reads the MSGSVC_WEBHOOK_* settings: plain-HTTP permission,
+// the retry schedule, when to give up and the attempt timeout.
+func (c *Config) loadWebhooks(get func(name, def string) string, duration func(name, def string) (time.Duration, error)) error {
+	var err error
+	switch v := strings.ToLower(get("MSGSVC_WEBHOOK_ALLOW_INSECURE", "false")); v {
+	case "true", "1", "yes":
+		c.WebhookAllowInsecure = true
+	case "false", "0", "no":
+	default:
+		return fmt.Errorf("MSGSVC_WEBHOOK_ALLOW_INSECURE: %q is not true or false", v)
+	}
+	for _, part := range strings.Split(get("MSGSVC_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h"), ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("MSGSVC_WEBHOOK_RETRY_SCHEDULE: %q is not a positive duration", part)
+		}
+		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
+	}
+	if c.WebhookGiveUpAfter, err = duration("MSGSVC_WEBHOOK_GIVE_UP_AFTER", "72h"); err != nil {
+		return err
+	}
+	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
+		return err
+	}
+	return nil
 }
 
 // checkSecret refuses a short MSGSVC_SECRET and, outside production, makes

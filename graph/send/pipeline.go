@@ -3,7 +3,6 @@ package send
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -248,104 +247,4 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 		return nil, err
 	}
 	return out, nil
-}
-
-// settledByStatus answers a late provider answer for a message a status
-// settled first: the sweep gave it up as provider_unknown, then a status of
-// one of the answer's ids named it by biz_opaque_callback_data
-// (graph/metahook) and stored that id. The answer's other ids are stored
-// too; the message is answered as it is now, with no event (the settle
-// recorded message.status). nil when no id of the answer is the message's.
-func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
-	mine := false
-	for _, id := range receipt.ProviderIDs {
-		part, err := q.ProviderMessageOf(ctx, msg.Channel, id)
-		if err != nil && !errors.Is(err, repo.ErrNotFound) {
-			return nil, err
-		}
-		mine = mine || (err == nil && part.MessageID == msg.ID)
-	}
-	if !mine {
-		return nil, nil
-	}
-	for i, id := range receipt.ProviderIDs {
-		if _, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: msg.Channel,
-			ProviderID: id, MessageID: msg.ID, Part: i, Status: "sent"}); err != nil {
-			return nil, err
-		}
-	}
-	cur, err := q.LockMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
-	if err != nil {
-		return nil, err
-	}
-	slog.Warn("send: the provider answered after a status settled the message", "message_id", msg.ID, "status", cur.Status)
-	out := view.Message(cur)
-	r.Files.SignAttachments(sent, out)
-	return out, nil
-}
-
-// failInPart marks a message the provider took only in part as failed,
-// with the refusal of the part it did not take.
-func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, at model.Timestamp) error {
-	slog.Info("send: provider took the message in part", "message_id", msg.ID, "channel", msg.Channel,
-		"code", refusal.Code, "reason", refusal.Reason)
-	// delivery.error codes as a failed status's (live.md 4): ours, with the
-	// provider's code and text in the message.
-	code := "provider_error"
-	if refusal.Code == apierr.RecipientUnreachable {
-		code = string(apierr.RecipientUnreachable)
-	}
-	d.FailedAt, d.Error = &at, &model.DeliveryError{Code: code, Message: refusal.Reason}
-	msg.Status = "failed"
-	var err error
-	if msg.Delivery, err = json.Marshal(d); err != nil {
-		return fmt.Errorf("send: delivery: %w", err)
-	}
-	return nil
-}
-
-// release undoes a reservation the provider refused and answers the
-// refusal's API error: the message removed, the quota unit given back, and
-// what the refusal says about the account acted on.
-func (r *Service) release(ctx context.Context, res *reservation, callErr error) error {
-	refusal := channels.AsRefusal(callErr)
-	msg, acc := res.msg, res.ob.Account
-	if refusal.Code == apierr.ChannelRateLimited && refusal.RetryAfter <= 0 {
-		refusal.RetryAfter = channels.DefaultRetryAfter
-	}
-	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
-		"code", refusal.Code, "reason", refusal.Reason)
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
-		if err != nil || !removed {
-			return err
-		}
-		if res.period != "" {
-			if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period); err != nil {
-				return err
-			}
-		}
-		if refusal.NeedsReauth {
-			if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
-				return err
-			}
-		}
-		if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
-			who := ""
-			if refusal.Hold == channels.HoldRecipient {
-				who = res.ob.To
-			}
-			return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
-		}
-		return nil
-	})
-	if err != nil {
-		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
-	}
-	if refusal.RefreshTemplates && r.Refresher != nil {
-		if err := r.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
-			slog.Warn("send: template refresh not queued", "account", acc.ID, "err", err)
-		}
-	}
-	return refused(refusal)
 }

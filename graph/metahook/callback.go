@@ -1,0 +1,229 @@
+package metahook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// named is what a status's biz_opaque_callback_data names when its wamid
+// is none of our messages'.
+type named int
+
+const (
+	// namedNothing: no message of the number's accounts by that id, or one
+	// that is neither sending nor given up as provider_unknown.
+	namedNothing named = iota
+	// namedSending: a message between reserve and confirm.
+	namedSending
+	// namedSettled: a provider_unknown message, now settled with the wamid.
+	namedSettled
+)
+
+// namedOf is what a status naming m (by biz_opaque_callback_data) may do
+// to it: wait for a send still sending, settle one the sweep gave up as
+// provider_unknown (not knowing is ours; Meta's status says it took the
+// message), nothing to any other.
+func namedOf(m *repo.Message) named {
+	switch {
+	case m == nil || m.Direction != "outbound" || m.Channel != "whatsapp" || !m.Livemode:
+		return namedNothing
+	case m.Status == "sending":
+		return namedSending
+	case m.Status != "failed" || len(m.Delivery) == 0:
+		return namedNothing
+	}
+	var d model.Delivery
+	if err := json.Unmarshal(m.Delivery, &d); err != nil || d.Error == nil || d.Error.Code != "provider_unknown" || d.ProviderMessageID != nil {
+		return namedNothing
+	}
+	return namedSettled
+}
+
+// settleNamed settles the message a status of an unknown wamid names by
+// biz_opaque_callback_data, looked up only among the messages of the
+// accounts the status's phone_number_id routes to: the value is ours, but
+// a payload is only as trusted as the account it came for.
+func (s *Service) settleNamed(ctx context.Context, st *meta.WhatsAppStatus) (named, error) {
+	rows, err := s.Store.AccountProvidersByKey(ctx, "whatsapp", st.PhoneNumberID)
+	if err != nil {
+		return namedNothing, err
+	}
+	for i := range rows {
+		if n, err := s.settleOn(ctx, &rows[i], st); err != nil || n != namedNothing {
+			return n, err
+		}
+	}
+	slog.Info("meta hook: biz_opaque_callback_data names no message of the number", "wamid", st.ID,
+		"phone_number_id", st.PhoneNumberID, "callback", st.BizOpaqueCallbackData)
+	return namedNothing, nil
+}
+
+// settleOn settles the named message if it is one of acc's: sent with the
+// wamid as its provider id (part 0: a provider_unknown message has none),
+// sent_at the status's time, delivery.error and failed_at cleared, and
+// message.status; no message.sent, its failure was announced already.
+func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *meta.WhatsAppStatus) (named, error) {
+	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true, Channels: []string{"whatsapp"}}
+	n := namedNothing
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		n = namedNothing
+		m, err := q.Message(ctx, scope, st.BizOpaqueCallbackData)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The conversation, then the message: the order every writer locks in.
+		conv, err := q.LockConversation(ctx, scope, m.ConversationID)
+		if err != nil || conv.AccountID != acc.AccountID {
+			return err
+		}
+		if m, err = q.LockMessage(ctx, acc.WorkspaceID, true, m.ID); err != nil {
+			return err
+		}
+		if n = namedOf(m); n != namedSettled {
+			return nil
+		}
+		at := model.NewTimestamp(s.Clock.Now())
+		if !st.Timestamp.IsZero() {
+			at = model.NewTimestamp(st.Timestamp)
+		}
+		wamid := st.ID
+		m.Status = "sent"
+		if m.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &wamid, SentAt: &at}); err != nil {
+			return err
+		}
+		ok, err := q.SettleUnknownMessage(ctx, m)
+		if err == nil && ok {
+			ok, err = q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp", ProviderID: wamid,
+				MessageID: m.ID, Status: "sent"})
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("metahook: message %s or wamid %s settled meanwhile", m.ID, wamid)
+		}
+		slog.Warn("meta hook: a provider_unknown message settled by its status's biz_opaque_callback_data",
+			"message_id", m.ID, "wamid", wamid)
+		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
+	})
+	if err != nil {
+		return namedNothing, err
+	}
+	if n == namedSettled {
+		s.Events.Committed(ctx)
+	}
+	return n, nil
+}
+
+// applyKnown applies a status to the message its wamid names; false when
+// no message has the wamid.
+func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool, error) {
+	known, changed := false, false
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		part, err := q.LockProviderMessage(ctx, "whatsapp", st.ID)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		known = err == nil
+		if err != nil || !forward(part.Status, st.Status) || part.Status == "received" {
+			return err
+		}
+		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, st.Status); err != nil {
+			return err
+		}
+		changed, err = s.applyStatus(ctx, q, part.MessageID, st)
+		return err
+	})
+	if err == nil && changed {
+		s.Events.Committed(ctx)
+	}
+	return known, err
+}
+
+// applyStatus moves the message to the least advanced status of its parts.
+func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID string, st *meta.WhatsAppStatus) (bool, error) {
+	parts, err := q.ProviderParts(ctx, messageID)
+	if err != nil || len(parts) == 0 {
+		return false, err
+	}
+	least := "failed"
+	for _, p := range parts {
+		if p.Status == "failed" {
+			least = "failed"
+			break
+		}
+		if rank[p.Status] < rank[least] {
+			least = p.Status
+		}
+	}
+	ws, err := q.MessageWorkspace(ctx, messageID)
+	if err != nil {
+		return false, err
+	}
+	m, err := q.LockMessage(ctx, ws, true, messageID)
+	if err != nil {
+		return false, err
+	}
+	if !forward(m.Status, least) {
+		return false, nil
+	}
+	var d model.Delivery
+	if len(m.Delivery) > 0 {
+		if err := json.Unmarshal(m.Delivery, &d); err != nil {
+			return false, err
+		}
+	}
+	at := model.NewTimestamp(s.Clock.Now())
+	if !st.Timestamp.IsZero() {
+		at = model.NewTimestamp(st.Timestamp)
+	}
+	switch least {
+	case "delivered":
+		d.DeliveredAt = &at
+	case "read":
+		d.ReadAt = &at
+		if d.DeliveredAt == nil {
+			d.DeliveredAt = &at
+		}
+	case "failed":
+		d.FailedAt = &at
+		d.Error = deliveryError(st.Errors)
+	}
+	m.Status = least
+	if m.Delivery, err = json.Marshal(d); err != nil {
+		return false, err
+	}
+	if err := q.UpdateMessageDelivery(ctx, m); err != nil {
+		return false, err
+	}
+	scope := repo.Scope{WorkspaceID: ws, Livemode: true}
+	conv, err := q.LockConversation(ctx, scope, m.ConversationID)
+	if err != nil {
+		return false, err
+	}
+	return true, s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
+}
+
+// deliveryError is delivery.error of a failed status (live.md 4).
+func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
+	if len(errs) == 0 {
+		return &model.DeliveryError{Code: "provider_error", Message: "The provider reported the message failed without a reason."}
+	}
+	code := "provider_error"
+	if errs[0].Code == 131026 {
+		code = "recipient_unreachable"
+	}
+	return &model.DeliveryError{Code: code, Message: errs[0].Reason()}
+}
