@@ -33,11 +33,13 @@ test: services lint check-generated
 # package's testdata/fuzz/<target>/: commit it with the fix, and it runs in
 # every make test from then on, like the seed corpus already there.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := FuzzDecode FuzzQueryParams FuzzRequestBody FuzzQuery FuzzWidgetBody
+FUZZ_TARGETS := rest:FuzzDecode rest:FuzzQueryParams rest:FuzzRequestBody rest:FuzzQuery \
+	rest:FuzzWidgetBody channels/email:FuzzParse
 fuzz: services
-	@for t in $(FUZZ_TARGETS); do \
-		echo "fuzz: $$t for $(FUZZTIME)"; \
-		go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./rest/ || exit 1; \
+	@for pt in $(FUZZ_TARGETS); do \
+		p=$${pt%%:*}; t=$${pt#*:}; \
+		echo "fuzz: $$p $$t for $(FUZZTIME)"; \
+		go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./$$p/ || exit 1; \
 	done
 
 # The project's benchmarks (docs/performance.md): sends, reads, webhook
