@@ -75,6 +75,9 @@ type Resolver struct {
 	// WhatsApp downloads inbound media and syncs templates (the
 	// channels/whatsapp adapter); nil leaves both undone.
 	WhatsApp metahook.WhatsApp
+	// Pacer spaces live WhatsApp sends of one number (MSGSVC_WHATSAPP_PACE);
+	// nil paces nothing.
+	Pacer *send.Pacer
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
@@ -140,7 +143,7 @@ func (r *Resolver) sends() *send.Service {
 	}
 	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters, Sandbox: sandbox,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
-		Email: r.mailEnvelope()}
+		Email: r.mailEnvelope(), Pacer: r.Pacer}
 }
 
 // FinishSandboxDelivery is the second step of a sandbox send (see send.Service).

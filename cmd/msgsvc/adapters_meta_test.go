@@ -4,7 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/instagram"
+	"github.com/msgsvc/msgsvc/graph"
 )
 
 func TestInstagramAdapterFollowsConfig(t *testing.T) {
@@ -16,5 +18,19 @@ func TestInstagramAdapterFollowsConfig(t *testing.T) {
 	if a.Graph.BaseURL != "http://meta.test" || a.Instagram.BaseURL != "http://ig.test" ||
 		a.Instagram.Version != "v23.0" || a.Graph.Timeout != 3*time.Second {
 		t.Fatalf("graph %+v instagram %+v", a.Graph, a.Instagram)
+	}
+}
+
+// Pacing is off unless MSGSVC_WHATSAPP_PACE sets a rate (live.md 4).
+func TestWhatsAppPacingFollowsConfig(t *testing.T) {
+	for _, pace := range []int{0, 80} {
+		r := &graph.Resolver{Adapters: map[string]channels.Adapter{}, Clock: time.Now}
+		wireMeta(r, &Config{Live: LiveConfig{WhatsAppPace: pace}}, nil)
+		switch {
+		case pace == 0 && r.Pacer != nil:
+			t.Errorf("no MSGSVC_WHATSAPP_PACE, yet a pacer %+v", r.Pacer)
+		case pace > 0 && (r.Pacer == nil || r.Pacer.Rate != pace):
+			t.Errorf("MSGSVC_WHATSAPP_PACE=%d gave pacer %+v", pace, r.Pacer)
+		}
 	}
 }

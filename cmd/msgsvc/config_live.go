@@ -33,8 +33,11 @@ type LiveConfig struct {
 	AIURL, AIModel, AIAPIKey string
 	// WidgetRateLimit is visitor messages per minute per visitor.
 	WidgetRateLimit int
-	MetricsAddr     string // MSGSVC_METRICS_ADDR
-	LogFormat       string // "text" or "json"
+	// WhatsAppPace spaces one number's sends at this many a second
+	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing (live.md 4).
+	WhatsAppPace int
+	MetricsAddr  string // MSGSVC_METRICS_ADDR
+	LogFormat    string // "text" or "json"
 }
 
 // loadLive reads live.md 1's variables; secret is MSGSVC_SECRET, from which
@@ -89,6 +92,9 @@ func loadLive(get func(name, def string) string, env, secret string) (LiveConfig
 	}
 	if c.WidgetRateLimit, err = strconv.Atoi(get("MSGSVC_WIDGET_RATE_LIMIT", "30")); err != nil || c.WidgetRateLimit <= 0 {
 		return c, seal.Key{}, fmt.Errorf("MSGSVC_WIDGET_RATE_LIMIT: %q is not a positive whole number", get("MSGSVC_WIDGET_RATE_LIMIT", "30"))
+	}
+	if c.WhatsAppPace, err = strconv.Atoi(get("MSGSVC_WHATSAPP_PACE", "0")); err != nil || c.WhatsAppPace < 0 {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_WHATSAPP_PACE: %q is not a whole number of messages a second (0: no pacing)", get("MSGSVC_WHATSAPP_PACE", "0"))
 	}
 	def := "text"
 	if env == "production" {

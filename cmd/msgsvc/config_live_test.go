@@ -16,7 +16,7 @@ func TestLiveConfigDefaults(t *testing.T) {
 	if l.MetaGraphURL != "https://graph.facebook.com" || l.InstagramGraphURL != "https://graph.instagram.com" ||
 		l.MetaAPIVersion != "v24.0" || l.ProviderTimeout != 15*time.Second || l.TemplateSyncEvery != 15*time.Minute ||
 		l.SMTPRelay != nil || l.SMTPAddr != "" || l.SMTPHostname != "localhost" || l.AIURL != "" ||
-		l.WidgetRateLimit != 30 || l.MetricsAddr != "127.0.0.1:9464" || l.LogFormat != "text" {
+		l.WidgetRateLimit != 30 || l.MetricsAddr != "127.0.0.1:9464" || l.LogFormat != "text" || l.WhatsAppPace != 0 {
 		t.Errorf("defaults %+v", l)
 	}
 	sealed, err := c.Seal.Seal([]byte("token"), "row")
@@ -38,13 +38,15 @@ func TestLiveConfigValues(t *testing.T) {
 		"MSGSVC_SMTP_ADDR": "127.0.0.1:2525", "MSGSVC_AI_URL": "http://127.0.0.1:11434/v1",
 		"MSGSVC_ENCRYPTION_KEY":   base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 32))),
 		"MSGSVC_PROVIDER_TIMEOUT": "2s", "MSGSVC_WIDGET_RATE_LIMIT": "5", "MSGSVC_LOG_FORMAT": "json",
+		"MSGSVC_WHATSAPP_PACE": "80",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := c.Live
 	if l.MetaGraphURL != "http://127.0.0.1:9000" || l.SMTPRelay.Host != "127.0.0.1:2526" || l.SMTPAddr != "127.0.0.1:2525" ||
-		l.AIURL != "http://127.0.0.1:11434/v1" || l.ProviderTimeout != 2*time.Second || l.WidgetRateLimit != 5 || l.LogFormat != "json" {
+		l.AIURL != "http://127.0.0.1:11434/v1" || l.ProviderTimeout != 2*time.Second || l.WidgetRateLimit != 5 || l.LogFormat != "json" ||
+		l.WhatsAppPace != 80 {
 		t.Errorf("values %+v", l)
 	}
 }
@@ -62,6 +64,7 @@ func TestLiveConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_METRICS_ADDR":        "nowhere",
 		"MSGSVC_WIDGET_RATE_LIMIT":   "-1",
 		"MSGSVC_LOG_FORMAT":          "xml",
+		"MSGSVC_WHATSAPP_PACE":       "-1",
 		"MSGSVC_ENCRYPTION_KEY":      base64.StdEncoding.EncodeToString([]byte("short")),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/lib/pq"
 )
 
-// send is one POST /v1/messages of the load and what came of it.
-type send struct {
+// loadSend is one POST /v1/messages of the load and what came of it.
+type loadSend struct {
 	key, text string
 	code      int
 	id        string
@@ -40,17 +40,17 @@ func TestSIGTERMMidLoadLosesNothing(t *testing.T) {
 		"url": rc.URL, "events": []string{"*"}, "testEvents": true, "secret": secret})
 	conv := in.inbound(testKey, "+15550004321", "start of the load")
 
-	post := func(key, text string) send {
+	post := func(key, text string) loadSend {
 		code, out, err := in.call("POST", "/v1/messages", testKey, map[string]any{"conversation_id": conv, "text": text},
 			"Idempotency-Key", key)
-		s := send{key: key, text: text, code: code, err: err}
+		s := loadSend{key: key, text: text, code: code, err: err}
 		if data, _ := out["data"].(map[string]any); data != nil {
 			s.id, _ = data["id"].(string)
 		}
 		return s
 	}
 	var mu sync.Mutex
-	var sends []send
+	var sends []loadSend
 	var answered atomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -93,7 +93,7 @@ func TestSIGTERMMidLoadLosesNothing(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	var stored, refused []send
+	var stored, refused []loadSend
 	for _, s := range sends {
 		switch {
 		case s.code/100 == 2 && s.id != "":

@@ -5,12 +5,14 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/jobs"
 )
 
 // wireMeta gives the resolver the WhatsApp Cloud API adapter on
 // MSGSVC_META_GRAPH_URL, the provider timeout, and the template refresh
-// queue.
+// queue, and the pacer of each number's sends when MSGSVC_WHATSAPP_PACE
+// sets one.
 func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
 	wa := whatsapp.New(meta.Config{GraphURL: cfg.Live.MetaGraphURL, InstagramURL: cfg.Live.InstagramGraphURL,
 		Version: cfg.Live.MetaAPIVersion, Timeout: cfg.Live.ProviderTimeout})
@@ -20,4 +22,7 @@ func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
 	r.Adapters["whatsapp"] = wa
 	r.WhatsApp = wa
 	r.Refresher = client
+	if cfg.Live.WhatsAppPace > 0 {
+		r.Pacer = &send.Pacer{Rate: cfg.Live.WhatsAppPace, Clock: r.Clock}
+	}
 }

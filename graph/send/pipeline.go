@@ -165,6 +165,12 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 	if timeout <= 0 {
 		timeout = DefaultProviderTimeout
 	}
+	if ob.Livemode && ob.Channel == "whatsapp" {
+		// Outside any transaction: the message is reserved, nothing is held.
+		if err := r.Pacer.Wait(ctx, paceKey(ob.Account)); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()

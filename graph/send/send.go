@@ -68,6 +68,8 @@ type Service struct {
 	ProviderTimeout time.Duration
 	// Email completes outbound email headers; nil sets only the domain.
 	Email EmailEnvelope
+	// Pacer spaces live WhatsApp calls of one number; nil paces nothing.
+	Pacer *Pacer
 }
 
 // htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the
