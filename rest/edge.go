@@ -72,6 +72,10 @@ func checkText(body []byte, fields map[string]any) error {
 // decoded JSON value, "" when there is none. Keys are visited in order, so
 // the answer does not change between calls.
 func nulAt(v any, path string) string {
+	if !hasNul(v) {
+		// The common case costs one walk, without paths or sorted keys.
+		return ""
+	}
 	join := func(key string) string {
 		if path == "" {
 			return key
@@ -105,6 +109,28 @@ func nulAt(v any, path string) string {
 		}
 	}
 	return ""
+}
+
+// hasNul says whether a NUL is anywhere in a decoded JSON value, keys
+// included.
+func hasNul(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.ContainsRune(v, 0)
+	case []any:
+		for _, item := range v {
+			if hasNul(item) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, item := range v {
+			if strings.ContainsRune(k, 0) || hasNul(item) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func cmpOr(s, fallback string) string {

@@ -87,13 +87,7 @@ func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Ac
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
 	msgOut.AutoSubmitted = in.AutoSubmitted
-	switch {
-	case created:
-		err = r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
-	case changed != nil:
-		err = r.Events.Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
-	}
-	if err != nil {
+	if err := r.conversationEvent(ctx, q, s, convOut, created, changed); err != nil {
 		return nil, err
 	}
 	if err := r.Events.Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {

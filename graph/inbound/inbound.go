@@ -124,13 +124,7 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 		return nil, err
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
-	switch {
-	case created:
-		err = r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
-	case changed != nil:
-		err = r.Events.Record(ctx, q, s, event.ConversationUpdated, convOut, event.ConversationUpdate{Conversation: convOut, Changed: changed})
-	}
-	if err != nil {
+	if err := r.conversationEvent(ctx, q, s, convOut, created, changed); err != nil {
 		return nil, err
 	}
 	kind := event.MessageReceived
@@ -225,4 +219,17 @@ func MaxText(channel string) int {
 		return 25 << 20
 	}
 	return 64 << 10
+}
+
+// conversationEvent records what an inbound message did to its
+// conversation: conversation.created for a new one, conversation.updated
+// with the fields that changed (a reopen), or nothing.
+func (r *Service) conversationEvent(ctx context.Context, q repo.Queries, s repo.Scope, conv *model.Conversation, created bool, changed []string) error {
+	switch {
+	case created:
+		return r.Events.Record(ctx, q, s, event.ConversationCreated, conv, conv)
+	case changed != nil:
+		return r.Events.Record(ctx, q, s, event.ConversationUpdated, conv, event.ConversationUpdate{Conversation: conv, Changed: changed})
+	}
+	return nil
 }

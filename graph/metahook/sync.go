@@ -91,24 +91,11 @@ func (s *Service) eachOfWABA(ctx context.Context, wabaID string, fn func(target)
 	if err != nil {
 		return err
 	}
-	var errs error
-	for i := range rows {
-		creds, err := s.Vault.Open(&rows[i])
-		if err != nil {
-			errs = errors.Join(errs, err)
-			continue
-		}
-		if wabaID != "" && creds.WABAID != wabaID {
-			continue
-		}
-		acc, err := s.Store.Account(ctx, rows[i].WorkspaceID, "whatsapp", rows[i].AccountID)
-		if err != nil {
-			errs = errors.Join(errs, err)
-			continue
-		}
-		errs = errors.Join(errs, fn(target{acc: acc, creds: creds}))
+	var keep func(*channels.Credentials) bool
+	if wabaID != "" {
+		keep = func(c *channels.Credentials) bool { return c.WABAID == wabaID }
 	}
-	return errs
+	return s.forRows(ctx, "whatsapp", rows, keep, fn)
 }
 
 // SyncTemplates refreshes the templates and marketing onboarding of every
