@@ -18,6 +18,10 @@ func TestAIRepliesByEmail(t *testing.T) {
 		('kb_parcel', 'ws_main', 'Where is my parcel?', 'Parcels arrive within two business days.', now(), now())`); err != nil {
 		t.Fatal(err)
 	}
+	used := func() any {
+		return api.Want(api.Do("GET", "/v1/usage", "live_all", nil), 200, "").Data()["messages_used"]
+	}
+	usedBefore := used()
 	for _, c := range []struct{ from, subject, id string }{
 		{"ada@example.com", "Where is my parcel?", "q1@example.com"},
 		{"bea@example.com", "Re: Where is my parcel?", "q2@example.com"},
@@ -51,5 +55,9 @@ func TestAIRepliesByEmail(t *testing.T) {
 			len(inReplyTo) != 1 || inReplyTo[0] != c.id || len(refs) == 0 || refs[len(refs)-1] != c.id {
 			t.Errorf("%s: From %v Subject %q In-Reply-To %v References %v", c.from, from, subject, inReplyTo, refs)
 		}
+	}
+	// AI replies go through the live pipeline but use no API quota (live.md 8).
+	if after := used(); after != usedBefore {
+		t.Errorf("two AI replies moved messages_used from %v to %v", usedBefore, after)
 	}
 }
