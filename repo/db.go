@@ -53,9 +53,26 @@ type Store struct {
 }
 
 // Open connects to Postgres and checks the connection.
+//
+// Statements bind their parameters in one round trip (lib/pq's
+// binary_parameters): without it every parameterised statement costs two,
+// a prepare and then the execution (docs/performance.md). In that mode a
+// []byte argument is sent in binary form, right for bytea and text columns;
+// jsonb values go as text (JSONB.Value), as their binary form needs a
+// version byte.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	db, err := sqlx.ConnectContext(ctx, "postgres", dsn)
+	cfg, err := pq.NewConfig(dsn)
 	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	cfg.BinaryParameters = true
+	sqldb, err := openConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	db := sqlx.NewDb(sqldb, "postgres")
+	if err := db.PingContext(ctx); err != nil {
+		db.Close() //nolint:errcheck // the ping's error is the one to report
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	db.SetMaxOpenConns(40)
@@ -162,10 +179,10 @@ func (j *JSONB) Scan(src any) error {
 	return nil
 }
 
-// Value writes nil as NULL.
+// Value writes nil as NULL, and a value as text (see Open).
 func (j JSONB) Value() (driver.Value, error) {
 	if j == nil {
 		return nil, nil
 	}
-	return []byte(j), nil
+	return string(j), nil
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -36,6 +37,7 @@ const (
 // same limits (a LocalLimiter): reads and sends go on, each process
 // counting on its own, rather than every request failing.
 type RedisLimiter struct {
+	rdb     *redis.Client
 	limiter *redis_rate.Limiter
 	// Prefix namespaces the Redis keys (tests share one Redis).
 	Prefix string
@@ -49,11 +51,11 @@ type RedisLimiter struct {
 
 // NewRedisLimiter returns a limiter over a Redis client.
 func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
-	return &RedisLimiter{limiter: redis_rate.NewLimiter(rdb), fallback: NewLocalLimiter(time.Now)}
+	return &RedisLimiter{rdb: rdb, limiter: redis_rate.NewLimiter(rdb), fallback: NewLocalLimiter(time.Now)}
 }
 
-// Allow spends one request from the per-second window, then the per-minute
-// one; it answers the smaller remainder, or how long to wait.
+// Allow spends one request from the per-second and the per-minute window
+// (allowKey); it answers the smaller remainder, or how long to wait.
 func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retry time.Duration, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
 		remaining, retry, err = l.allowInRedis(ctx, keyID, perSecond, perMinute)
@@ -82,22 +84,55 @@ func (l *RedisLimiter) decide(ctx context.Context, inRedis, inProcess func(conte
 	return inProcess(ctx)
 }
 
+// allowKey is redis_rate's GCRA (burst = rate) over a key's per-second and
+// per-minute windows in one script, so a request costs one Redis round trip
+// rather than one per window; a request either window refuses spends from
+// neither. KEYS: the two windows; ARGV: their rates (0 or less: no limit).
+// Answers {remaining, retry-after seconds as a string}.
+var allowKey = redis.NewScript(`
+redis.replicate_commands()
+local t = redis.call("TIME")
+local now = (t[1] - 1483228800) + (t[2] / 1000000)
+local periods = {1, 60}
+local next, left, retry = {}, nil, 0
+for i = 1, 2 do
+  local rate = tonumber(ARGV[i])
+  if rate > 0 then
+    local interval = periods[i] / rate
+    local tat = math.max(tonumber(redis.call("GET", KEYS[i])) or now, now)
+    next[i] = tat + interval
+    local diff = now - (next[i] - interval * rate)
+    if diff < 0 then
+      retry = math.max(retry, -diff)
+    elseif left == nil or diff / interval < left then
+      left = diff / interval
+    end
+  end
+end
+if retry > 0 then
+  return {0, tostring(retry)}
+end
+for i = 1, 2 do
+  if next[i] then
+    redis.call("SET", KEYS[i], next[i], "EX", math.ceil(next[i] - now))
+  end
+end
+return {math.floor(left or 0), "0"}
+`)
+
 func (l *RedisLimiter) allowInRedis(ctx context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
-	sec, err := l.limiter.Allow(ctx, l.Prefix+"rl:s:"+keyID, redis_rate.PerSecond(perSecond))
+	keys := []string{"rate:" + l.Prefix + "rl:s:" + keyID, "rate:" + l.Prefix + "rl:m:" + keyID}
+	v, err := allowKey.Run(ctx, l.rdb, keys, perSecond, perMinute).Slice()
 	if err != nil {
 		return 0, 0, err
 	}
-	if sec.Allowed == 0 {
-		return 0, sec.RetryAfter, nil
-	}
-	min, err := l.limiter.Allow(ctx, l.Prefix+"rl:m:"+keyID, redis_rate.PerMinute(perMinute))
+	remaining, _ := v[0].(int64)
+	text, _ := v[1].(string)
+	retry, err := strconv.ParseFloat(text, 64)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("rate limits: retry-after %q: %w", text, err)
 	}
-	if min.Allowed == 0 {
-		return 0, min.RetryAfter, nil
-	}
-	return int(math.Min(float64(sec.Remaining), float64(min.Remaining))), 0, nil
+	return int(remaining), time.Duration(retry * float64(time.Second)), nil
 }
 
 // useRedis tells whether this decision goes to Redis: always while it

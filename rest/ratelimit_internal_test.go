@@ -142,3 +142,73 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 	}
 	live.Del(ctx, "rate:"+back.Prefix+"rl:s:key_y", "rate:"+back.Prefix+"rl:m:key_y")
 }
+
+// TestRedisLimiterOneScript: the per-second and per-minute windows are
+// decided in one script with redis_rate's GCRA, and a request either window
+// refuses spends from neither.
+func TestRedisLimiterOneScript(t *testing.T) {
+	opt, err := redis.ParseURL("redis://127.0.0.1:6379/9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	l := NewRedisLimiter(rdb)
+	l.Prefix = "test:script:" + time.Now().Format("150405.000000000") + ":"
+	ctx := context.Background()
+	t.Cleanup(func() {
+		keys, _ := rdb.Keys(ctx, "rate:"+l.Prefix+"*").Result()
+		if len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+	})
+	// 2 per second, 3 per minute: two go, the third waits for the second.
+	for i, want := range []int{1, 0} {
+		if remaining, retry, err := l.Allow(ctx, "key_a", 2, 3); err != nil || remaining != want || retry != 0 {
+			t.Fatalf("request %d: remaining %d retry %v err %v, want %d", i, remaining, retry, err, want)
+		}
+	}
+	minute := "rate:" + l.Prefix + "rl:m:key_a"
+	before, _ := rdb.Get(ctx, minute).Result()
+	if _, retry, err := l.Allow(ctx, "key_a", 2, 3); err != nil || retry <= 0 || retry > 500*time.Millisecond {
+		t.Errorf("third in a second: retry %v err %v, want (0, 500ms]", retry, err)
+	}
+	if after, _ := rdb.Get(ctx, minute).Result(); after != before {
+		t.Errorf("a request the second refused spent from the minute: %s -> %s", before, after)
+	}
+	// 100 per second, 1 per minute: the minute refuses the second request,
+	// which leaves the second window as it was.
+	if _, retry, err := l.Allow(ctx, "key_b", 100, 1); err != nil || retry != 0 {
+		t.Fatalf("key_b first: retry %v err %v", retry, err)
+	}
+	second := "rate:" + l.Prefix + "rl:s:key_b"
+	before, _ = rdb.Get(ctx, second).Result()
+	if _, retry, err := l.Allow(ctx, "key_b", 100, 1); err != nil || retry < 59*time.Second || retry > time.Minute {
+		t.Errorf("second of 1 per minute: retry %v err %v, want about a minute", retry, err)
+	}
+	if after, _ := rdb.Get(ctx, second).Result(); after != before {
+		t.Errorf("a request the minute refused spent from the second: %s -> %s", before, after)
+	}
+	// No limit at all answers no remainder.
+	if remaining, retry, err := l.Allow(ctx, "key_c", 0, 0); err != nil || remaining != 0 || retry != 0 {
+		t.Errorf("no limits: remaining %d retry %v err %v", remaining, retry, err)
+	}
+}
+
+// TestLocalLimiterRefusalSpendsNothing: as in Redis, a request one window
+// refuses spends from neither.
+func TestLocalLimiterRefusalSpendsNothing(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewLocalLimiter(func() time.Time { return now })
+	ctx := context.Background()
+	if _, retry, _ := l.Allow(ctx, "key_b", 100, 1); retry != 0 {
+		t.Fatalf("first: retry %v", retry)
+	}
+	before := l.tat["s:key_b"]
+	if _, retry, _ := l.Allow(ctx, "key_b", 100, 1); retry != time.Minute {
+		t.Errorf("second of 1 per minute: retry %v, want 1m", retry)
+	}
+	if after := l.tat["s:key_b"]; !after.Equal(before) {
+		t.Errorf("the refused request spent from the second: %v -> %v", before, after)
+	}
+}

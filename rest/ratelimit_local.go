@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -28,20 +29,24 @@ func NewLocalLimiter(now func() time.Time) *LocalLimiter {
 	return &LocalLimiter{now: now, tat: map[string]time.Time{}}
 }
 
-// Allow spends one request from the per-second window, then the per-minute
-// one, as RedisLimiter.Allow does.
+// Allow spends one request from the per-second and the per-minute window,
+// as RedisLimiter.Allow does: a request either refuses spends from neither.
 func (l *LocalLimiter) Allow(_ context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	inSecond, retry := l.spend("s:"+keyID, perSecond, time.Second)
-	if retry > 0 {
+	now := l.now()
+	l.prune(now)
+	sec := l.check("s:"+keyID, perSecond, time.Second, now)
+	minute := l.check("m:"+keyID, perMinute, time.Minute, now)
+	if retry := max(sec.retry, minute.retry); retry > 0 {
 		return 0, retry, nil
 	}
-	inMinute, retry := l.spend("m:"+keyID, perMinute, time.Minute)
-	if retry > 0 {
-		return 0, retry, nil
+	l.commit(sec)
+	l.commit(minute)
+	if remaining := min(sec.remaining, minute.remaining); remaining != math.MaxInt {
+		return remaining, 0, nil
 	}
-	return min(inSecond, inMinute), 0, nil
+	return 0, 0, nil // no limit at all
 }
 
 // AllowPerMinute spends one unit of a per-minute limit, as
@@ -49,32 +54,49 @@ func (l *LocalLimiter) Allow(_ context.Context, keyID string, perSecond, perMinu
 func (l *LocalLimiter) AllowPerMinute(_ context.Context, key string, perMinute int) (time.Duration, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, retry := l.spend("w:"+key, perMinute, time.Minute)
-	return retry, nil
-}
-
-// spend takes one unit of rate per period from key: the remainder, or how
-// long until one unit is free (redis_rate's script, with cost 1). The
-// caller holds mu.
-func (l *LocalLimiter) spend(key string, rate int, period time.Duration) (remaining int, retryAfter time.Duration) {
-	if rate <= 0 {
-		return 0, 0
-	}
 	now := l.now()
 	l.prune(now)
+	w := l.check("w:"+key, perMinute, time.Minute, now)
+	if w.retry == 0 {
+		l.commit(w)
+	}
+	return w.retry, nil
+}
+
+// spending is one unit of a window as check decided it.
+type spending struct {
+	key       string
+	next      time.Time // the key's tat once spent; zero: no limit
+	remaining int
+	retry     time.Duration
+}
+
+// check decides one unit of rate per period from key (redis_rate's
+// script, with cost 1) without spending it: the remainder, or how long
+// until one unit is free. A rate of 0 or less is no limit. The caller
+// holds mu.
+func (l *LocalLimiter) check(key string, rate int, period time.Duration, now time.Time) spending {
+	if rate <= 0 {
+		return spending{key: key, remaining: math.MaxInt}
+	}
 	interval := period / time.Duration(rate)
 	tat := l.tat[key]
 	if tat.Before(now) {
 		tat = now
 	}
 	next := tat.Add(interval)
-	allowAt := next.Add(-interval * time.Duration(rate))
-	diff := now.Sub(allowAt)
+	diff := now.Sub(next.Add(-interval * time.Duration(rate)))
 	if diff < 0 {
-		return 0, -diff
+		return spending{key: key, retry: -diff}
 	}
-	l.tat[key] = next
-	return int(diff / interval), 0
+	return spending{key: key, next: next, remaining: int(diff / interval)}
+}
+
+// commit spends what check allowed. The caller holds mu.
+func (l *LocalLimiter) commit(s spending) {
+	if !s.next.IsZero() {
+		l.tat[s.key] = s.next
+	}
 }
 
 func (l *LocalLimiter) prune(now time.Time) {

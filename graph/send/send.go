@@ -114,6 +114,10 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	if err != nil {
 		return nil, err
 	}
+	if res.sent != nil {
+		r.sandboxSent(context.WithoutCancel(ctx), a, res.sent)
+		return res.sent, nil
+	}
 	if res.recorded {
 		// A reply in an existing conversation records nothing before the
 		// provider answers: announcing would only cost the response two
@@ -132,12 +136,18 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 		return nil, err
 	}
 	r.Events.Committed(ctx)
-	if !a.Livemode && r.Sandbox != nil {
+	return out, nil
+}
+
+// sandboxSent announces a committed sandbox send and schedules its
+// delivered/failed step; the sandbox sweep completes it if that is lost.
+func (r *Service) sandboxSent(ctx context.Context, a *auth.Actor, out *model.Message) {
+	r.Events.Committed(ctx)
+	if r.Sandbox != nil {
 		if err := r.Sandbox.SandboxSent(ctx, a.WorkspaceID, out.ID); err != nil {
 			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
 		}
 	}
-	return out, nil
 }
 
 // prepare builds the message as stored (status sending) and as its adapter
