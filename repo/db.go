@@ -75,9 +75,16 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close() //nolint:errcheck // the ping's error is the one to report
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	db.SetMaxOpenConns(40)
-	db.SetMaxIdleConns(20)
-	return &Store{Queries: Queries{q: db, count: new(atomic.Int64)}, DB: db}, nil
+	store := &Store{Queries: Queries{q: db, count: new(atomic.Int64)}, DB: db}
+	store.SetMaxConns(40)
+	return store, nil
+}
+
+// SetMaxConns bounds the pool's open connections to n, half of them kept
+// idle (Open starts at 40 and 20).
+func (s *Store) SetMaxConns(n int) {
+	s.DB.SetMaxOpenConns(n)
+	s.DB.SetMaxIdleConns((n + 1) / 2)
 }
 
 // Close closes the pool.

@@ -9,3 +9,6 @@ func ColumnListQueries() map[string]string {
 	}
 	return out
 }
+
+// UnfannedFirst is the query HasUnfannedEvents runs.
+const UnfannedFirst = unfannedFirst

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type Config struct {
 	EventRetention       time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
+	// DBMaxConns bounds the process's Postgres connections
+	// (MSGSVC_DB_MAX_CONNS, default 40): every process of an installation
+	// together must stay under the server's max_connections.
+	DBMaxConns int
 	// Queue is the asynq queue the installation's processes share
 	// (MSGSVC_QUEUE, default msgsvc): two installations on one Redis
 	// database each need their own.
@@ -107,6 +112,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		c.EgressIPs = []string{}
 	}
 	c.Production = getenv("MSGSVC_ENV") == "production"
+	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
+		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
+	}
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}

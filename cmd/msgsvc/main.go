@@ -144,6 +144,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	defer store.Close()
+	store.SetMaxConns(cfg.DBMaxConns)
 	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("REDIS_URL: %w", err)
