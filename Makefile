@@ -53,7 +53,8 @@ bench: services
 # load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every
 # webhook checked for signature, duplicates, order and loss. A measurement,
 # so make test skips it. MSGSVC_SCALEOUT_SECONDS (15), _CONNS (16) and
-# _CONVERSATIONS (200) change the load; TEST_REDIS_URL the Redis database.
+# _CONVERSATIONS (200) change the load, _ROUNDS (1) repeats it as A B B A …;
+# TEST_REDIS_URL picks the Redis database.
 scaleout: services
 	MSGSVC_SCALEOUT=1 go test -count=1 -run '^TestScaleOut$$' -v -timeout 30m ./cmd/msgsvc
 

@@ -72,26 +72,52 @@ func TestScaleOut(t *testing.T) {
 	load.conns = min(load.conns, load.conversations)
 	t.Logf("load: %d connections for %s over %d sandbox website conversations, split across the servers",
 		load.conns, load.duration, load.conversations)
-	var results []scaleResult
-	for _, top := range []struct {
+	type topology struct {
 		name            string
 		serves, workers int
-	}{{"A (1 serve, 1 worker)", 1, 1}, {"B (2 serve, 3 worker)", 2, 3}} {
-		t.Run(top.name[:1], func(t *testing.T) {
-			r := runTopology(t, load, top.serves, top.workers)
-			r.name = top.name
-			t.Log(r)
-			results = append(results, r)
-		})
 	}
-	if len(results) == 2 {
-		a, b := results[0], results[1]
-		t.Logf("B over A: sends %.2fx, events end to end %.2fx, lag p99 %s vs %s",
-			b.sendRate/a.sendRate, b.eventRate/a.eventRate, ms(b.lagP99), ms(a.lagP99))
-		for _, r := range results {
-			t.Log(r)
+	a, b := topology{"A (1 serve, 1 worker)", 1, 1}, topology{"B (2 serve, 3 worker)", 2, 3}
+	rates := map[string][][2]float64{} // per topology: sends/s, events/s
+	var lines []string
+	for round := range envInt("MSGSVC_SCALEOUT_ROUNDS", 1) {
+		order := []topology{a, b}
+		if round%2 == 1 { // A B B A …: drift of the machine weighs on both
+			order = []topology{b, a}
+		}
+		for _, top := range order {
+			t.Run(top.name[:1], func(t *testing.T) {
+				r := runTopology(t, load, top.serves, top.workers)
+				r.name = fmt.Sprintf("%s round %d", top.name, round+1)
+				t.Log(r)
+				lines = append(lines, r.String())
+				rates[top.name] = append(rates[top.name], [2]float64{r.sendRate, r.eventRate})
+			})
 		}
 	}
+	for _, l := range lines {
+		t.Log(l)
+	}
+	ra, rb := medians(rates[a.name]), medians(rates[b.name])
+	if len(rates[a.name]) > 0 && len(rates[b.name]) > 0 {
+		t.Logf("medians: A sends %.1f/s events %.1f/s; B sends %.1f/s events %.1f/s; B over A: sends %.2fx, events end to end %.2fx",
+			ra[0], ra[1], rb[0], rb[1], rb[0]/ra[0], rb[1]/ra[1])
+	}
+}
+
+// medians is the median of each column.
+func medians(rows [][2]float64) [2]float64 {
+	var out [2]float64
+	for i := range out {
+		col := make([]float64, len(rows))
+		for j, r := range rows {
+			col[j] = r[i]
+		}
+		slices.Sort(col)
+		if n := len(col); n > 0 {
+			out[i] = (col[(n-1)/2] + col[n/2]) / 2
+		}
+	}
+	return out
 }
 
 // runTopology starts serves API and workers worker processes on a fresh
@@ -107,9 +133,9 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 	if p := in.start("seed", "--file", fixture); p.wait(t, 5*time.Minute) != 0 {
 		t.Fatalf("seed failed:\n%s", p.logs.String())
 	}
-	var procs []*process
+	var serveProcs, workerProcs []*process
 	for range workers {
-		procs = append(procs, in.start("worker"))
+		workerProcs = append(workerProcs, in.start("worker"))
 	}
 	var urls []string
 	for i := range serves {
@@ -117,7 +143,7 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 		if i > 0 {
 			addr = freeAddr(t)
 		}
-		procs = append(procs, in.serveOn(addr, "serve"))
+		serveProcs = append(serveProcs, in.serveOn(addr, "serve"))
 		urls = append(urls, "http://"+addr)
 	}
 	secret := newWebhookSecret(6)
@@ -132,20 +158,29 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 		t.Fatal(err)
 	}
 
-	cpu0, self0 := procsCPU(procs), selfCPU()
-	busy0, all0 := machineCPU()
-	loadavg := loadAverage()
+	cpu := func() scaleCPU { return measureCPU(t, in.store, serveProcs, workerProcs) }
+	// Backends report their counters to pg_stat_database within 10 s of
+	// going idle, so the idle window before the load and the wait after
+	// the drain are 11 s.
+	idle0 := cpu()
+	time.Sleep(11 * time.Second)
+	cpu0, db0, tables0, loadavg := cpu(), dbStats(t, in.store), tableReads(t, in.store), loadAverage()
 	start := time.Now()
 	sent := driveLoad(t, urls, load)
 	loadEnd := time.Now()
 	waitDrained(t, in, rc, sent, fromSeq, ep["id"])
-	busy1, all1 := machineCPU()
-	cpu := fmt.Sprintf("over %s: msgsvc processes %s, this test (load, receiver) %s; machine %.0f%% busy on %d cores, load average %s before",
-		ms(time.Since(start)), ms(procsCPU(procs)-cpu0), ms(selfCPU()-self0),
-		100*float64(busy1-busy0)/float64(max(all1-all0, 1)), runtime.NumCPU(), loadavg)
+	used, wall := cpu().minus(cpu0), time.Since(start)
 
 	r := checkScaleRun(t, in.store, rc, sent, fromSeq)
-	r.cpu, r.perServer = cpu, sent.perServer
+	time.Sleep(11 * time.Second)
+	db := dbStats(t, in.store).minus(db0)
+	idle := cpu0.minus(idle0)
+	r.cpu = fmt.Sprintf("over %s %s; idle for 11 s before: serve+worker %s, postgres backends %s; load average %s before; "+
+		"database per send: %.1f commits, %.2f rollbacks, %.0f rows read, %.1f written",
+		ms(wall), used, ms(idle.msgsvc()), ms(idle.pg()), loadavg,
+		db[0]/float64(r.sends), db[1]/float64(r.sends), db[2]/float64(r.sends), db[3]/float64(r.sends))
+	r.cpu += "; most rows read per send: " + topReads(tables0, tableReads(t, in.store), r.sends)
+	r.perServer = sent.perServer
 	r.sendRate = float64(r.sends) / loadEnd.Sub(start).Seconds()
 	r.sendP50, r.sendP99 = percentile(sent.latencies, .5), percentile(sent.latencies, .99)
 	last := rc.last()
@@ -446,25 +481,141 @@ func deref(s *string) string {
 	return *s
 }
 
-// procsCPU is the user and system CPU time the processes have used so far
-// (Linux /proc; 0 elsewhere).
-func procsCPU(procs []*process) time.Duration {
-	var total time.Duration
-	for _, p := range procs {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-		if err != nil {
-			continue
-		}
-		// Fields after the command name (which may hold spaces): state is
-		// the 3rd field, utime and stime the 14th and 15th.
-		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-		if len(f) > 12 {
-			u, _ := strconv.ParseInt(f[11], 10, 64)
-			s, _ := strconv.ParseInt(f[12], 10, 64)
-			total += time.Duration(u+s) * 10 * time.Millisecond // USER_HZ 100
-		}
+// scaleCPU is CPU time used so far (Linux /proc): by the serve and worker
+// processes, by the Postgres backends of the installation's database (those
+// connected when measured: a backend that closed in between took its time
+// with it), by this test process (load and receiver), and by the machine.
+type scaleCPU struct {
+	serve, worker, self time.Duration
+	postgres            map[int]time.Duration
+	busy, total         int64
+}
+
+func measureCPU(t *testing.T, store *repo.Store, serves, workers []*process) scaleCPU {
+	c := scaleCPU{self: selfCPU(), postgres: map[int]time.Duration{}}
+	for _, p := range serves {
+		c.serve += pidCPU(p.cmd.Process.Pid)
 	}
-	return total
+	for _, p := range workers {
+		c.worker += pidCPU(p.cmd.Process.Pid)
+	}
+	var pids []int
+	if err := store.DB.Select(&pids, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		c.postgres[pid] = pidCPU(pid)
+	}
+	c.busy, c.total = machineCPU()
+	return c
+}
+
+// minus is the CPU used between b and c.
+func (c scaleCPU) minus(b scaleCPU) scaleCPU {
+	d := scaleCPU{serve: c.serve - b.serve, worker: c.worker - b.worker, self: c.self - b.self,
+		postgres: map[int]time.Duration{}, busy: c.busy - b.busy, total: c.total - b.total}
+	for pid, v := range c.postgres {
+		d.postgres[pid] = v - b.postgres[pid]
+	}
+	return d
+}
+
+func (c scaleCPU) msgsvc() time.Duration { return c.serve + c.worker }
+
+func (c scaleCPU) pg() time.Duration {
+	var pg time.Duration
+	for _, v := range c.postgres {
+		pg += v
+	}
+	return pg
+}
+
+// String reads a difference.
+func (c scaleCPU) String() string {
+	pg := c.pg()
+	return fmt.Sprintf("CPU: serve %s, worker %s, postgres backends %s, this test %s; machine %.0f%% busy on %d cores",
+		ms(c.serve), ms(c.worker), ms(pg), ms(c.self), 100*float64(c.busy)/float64(max(c.total, 1)), runtime.NumCPU())
+}
+
+// scaleDB is the installation database's commits, rollbacks, rows read
+// (returned by scans and fetched by index) and rows written so far.
+type scaleDB [4]float64
+
+func dbStats(t *testing.T, store *repo.Store) scaleDB {
+	var row struct {
+		Commits   float64 `db:"xact_commit"`
+		Rollbacks float64 `db:"xact_rollback"`
+		Read      float64 `db:"read"`
+		Written   float64 `db:"written"`
+	}
+	if err := store.DB.Get(&row, `SELECT xact_commit, xact_rollback, tup_returned + tup_fetched AS read,
+		tup_inserted + tup_updated + tup_deleted AS written FROM pg_stat_database WHERE datname = current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	return scaleDB{row.Commits, row.Rollbacks, row.Read, row.Written}
+}
+
+func (d scaleDB) minus(b scaleDB) scaleDB {
+	for i := range d {
+		d[i] -= b[i]
+	}
+	return d
+}
+
+// tableReads is, per table of the installation's database, the rows read
+// so far: in all (by scans and by index) and by scans.
+func tableReads(t *testing.T, store *repo.Store) map[string][2]float64 {
+	var rows []struct {
+		Table string  `db:"relname"`
+		All   float64 `db:"all"`
+		Scans float64 `db:"scans"`
+	}
+	if err := store.DB.Select(&rows, `SELECT relname, coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS all,
+		coalesce(seq_tup_read, 0) AS scans FROM pg_stat_user_tables`); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][2]float64{}
+	for _, r := range rows {
+		out[r.Table] = [2]float64{r.All, r.Scans}
+	}
+	return out
+}
+
+// topReads names the three tables read most between before and after, in
+// rows per send.
+func topReads(before, after map[string][2]float64, sends int) string {
+	type read struct {
+		table      string
+		all, scans float64
+	}
+	var reads []read
+	for table, a := range after {
+		reads = append(reads, read{table, a[0] - before[table][0], a[1] - before[table][1]})
+	}
+	slices.SortFunc(reads, func(x, y read) int { return int(y.all - x.all) })
+	var out []string
+	for _, r := range reads[:min(3, len(reads))] {
+		out = append(out, fmt.Sprintf("%s %.0f (%.0f by scans)", r.table, r.all/float64(max(sends, 1)), r.scans/float64(max(sends, 1))))
+	}
+	return strings.Join(out, ", ")
+}
+
+// pidCPU is the user and system CPU time a process has used (0 when it is
+// gone or not on Linux).
+func pidCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// After the command name (which may hold spaces) come state (the
+	// 3rd field) … utime and stime (the 14th and 15th).
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond // USER_HZ is 100
 }
 
 // machineCPU is the busy and total jiffies of every core so far (the
