@@ -166,18 +166,20 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 	time.Sleep(11 * time.Second)
 	cpu0, db0, tables0, loadavg := cpu(), dbStats(t, in.store), tableReads(t, in.store), loadAverage()
 	start := time.Now()
+	stopConns, peakConns := sampleConns(in.store)
 	sent := driveLoad(t, urls, load)
 	loadEnd := time.Now()
 	waitDrained(t, in, rc, sent, fromSeq, ep["id"])
 	used, wall := cpu().minus(cpu0), time.Since(start)
+	stopConns()
 
 	r := checkScaleRun(t, in.store, rc, sent, fromSeq)
 	time.Sleep(11 * time.Second)
 	db := dbStats(t, in.store).minus(db0)
 	idle := cpu0.minus(idle0)
-	r.cpu = fmt.Sprintf("over %s %s; idle for 11 s before: serve+worker %s, postgres backends %s; load average %s before; "+
+	r.cpu = fmt.Sprintf("over %s %s; at most %d connections to the database; idle for 11 s before: serve+worker %s, postgres backends %s; load average %s before; "+
 		"database per send: %.1f commits, %.2f rollbacks, %.0f rows read, %.1f written",
-		ms(wall), used, ms(idle.msgsvc()), ms(idle.pg()), loadavg,
+		ms(wall), used, *peakConns, ms(idle.msgsvc()), ms(idle.pg()), loadavg,
 		db[0]/float64(r.sends), db[1]/float64(r.sends), db[2]/float64(r.sends), db[3]/float64(r.sends))
 	r.cpu += "; most rows read per send: " + topReads(tables0, tableReads(t, in.store), r.sends)
 	r.perServer = sent.perServer
@@ -560,6 +562,31 @@ func (d scaleDB) minus(b scaleDB) scaleDB {
 		d[i] -= b[i]
 	}
 	return d
+}
+
+// sampleConns counts the installation database's connections every 100 ms
+// until stop is called; peak is the most seen (Postgres allows
+// max_connections, 100 by default, for everyone).
+func sampleConns(store *repo.Store) (stop func(), peak *int) {
+	peak = new(int)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var n int
+			if store.DB.Get(&n, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()`) == nil {
+				*peak = max(*peak, n)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }, peak
 }
 
 // tableReads is, per table of the installation's database, the rows read
