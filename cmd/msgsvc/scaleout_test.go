@@ -27,7 +27,9 @@ import (
 // `worker`, then B, two `serve` and three `worker` on one Postgres and one
 // Redis, each on a database and queue of its own. Only with
 // MSGSVC_SCALEOUT=1 (make scaleout): it is a measurement, not a unit test.
-// MSGSVC_SCALEOUT_SECONDS, _CONNS and _CONVERSATIONS change the load.
+// MSGSVC_SCALEOUT_SECONDS, _CONNS and _CONVERSATIONS change the load,
+// _ROUNDS repeats it (A B B A …). Any duplicate, missing event, order
+// violation, bad signature or failed send fails it; speed is reported only.
 
 const scaleKey = "svc_test_ScaleScaleScaleScaleScaleScale01"
 
@@ -52,7 +54,7 @@ type scaleResult struct {
 
 func (r scaleResult) String() string {
 	return fmt.Sprintf("%s: sends=%d %v %.1f/s (p50 %s, p99 %s); events=%d %.1f/s end to end, lag p50 %s p99 %s max %s; "+
-		"drained %s after the load; duplicates=%d missing=%d order_violations=%d; cpu %s",
+		"drained %s after the load; duplicates=%d missing=%d order_violations=%d; %s",
 		r.name, r.sends, r.perServer, r.sendRate, ms(r.sendP50), ms(r.sendP99), r.events, r.eventRate, ms(r.lagP50), ms(r.lagP99),
 		ms(r.lagMax), ms(r.drain), r.duplicates, r.missing, r.orders, r.cpu)
 }
@@ -177,7 +179,7 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 	time.Sleep(11 * time.Second)
 	db := dbStats(t, in.store).minus(db0)
 	idle := cpu0.minus(idle0)
-	r.cpu = fmt.Sprintf("over %s %s; at most %d connections to the database; idle for 11 s before: serve+worker %s, postgres backends %s; load average %s before; "+
+	r.cpu = fmt.Sprintf("over %s, %s; at most %d connections to the database; idle for 11 s before: serve+worker %s, postgres backends %s; load average %s before; "+
 		"database per send: %.1f commits, %.2f rollbacks, %.0f rows read, %.1f written",
 		ms(wall), used, *peakConns, ms(idle.msgsvc()), ms(idle.pg()), loadavg,
 		db[0]/float64(r.sends), db[1]/float64(r.sends), db[2]/float64(r.sends), db[3]/float64(r.sends))
@@ -194,8 +196,8 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 }
 
 // scaleFixture is a workspace with the test key scaleKey, no practical rate
-// limit or quota, and n website conversations conv_s1 … conv_sn, as
-// /work/shared's fixture-gen.py writes them.
+// limit or quota, and n website conversations conv_s1 … conv_sn (each with
+// an inbound message), in the shape of the maintainers' load fixtures.
 func scaleFixture(n int) []byte {
 	ts := time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
 	convs := make([]map[string]any, n)
