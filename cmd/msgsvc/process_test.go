@@ -92,9 +92,20 @@ type process struct {
 // killed when the test ends if it is still running.
 func (in *installation) start(args ...string) *process {
 	in.t.Helper()
+	return in.startEnv(nil, args...)
+}
+
+// startEnv is start with extra variables over the installation's.
+func (in *installation) startEnv(extra map[string]string, args ...string) *process {
+	in.t.Helper()
 	cmd := exec.Command(in.bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "MSGSVC_METRICS_ADDR=" + freeAddr(in.t)}
 	for k, v := range in.env {
+		if _, over := extra[k]; !over {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	for k, v := range extra {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	p := &process{cmd: cmd, logs: &syncBuffer{}, done: make(chan struct{})}
@@ -126,10 +137,17 @@ func (in *installation) start(args ...string) *process {
 // /readyz answers 200.
 func (in *installation) serve(args ...string) *process {
 	in.t.Helper()
-	p := in.start(args...)
+	return in.serveOn(in.addr, args...)
+}
+
+// serveOn is serve with the API on addr rather than the installation's
+// address (a second server of the same installation).
+func (in *installation) serveOn(addr string, args ...string) *process {
+	in.t.Helper()
+	p := in.startEnv(map[string]string{"MSGSVC_ADDR": addr}, args...)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(in.URL() + "/readyz")
+		resp, err := http.Get("http://" + addr + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
