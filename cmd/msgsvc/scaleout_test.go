@@ -126,7 +126,7 @@ func medians(rows [][2]float64) [2]float64 {
 // installation, drives the load through every server, waits for every
 // webhook and checks them.
 func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult {
-	in := newInstallation(t, map[string]string{"MSGSVC_SANDBOX_DELIVERY_DELAY": "1s",
+	in := newInstallation(t, map[string]string{"MSGSVC_SANDBOX_DELIVERY_DELAY": "1s", "MSGSVC_DB_MAX_CONNS": "15",
 		"MSGSVC_SWEEP_EVERY": "2s", "MSGSVC_SWEEP_GRACE": "30s"})
 	fixture := filepath.Join(t.TempDir(), "scale.json")
 	if err := os.WriteFile(fixture, scaleFixture(load.conversations), 0o600); err != nil {
