@@ -22,9 +22,11 @@ type announcer struct {
 	pause func(ctx context.Context) bool
 }
 
-// maxAgain bounds the rounds one wake makes while each asks again (a task
-// held active by a dead worker): after that the sweeps catch up.
-const maxAgain = 200
+// maxAgain bounds the rounds one wake makes while each asks again (a pass
+// that keeps running while events keep coming, which sees them itself; a
+// task held active by a dead worker): after about 2 s of asking, the
+// sweeps catch up.
+const maxAgain = 80
 
 func newAnnouncer(round func(context.Context) bool, pause time.Duration) *announcer {
 	return &announcer{signal: make(chan struct{}, 1), round: round, pause: func(ctx context.Context) bool {
@@ -73,8 +75,10 @@ func (a *announcer) run(ctx context.Context) {
 }
 
 // announceAgainAfter is the pause before the announcer asks again for a
-// task whose previous one is running.
-const announceAgainAfter = 5 * time.Millisecond
+// task whose previous one is running: a commit in the last moments of a
+// pass waits this much longer, and a pass that runs costs the announcer
+// four Redis calls per pause.
+const announceAgainAfter = 25 * time.Millisecond
 
 // announce is a round of the announcer: one fan-out and one AI dispatch
 // pass asked for, each coalesced with one already waiting.
