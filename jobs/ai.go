@@ -32,7 +32,7 @@ type AI interface {
 // already (enqueueCoalesced); one that runs right now may have read before
 // the caller's change, which the next call (RunAIDispatch's tick) covers.
 func (c *Client) AIDispatch(ctx context.Context) error {
-	_, err := c.enqueueCoalesced(ctx, TypeAIDispatch)
+	_, err := c.enqueueCoalesced(ctx, c.Queue, TypeAIDispatch)
 	return err
 }
 

@@ -81,10 +81,13 @@ func (a *announcer) run(ctx context.Context) {
 const announceAgainAfter = 25 * time.Millisecond
 
 // announce is a round of the announcer: one fan-out and one AI dispatch
-// pass asked for, each coalesced with one already waiting.
+// pass asked for, each coalesced with one already waiting. The fan-out goes
+// to the webhook queue: it makes the deliveries, and waiting behind a burst
+// of sandbox steps on the other queue it would hold them all back (there is
+// never more than one waiting, so it delays a delivery by one pass at most).
 func (c *Client) announce(ctx context.Context) (again bool) {
-	for _, typ := range []string{TypeWebhookFanOut, TypeAIDispatch} {
-		more, err := c.enqueueCoalesced(ctx, typ)
+	for typ, queue := range map[string]string{TypeWebhookFanOut: WebhookQueue(c.Queue), TypeAIDispatch: c.Queue} {
+		more, err := c.enqueueCoalesced(ctx, queue, typ)
 		if err != nil {
 			slog.Warn("announce "+typ+"; the sweep will catch up", "err", err)
 		}
@@ -94,17 +97,17 @@ func (c *Client) announce(ctx context.Context) (again bool) {
 }
 
 // enqueueCoalesced asks for a pass of typ (a task with no payload that
-// re-reads Postgres) under the task id typ, so one waits in the queue at a
-// time. A task of that id that waits has not read yet and so covers the
-// caller's commit; one that runs may have read before it, so again says to
-// ask once more shortly. A pass that failed keeps its id archived: it is
-// deleted and asked for again.
-func (c *Client) enqueueCoalesced(ctx context.Context, typ string) (again bool, err error) {
-	err = c.enqueue(ctx, asynq.NewTask(typ, nil), asynq.Queue(c.Queue), asynq.MaxRetry(0), asynq.TaskID(typ))
+// re-reads Postgres) on queue under the task id typ, so one waits in the
+// queue at a time. A task of that id that waits has not read yet and so
+// covers the caller's commit; one that runs may have read before it, so
+// again says to ask once more shortly. A pass that failed keeps its id
+// archived: it is deleted and asked for again.
+func (c *Client) enqueueCoalesced(ctx context.Context, queue, typ string) (again bool, err error) {
+	err = c.enqueue(ctx, asynq.NewTask(typ, nil), asynq.Queue(queue), asynq.MaxRetry(0), asynq.TaskID(typ))
 	if !errors.Is(err, asynq.ErrTaskIDConflict) {
 		return false, err
 	}
-	info, err := c.inspector.GetTaskInfo(c.Queue, typ)
+	info, err := c.inspector.GetTaskInfo(queue, typ)
 	switch {
 	case errors.Is(err, asynq.ErrTaskNotFound):
 		return true, nil // done in the meantime
@@ -113,7 +116,7 @@ func (c *Client) enqueueCoalesced(ctx context.Context, typ string) (again bool, 
 	case info.State == asynq.TaskStatePending:
 		return false, nil
 	case info.State == asynq.TaskStateArchived || info.State == asynq.TaskStateCompleted:
-		if err := c.inspector.DeleteTask(c.Queue, typ); err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
+		if err := c.inspector.DeleteTask(queue, typ); err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
 			return false, err
 		}
 	}

@@ -99,8 +99,8 @@ func redisClient(t *testing.T) (*jobs.Client, asynq.RedisConnOpt) {
 }
 
 // TestCommitsShareOnePendingPass: however many commits announce events, one
-// fan-out and one AI dispatch wait in the queue, and deliveries go to the
-// webhook queue.
+// fan-out and one AI dispatch wait in the queue, and fan-outs and deliveries
+// go to the webhook queue.
 func TestCommitsShareOnePendingPass(t *testing.T) {
 	t.Parallel()
 	c, opt := redisClient(t)
@@ -127,7 +127,7 @@ func TestCommitsShareOnePendingPass(t *testing.T) {
 			count[q+" "+task.Type]++
 		}
 	}
-	want := map[string]int{c.Queue + " " + jobs.TypeWebhookFanOut: 1, c.Queue + " " + jobs.TypeAIDispatch: 1,
+	want := map[string]int{jobs.WebhookQueue(c.Queue) + " " + jobs.TypeWebhookFanOut: 1, c.Queue + " " + jobs.TypeAIDispatch: 1,
 		jobs.WebhookQueue(c.Queue) + " " + jobs.TypeWebhookDeliver: 1}
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("pending tasks %v, want %v", count, want)

@@ -19,9 +19,9 @@ import (
 // go to WebhookQueue(Queue).
 const Queue = "msgsvc"
 
-// WebhookQueue is the queue of a queue's webhook deliveries: workers take
-// from it first (serverConfig), so a delivery does not wait behind the
-// fan-outs, AI passes and sandbox steps of the queue itself.
+// WebhookQueue is the queue of a queue's webhook deliveries and fan-outs:
+// workers take from it first (serverConfig), so a delivery does not wait
+// behind the AI passes and sandbox steps of the queue itself.
 func WebhookQueue(queue string) string { return queue + "-webhooks" }
 
 // Client enqueues tasks; it is the resolvers' Enqueuer. The notices a commit
