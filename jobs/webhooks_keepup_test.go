@@ -14,7 +14,7 @@ import (
 )
 
 // TestWebhooksKeepUpWithSandboxSends sends sandbox messages at about 100 a
-// second over a few conversations, with one worker process running every
+// second over 100 conversations, with one worker process running every
 // task a send makes (fan-out, AI passes, the delivered step, deliveries).
 // Every message.sent and message.status event must reach the endpoint, each
 // conversation's in order. The lag from a send's answer to its
