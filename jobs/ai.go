@@ -28,10 +28,11 @@ type AI interface {
 	Answer(ctx context.Context, conversationID string) error
 }
 
-// AIDispatch asks for a dispatch pass. Like fan-outs, passes are not
-// de-duplicated: a redundant one finds nothing.
+// AIDispatch asks for a dispatch pass, unless one waits in the queue
+// already (enqueueCoalesced); one that runs right now may have read before
+// the caller's change, which the next call (RunAIDispatch's tick) covers.
 func (c *Client) AIDispatch(ctx context.Context) error {
-	err := c.enqueue(ctx, asynq.NewTask(TypeAIDispatch, nil), asynq.Queue(c.Queue), asynq.MaxRetry(0))
+	_, err := c.enqueueCoalesced(ctx, c.Queue, TypeAIDispatch)
 	return err
 }
 

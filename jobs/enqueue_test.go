@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestEnqueueWhileRedisIsDown(t *testing.T) {
 	c := jobs.NewClient(asynq.RedisClientOpt{Addr: "127.0.0.1:1"})
 	defer c.Close()
 	ctx := context.Background()
-	err := c.SandboxSent(ctx, "ws_main", "msg_1")
+	err := c.DeliveryDue(ctx, "del_0", 0)
 	if err == nil || errors.Is(err, jobs.ErrQueueDown) {
 		t.Fatalf("first enqueue: %v, want Redis's own error", err)
 	}
@@ -31,6 +32,26 @@ func TestEnqueueWhileRedisIsDown(t *testing.T) {
 	} {
 		if err := enqueue(); !errors.Is(err, jobs.ErrQueueDown) {
 			t.Errorf("%s while paused: %v, want ErrQueueDown", name, err)
+		}
+	}
+}
+
+// TestCommitNoticesDoNotWaitForRedis: the notices a commit owes are handed
+// to the client's goroutines, so a request returns before Redis answers (here
+// it never does); Close returns once their one try has failed.
+func TestCommitNoticesDoNotWaitForRedis(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, notice := range map[string]func(*jobs.Client) error{
+		"events recorded": func(c *jobs.Client) error { return c.EventsRecorded(ctx) },
+		"sandbox sent":    func(c *jobs.Client) error { return c.SandboxSent(ctx, "ws_main", "msg_1") },
+	} {
+		c := jobs.NewClient(asynq.RedisClientOpt{Addr: "127.0.0.1:1"})
+		if err := notice(c); err != nil {
+			t.Errorf("%s: %v, want nil (enqueued in the background)", name, err)
+		}
+		if err := c.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -56,5 +77,98 @@ func TestEnqueueGivenUpByItsCallerDoesNotPause(t *testing.T) {
 	}
 	if err := c.DeliveryDue(context.Background(), "del_2", time.Minute); err != nil {
 		t.Errorf("after a cancelled enqueue: %v, want it tried and done", err)
+	}
+}
+
+// redisClient is a client on a queue of the test's own, whose queues are
+// dropped when the test ends.
+func redisClient(t *testing.T) (*jobs.Client, asynq.RedisConnOpt) {
+	t.Helper()
+	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jobs.NewClient(opt)
+	c.Queue = resttest.NewQueueName()
+	t.Cleanup(func() {
+		_ = c.Close()
+		resttest.DropQueue(t, c.Queue)
+		resttest.DropQueue(t, jobs.WebhookQueue(c.Queue))
+	})
+	return c, opt
+}
+
+// TestCommitsShareOnePendingPass: however many commits announce events, one
+// fan-out and one AI dispatch wait in the queue, and fan-outs and deliveries
+// go to the webhook queue.
+func TestCommitsShareOnePendingPass(t *testing.T) {
+	t.Parallel()
+	c, opt := redisClient(t)
+	for range 50 {
+		if err := c.EventsRecorded(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.DeliveryDue(t.Context(), "whd_1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil { // hands over what the announcer holds
+		t.Fatal(err)
+	}
+	ins := asynq.NewInspector(opt)
+	defer ins.Close()
+	count := map[string]int{}
+	for _, q := range []string{c.Queue, jobs.WebhookQueue(c.Queue)} {
+		tasks, err := ins.ListPendingTasks(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			count[q+" "+task.Type]++
+		}
+	}
+	want := map[string]int{jobs.WebhookQueue(c.Queue) + " " + jobs.TypeWebhookFanOut: 1, c.Queue + " " + jobs.TypeAIDispatch: 1,
+		jobs.WebhookQueue(c.Queue) + " " + jobs.TypeWebhookDeliver: 1}
+	if !reflect.DeepEqual(count, want) {
+		t.Errorf("pending tasks %v, want %v", count, want)
+	}
+}
+
+// TestCommitWhileFanOutRunsMakesAnother: a fan-out that runs may have read
+// before a commit; the commit's notice is not swallowed by the running
+// task's id but makes another fan-out.
+func TestCommitWhileFanOutRunsMakesAnother(t *testing.T) {
+	t.Parallel()
+	c, opt := redisClient(t)
+	runs := make(chan int, 10)
+	release := make(chan struct{})
+	var n int
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(jobs.TypeWebhookFanOut, func(ctx context.Context, _ *asynq.Task) error {
+		n++ // one slot: handlers never overlap
+		runs <- n
+		if n == 1 {
+			<-release
+		}
+		return nil
+	})
+	mux.HandleFunc(jobs.TypeAIDispatch, func(context.Context, *asynq.Task) error { return nil })
+	srv := jobs.NewServerOn(opt, 1, c.Queue)
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	if err := c.EventsRecorded(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	<-runs // the first fan-out runs
+	if err := c.EventsRecorded(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	select {
+	case <-runs:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the commit during the running fan-out made no other fan-out")
 	}
 }

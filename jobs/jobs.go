@@ -8,16 +8,25 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hibiken/asynq"
 )
 
-// Queue is the asynq queue msgsvc uses.
+// Queue is the asynq queue msgsvc uses (MSGSVC_QUEUE); webhook deliveries
+// go to WebhookQueue(Queue).
 const Queue = "msgsvc"
 
-// Client enqueues tasks; it is the resolvers' Enqueuer.
+// WebhookQueue is the queue of a queue's webhook deliveries and fan-outs:
+// workers take from it first (serverConfig), so a delivery does not wait
+// behind the AI passes and sandbox steps of the queue itself.
+func WebhookQueue(queue string) string { return queue + "-webhooks" }
+
+// Client enqueues tasks; it is the resolvers' Enqueuer. The notices a commit
+// owes (EventsRecorded, SandboxSent) go to Redis from goroutines of its own,
+// so a request does not wait for them; Close stops those.
 type Client struct {
 	asynq     *asynq.Client
 	inspector *asynq.Inspector
@@ -30,6 +39,11 @@ type Client struct {
 	// pausedUntil (Unix nanoseconds) is when Redis is tried again after it
 	// did not answer an enqueue.
 	pausedUntil atomic.Int64
+
+	announcer  *announcer
+	sandbox    chan sandboxStep
+	stop       context.CancelFunc
+	background sync.WaitGroup
 }
 
 // Redis outages, as enqueueing sees them. Every task is owed by a row in
@@ -48,7 +62,7 @@ var ErrQueueDown = errors.New("jobs: Redis did not answer a moment ago; not trie
 // enqueue hands a task to Redis within enqueueTimeout, or fails at once
 // while Redis is paused.
 func (c *Client) enqueue(ctx context.Context, task *asynq.Task, opts ...asynq.Option) error {
-	if time.Now().UnixNano() < c.pausedUntil.Load() {
+	if c.paused() {
 		return ErrQueueDown
 	}
 	bounded, cancel := context.WithTimeout(ctx, enqueueTimeout)
@@ -62,13 +76,29 @@ func (c *Client) enqueue(ctx context.Context, task *asynq.Task, opts ...asynq.Op
 	return err
 }
 
-// NewClient returns a client over a Redis connection, on the default queue.
+// paused says whether Redis did not answer an enqueue a moment ago.
+func (c *Client) paused() bool { return time.Now().UnixNano() < c.pausedUntil.Load() }
+
+// NewClient returns a client over a Redis connection, on the default queue,
+// and starts its background enqueueing.
 func NewClient(opt asynq.RedisConnOpt) *Client {
-	return &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue, SandboxDelay: 2 * time.Second}
+	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue, SandboxDelay: 2 * time.Second,
+		sandbox: make(chan sandboxStep, sandboxBuffer)}
+	c.announcer = newAnnouncer(c.announce, announceAgainAfter)
+	ctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	c.background.Go(func() { c.announcer.run(ctx) })
+	c.background.Go(func() { c.runSandbox(ctx) })
+	return c
 }
 
-// Close closes the client's connections.
-func (c *Client) Close() error { return errors.Join(c.asynq.Close(), c.inspector.Close()) }
+// Close hands Redis what still waits to be enqueued, then closes the
+// client's connections.
+func (c *Client) Close() error {
+	c.stop()
+	c.background.Wait()
+	return errors.Join(c.asynq.Close(), c.inspector.Close())
+}
 
 // DeleteArchived deletes the tasks asynq archived in the client's queue: a
 // task whose worker was killed (its lease ran out) or that failed. Postgres
@@ -76,11 +106,18 @@ func (c *Client) Close() error { return errors.Join(c.asynq.Close(), c.inspector
 // in Redis.
 func (c *Client) DeleteArchived(context.Context) error {
 	queues, err := c.inspector.Queues()
-	if err != nil || !slices.Contains(queues, c.Queue) {
-		return err // a queue nothing was ever put in has nothing archived
+	if err != nil {
+		return err
 	}
-	_, err = c.inspector.DeleteAllArchivedTasks(c.Queue)
-	return err
+	for _, q := range []string{c.Queue, WebhookQueue(c.Queue)} {
+		if !slices.Contains(queues, q) {
+			continue // a queue nothing was ever put in has nothing archived
+		}
+		if _, err := c.inspector.DeleteAllArchivedTasks(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
@@ -89,11 +126,26 @@ func NewServer(opt asynq.RedisConnOpt, concurrency int) *asynq.Server {
 	return NewServerOn(opt, concurrency, Queue)
 }
 
-// NewServerOn is NewServer working one named queue (tests use their own).
+// NewServerOn is NewServer working one named queue (tests use their own)
+// and its WebhookQueue.
 func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.Server {
-	return asynq.NewServer(opt, asynq.Config{
+	return asynq.NewServer(opt, serverConfig(concurrency, queue))
+}
+
+// Weights of a worker's queues: a free worker slot takes a webhook delivery
+// first 9 times in 10 while both queues have tasks waiting (asynq samples
+// the order by weight), so deliveries keep up with their events, and the
+// other tasks still get a slot while deliveries pile up behind a slow
+// endpoint (strict priority would starve them).
+const (
+	webhookWeight = 9
+	queueWeight   = 1
+)
+
+func serverConfig(concurrency int, queue string) asynq.Config {
+	return asynq.Config{
 		Concurrency:              concurrency,
-		Queues:                   map[string]int{queue: 1},
+		Queues:                   map[string]int{queue: queueWeight, WebhookQueue(queue): webhookWeight},
 		DelayedTaskCheckInterval: 200 * time.Millisecond,
 		LogLevel:                 asynq.WarnLevel,
 		Logger:                   asynqLogger{},
@@ -101,7 +153,7 @@ func NewServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.S
 		// asynq's 1 s, so a webhook leaves well within a second of its event.
 		TaskCheckInterval: 100 * time.Millisecond,
 		RetryDelayFunc:    retryDelay,
-	})
+	}
 }
 
 // retryDelay is asynq's, except for a Meta hook: one failing is mostly a

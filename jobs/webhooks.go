@@ -36,27 +36,27 @@ func NewDeliverTask(deliveryID string, notBefore time.Time) (*asynq.Task, error)
 }
 
 // EventsRecorded is called after a commit that recorded events: it asks for
-// a fan-out. Fan-outs are not de-duplicated by task id, because an id stays
-// taken while its task runs, and an event committed in that moment would
-// wait for the sweep; a redundant fan-out finds nothing and costs a query.
-// The same commit may owe the AI work or free an agent: a dispatch pass
-// follows (live.md 8).
-func (c *Client) EventsRecorded(ctx context.Context) error {
-	err := c.enqueue(ctx, asynq.NewTask(TypeWebhookFanOut, nil),
-		asynq.Queue(c.Queue), asynq.MaxRetry(0))
-	if err != nil {
-		return err
+// a fan-out and, as the same commit may owe the AI work or free an agent, a
+// dispatch pass (live.md 8). It returns at once: the background announcer
+// enqueues them, coalesced (enqueueCoalesced), and while Redis is known to
+// be down it answers ErrQueueDown. A notice lost in a crash is no event
+// lost: the sweeps fan out whatever Postgres has not.
+func (c *Client) EventsRecorded(context.Context) error {
+	if c.paused() {
+		return ErrQueueDown
 	}
-	return c.AIDispatch(ctx)
+	c.announcer.wake()
+	return nil
 }
 
-// DeliveryDue asks for an attempt of a delivery after a delay. asynq's own
+// DeliveryDue asks for an attempt of a delivery after a delay, on the
+// webhook queue, which workers take from first. asynq's own
 // retries are off: the schedule lives in Postgres, and each attempt is a
 // task of its own. A duplicate task is harmless, as the handler leases the
 // delivery in Postgres before it sends.
 func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error {
 	var at time.Time
-	opts := []asynq.Option{asynq.Queue(c.Queue), asynq.MaxRetry(0)}
+	opts := []asynq.Option{asynq.Queue(WebhookQueue(c.Queue)), asynq.MaxRetry(0)}
 	if in > 0 {
 		at = time.Now().Add(in)
 		opts = append(opts, asynq.ProcessAt(at))

@@ -37,8 +37,9 @@ type Config struct {
 	// together must stay under the server's max_connections.
 	DBMaxConns int
 	// Queue is the asynq queue the installation's processes share
-	// (MSGSVC_QUEUE, default msgsvc): two installations on one Redis
-	// database each need their own.
+	// (MSGSVC_QUEUE, default msgsvc), with jobs.WebhookQueue(Queue) for
+	// webhook deliveries: two installations on one Redis database each
+	// need their own.
 	Queue string
 	// Production is MSGSVC_ENV=production: the secret is required, logs
 	// are JSON, and development aids (the GraphQL playground) are off.

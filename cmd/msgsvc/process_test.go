@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -48,7 +49,10 @@ func newInstallation(t *testing.T, env map[string]string) *installation {
 	}
 	store, dsn := repotest.NewStoreURL(t)
 	queue := resttest.NewQueueName()
-	t.Cleanup(func() { resttest.DropQueue(t, queue) })
+	t.Cleanup(func() {
+		resttest.DropQueue(t, queue)
+		resttest.DropQueue(t, jobs.WebhookQueue(queue))
+	})
 	in := &installation{t: t, bin: bin, store: store, addr: freeAddr(t), env: map[string]string{
 		"DATABASE_URL": dsn, "REDIS_URL": resttest.RedisURL(), "MSGSVC_QUEUE": queue,
 		"MSGSVC_SECRET": "process-test-secret-0123456789abcdef", "MSGSVC_ADMIN_TOKEN": "process-test-admin-token",

@@ -51,6 +51,7 @@ func New(t testing.TB, cfg *webhook.Config) *World {
 	t.Cleanup(func() {
 		_ = w.Client.Close()
 		resttest.DropQueue(t, w.Queue)
+		resttest.DropQueue(t, jobs.WebhookQueue(w.Queue))
 	})
 	w.API = resttest.New(t, func(a *resttest.API) {
 		a.Resolver.Webhooks = cfg
