@@ -281,8 +281,8 @@ func (p Publish) Committed(ctx context.Context) {
 	if p.Redis == nil {
 		return
 	}
-	// The request that committed waits for this: a Redis that does not
-	// answer may cost it publishTimeout, no more.
+	// A Waker calls this off the request that committed; a Redis that does
+	// not answer holds its goroutine publishTimeout, no more.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
 	defer cancel()
 	if err := p.Redis.Publish(ctx, p.prefix()+"wake", "1").Err(); err != nil {

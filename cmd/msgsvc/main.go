@@ -229,12 +229,12 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
 		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
 		SweepGrace: cfg.Sweep.Grace}
-	wakeRedis, err := wireWebsite(resolver, cfg.RedisURL)
+	closeWakes, err := wireWebsite(resolver, cfg.RedisURL)
 	if err != nil {
 		return nil, nil, err
 	}
 	resolver.AI = &graph.AIConfig{URL: cfg.Live.AIURL, Model: cfg.Live.AIModel, APIKey: cfg.Live.AIAPIKey}
-	return resolver, func() { wakeRedis.Close() }, nil
+	return resolver, closeWakes, nil
 }
 
 // startWorkers runs the job server and the periodic jobs until ctx ends;

@@ -15,21 +15,22 @@ import (
 // widget hubs of all serve processes (AI and agent replies are committed by
 // workers too), typing goes both ways between agents and visitors, and live
 // website sends go to the widget adapter. It returns
-// the Redis client the wake-ups go through.
-func wireWebsite(resolver *graph.Resolver, redisURL string) (*redis.Client, error) {
+// what stops the wake-ups and closes their Redis client.
+func wireWebsite(resolver *graph.Resolver, redisURL string) (func(), error) {
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	rdb := redis.NewClient(opt)
-	resolver.CommitListener = widget.Publish{Redis: rdb}
+	waker := widget.NewWaker(widget.Publish{Redis: rdb})
+	resolver.CommitListener = waker
 	resolver.Typing = widget.Publish{Redis: rdb}
 	resolver.VisitorTypingFeed = widget.Publish{Redis: rdb}
 	if resolver.Adapters == nil {
 		resolver.Adapters = map[string]channels.Adapter{}
 	}
 	resolver.Adapters["website"] = widget.Adapter{}
-	return rdb, nil
+	return func() { waker.Close(); rdb.Close() }, nil
 }
 
 // widgetAPI starts this serve process's widget hub and returns the visitor
