@@ -97,3 +97,34 @@ func TestSandboxDeliveryThroughTheWorker(t *testing.T) {
 		t.Errorf("message.status events %v", statuses)
 	}
 }
+
+// TestSandboxReplyIsOneTransaction: a sandbox reply into an existing
+// conversation is stored sent, with message.sent, in the one transaction
+// that checks it: the conversation is locked and read once, and the message
+// is written once (a reserve and a confirm would lock and write again).
+func TestSandboxReplyIsOneTransaction(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-one-tx"})
+	body := map[string]any{"conversation_id": conv, "text": "first"}
+	if r := sendMsg(api, "test_all", body); r.Status != 201 {
+		t.Fatalf("warm-up send: %d %s", r.Status, r.Raw)
+	}
+	before := api.Store.Statements()
+	r := sendMsg(api, "test_all", map[string]any{"conversation_id": conv, "text": "second"})
+	used := api.Store.Statements() - before
+	if r.Status != 201 || r.Body["data"].(map[string]any)["status"] != "sent" {
+		t.Fatalf("send: %d %s", r.Status, r.Raw)
+	}
+	// The key and its workspace (this API has no key cache), then the lock,
+	// account, contact, conversation update, message insert and the
+	// message.sent event. A reserve and a confirm made it 10.
+	if used > 8 {
+		t.Errorf("a sandbox reply ran %d statements, want at most 8", used)
+	}
+	var sent int
+	if err := api.Store.DB.Get(&sent, `SELECT count(*) FROM events WHERE type = 'message.sent'
+		AND envelope->'data'->>'text' = 'second'`); err != nil || sent != 1 {
+		t.Errorf("message.sent of the reply: %d (%v), want 1", sent, err)
+	}
+}

@@ -135,7 +135,6 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 	if _, err := r.store(ctx, q, s, req, t, msg); err != nil {
 		return err
 	}
-	res.recorded = true
 	sent := view.Message(msg)
 	res.sent = view.Message(msg)
 	r.Files.SignAttachments(sent, res.sent)
