@@ -17,7 +17,6 @@ require (
 	github.com/emersion/go-smtp v0.25.1
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-chi/chi/v5 v5.5.0
-	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/hibiken/asynq v0.26.0
 	github.com/hibiken/asynqmon v0.7.2
 	github.com/jmoiron/sqlx v1.4.0

@@ -9,11 +9,12 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// announcer runs rounds in the background on a one-slot signal: wake never
+// Coalescer runs rounds in the background on a one-slot signal: Wake never
 // blocks, and wakes while a round runs make one more round, not one each.
 // The loop takes the signal before it starts a round, so a wake after a
-// round started always makes another: no wake-up is missed.
-type announcer struct {
+// round started always makes another: no wake-up is missed. The jobs
+// client's announcements are one; the widget hubs' wake-ups another.
+type Coalescer struct {
 	signal chan struct{}
 	// round does the work; again asks for another round after pause (the
 	// work could not be done now, but can be soon).
@@ -28,8 +29,10 @@ type announcer struct {
 // sweeps catch up.
 const maxAgain = 80
 
-func newAnnouncer(round func(context.Context) bool, pause time.Duration) *announcer {
-	return &announcer{signal: make(chan struct{}, 1), round: round, pause: func(ctx context.Context) bool {
+// NewCoalescer returns a coalescer of rounds; a round that answers true is
+// run again after pause. Run drives it.
+func NewCoalescer(round func(context.Context) bool, pause time.Duration) *Coalescer {
+	return &Coalescer{signal: make(chan struct{}, 1), round: round, pause: func(ctx context.Context) bool {
 		t := time.NewTimer(pause)
 		defer t.Stop()
 		select {
@@ -41,19 +44,19 @@ func newAnnouncer(round func(context.Context) bool, pause time.Duration) *announ
 	}}
 }
 
-// wake asks for a round and returns at once.
-func (a *announcer) wake() {
+// Wake asks for a round and returns at once.
+func (a *Coalescer) Wake() {
 	select {
 	case a.signal <- struct{}{}:
 	default: // a round is asked for already, and has not started
 	}
 }
 
-// run does rounds until ctx ends; a wake still pending then gets one last
+// Run does rounds until ctx ends; a wake still pending then gets one last
 // round, so a graceful stop hands over what the last commits announced. A
 // round runs to its end (each enqueue is bounded): ctx ending stops the
 // loop between rounds, never halfway through one.
-func (a *announcer) run(ctx context.Context) {
+func (a *Coalescer) Run(ctx context.Context) {
 	work := context.WithoutCancel(ctx)
 	for {
 		select {

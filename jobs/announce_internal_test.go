@@ -10,7 +10,7 @@ import (
 // round reports its start on started and waits for release; again answers
 // the round's "again".
 type testAnnouncer struct {
-	*announcer
+	*Coalescer
 	started chan int
 	release chan bool
 	mu      sync.Mutex
@@ -19,7 +19,7 @@ type testAnnouncer struct {
 
 func newTestAnnouncer() *testAnnouncer {
 	ta := &testAnnouncer{started: make(chan int), release: make(chan bool)}
-	ta.announcer = &announcer{signal: make(chan struct{}, 1),
+	ta.Coalescer = &Coalescer{signal: make(chan struct{}, 1),
 		round: func(context.Context) bool {
 			ta.mu.Lock()
 			ta.rounds++
@@ -37,7 +37,7 @@ func newTestAnnouncer() *testAnnouncer {
 func (ta *testAnnouncer) start(t *testing.T) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { ta.run(ctx) })
+	wg.Go(func() { ta.Run(ctx) })
 	return func() {
 		cancel()
 		wg.Wait()
@@ -55,12 +55,12 @@ func (ta *testAnnouncer) count() int {
 func TestAnnouncerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
 	ta := newTestAnnouncer()
 	stop := ta.start(t)
-	ta.wake()
+	ta.Wake()
 	if n := <-ta.started; n != 1 {
 		t.Fatalf("round %d, want 1", n)
 	}
 	for range 5 {
-		ta.wake() // while round 1 runs
+		ta.Wake() // while round 1 runs
 	}
 	ta.release <- false
 	if n := <-ta.started; n != 2 {
@@ -78,7 +78,7 @@ func TestAnnouncerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
 func TestAnnouncerRoundAskingAgainRunsAgain(t *testing.T) {
 	ta := newTestAnnouncer()
 	stop := ta.start(t)
-	ta.wake()
+	ta.Wake()
 	<-ta.started
 	ta.release <- true
 	if n := <-ta.started; n != 2 {
@@ -96,12 +96,12 @@ func TestAnnouncerRoundAskingAgainRunsAgain(t *testing.T) {
 func TestAnnouncerAgainIsBounded(t *testing.T) {
 	ta := newTestAnnouncer()
 	stop := ta.start(t)
-	ta.wake()
+	ta.Wake()
 	for range maxAgain + 1 {
 		<-ta.started
 		ta.release <- true
 	}
-	ta.wake()
+	ta.Wake()
 	if n := <-ta.started; n != maxAgain+2 {
 		t.Fatalf("round %d after a new wake, want %d", n, maxAgain+2)
 	}
@@ -113,12 +113,12 @@ func TestAnnouncerAgainIsBounded(t *testing.T) {
 // graceful stop hands over what the last commits announced.
 func TestAnnouncerStopRunsPendingRound(t *testing.T) {
 	ta := newTestAnnouncer()
-	ta.wake() // before the loop runs: pending at the stop
+	ta.Wake() // before the loop runs: pending at the stop
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	done := make(chan struct{})
 	go func() {
-		ta.run(ctx)
+		ta.Run(ctx)
 		close(done)
 	}()
 	<-ta.started

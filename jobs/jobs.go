@@ -40,7 +40,7 @@ type Client struct {
 	// did not answer an enqueue.
 	pausedUntil atomic.Int64
 
-	announcer  *announcer
+	announcer  *Coalescer
 	sandbox    chan sandboxStep
 	stop       context.CancelFunc
 	background sync.WaitGroup
@@ -84,10 +84,10 @@ func (c *Client) paused() bool { return time.Now().UnixNano() < c.pausedUntil.Lo
 func NewClient(opt asynq.RedisConnOpt) *Client {
 	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue, SandboxDelay: 2 * time.Second,
 		sandbox: make(chan sandboxStep, sandboxBuffer)}
-	c.announcer = newAnnouncer(c.announce, announceAgainAfter)
+	c.announcer = NewCoalescer(c.announce, announceAgainAfter)
 	ctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
-	c.background.Go(func() { c.announcer.run(ctx) })
+	c.background.Go(func() { c.announcer.Run(ctx) })
 	c.background.Go(func() { c.runSandbox(ctx) })
 	return c
 }

@@ -45,7 +45,7 @@ func (c *Client) EventsRecorded(context.Context) error {
 	if c.paused() {
 		return ErrQueueDown
 	}
-	c.announcer.wake()
+	c.announcer.Wake()
 	return nil
 }
 

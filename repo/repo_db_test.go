@@ -1,7 +1,10 @@
 package repo_test
 
 import (
+	"context"
+	"database/sql"
 	"testing"
+	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
@@ -34,5 +37,38 @@ func TestEnsureDatabaseLeavesAnExistingOne(t *testing.T) {
 	}
 	if _, err := repo.EnsureDatabase(t.Context(), "postgres://%zz"); err == nil {
 		t.Fatal("EnsureDatabase accepted a URL that does not parse")
+	}
+}
+
+// TestSetMaxConnsBoundsThePool: MSGSVC_DB_MAX_CONNS's bound reaches the
+// pool, half of it kept idle.
+func TestSetMaxConnsBoundsThePool(t *testing.T) {
+	store := repotest.NewStore(t)
+	if got := store.DB.Stats().MaxOpenConnections; got != 40 {
+		t.Errorf("default bound %d, want 40", got)
+	}
+	store.SetMaxConns(3)
+	conns := make([]*sql.Conn, 0, 3)
+	for range 3 {
+		c, err := store.DB.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if got := store.DB.Stats().MaxOpenConnections; got != 3 {
+		t.Errorf("bound %d, want 3", got)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if c, err := store.DB.Conn(ctx); err == nil {
+		c.Close()
+		t.Error("a fourth connection opened past the bound of 3")
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if got := store.DB.Stats().Idle; got != 2 {
+		t.Errorf("%d idle connections kept, want 2 of 3", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
@@ -37,8 +36,7 @@ const (
 // same limits (a LocalLimiter): reads and sends go on, each process
 // counting on its own, rather than every request failing.
 type RedisLimiter struct {
-	rdb     *redis.Client
-	limiter *redis_rate.Limiter
+	rdb *redis.Client
 	// Prefix namespaces the Redis keys (tests share one Redis).
 	Prefix string
 
@@ -51,14 +49,15 @@ type RedisLimiter struct {
 
 // NewRedisLimiter returns a limiter over a Redis client.
 func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
-	return &RedisLimiter{rdb: rdb, limiter: redis_rate.NewLimiter(rdb), fallback: NewLocalLimiter(time.Now)}
+	return &RedisLimiter{rdb: rdb, fallback: NewLocalLimiter(time.Now)}
 }
 
 // Allow spends one request from the per-second and the per-minute window
-// (allowKey); it answers the smaller remainder, or how long to wait.
+// (allowWindows); it answers the smaller remainder, or how long to wait.
 func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retry time.Duration, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
-		remaining, retry, err = l.allowInRedis(ctx, keyID, perSecond, perMinute)
+		remaining, retry, err = l.allowInRedis(ctx, window{"rl:s:" + keyID, perSecond, time.Second},
+			window{"rl:m:" + keyID, perMinute, time.Minute})
 		return err
 	}, func(ctx context.Context) error {
 		remaining, retry, err = l.fallback.Allow(ctx, keyID, perSecond, perMinute)
@@ -84,21 +83,21 @@ func (l *RedisLimiter) decide(ctx context.Context, inRedis, inProcess func(conte
 	return inProcess(ctx)
 }
 
-// allowKey is redis_rate's GCRA (burst = rate) over a key's per-second and
-// per-minute windows in one script, so a request costs one Redis round trip
-// rather than one per window; a request either window refuses spends from
-// neither. KEYS: the two windows; ARGV: their rates (0 or less: no limit).
-// Answers {remaining, retry-after seconds as a string}.
-var allowKey = redis.NewScript(`
+// allowWindows is redis_rate's GCRA (burst = rate) over several windows
+// of a key in one script, so a request costs one Redis round trip rather
+// than one per window; a request any window refuses spends from none.
+// KEYS: the windows; ARGV: each window's rate and period in seconds (a rate
+// of 0 or less: no limit). Answers {remaining, retry-after seconds as a
+// string}.
+var allowWindows = redis.NewScript(`
 redis.replicate_commands()
 local t = redis.call("TIME")
 local now = (t[1] - 1483228800) + (t[2] / 1000000)
-local periods = {1, 60}
 local next, left, retry = {}, nil, 0
-for i = 1, 2 do
-  local rate = tonumber(ARGV[i])
+for i = 1, #KEYS do
+  local rate, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
   if rate > 0 then
-    local interval = periods[i] / rate
+    local interval = period / rate
     local tat = math.max(tonumber(redis.call("GET", KEYS[i])) or now, now)
     next[i] = tat + interval
     local diff = now - (next[i] - interval * rate)
@@ -112,7 +111,7 @@ end
 if retry > 0 then
   return {0, tostring(retry)}
 end
-for i = 1, 2 do
+for i = 1, #KEYS do
   if next[i] then
     redis.call("SET", KEYS[i], next[i], "EX", math.ceil(next[i] - now))
   end
@@ -120,9 +119,15 @@ end
 return {math.floor(left or 0), "0"}
 `)
 
-func (l *RedisLimiter) allowInRedis(ctx context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
-	keys := []string{"rate:" + l.Prefix + "rl:s:" + keyID, "rate:" + l.Prefix + "rl:m:" + keyID}
-	v, err := allowKey.Run(ctx, l.rdb, keys, perSecond, perMinute).Slice()
+// allowInRedis runs allowWindows over windows of "rate:"-prefixed keys
+// (redis_rate's names), given as key, rate, period in seconds.
+func (l *RedisLimiter) allowInRedis(ctx context.Context, windows ...window) (int, time.Duration, error) {
+	keys, args := make([]string, len(windows)), make([]any, 0, 2*len(windows))
+	for i, w := range windows {
+		keys[i] = "rate:" + l.Prefix + w.key
+		args = append(args, w.rate, int(w.period/time.Second))
+	}
+	v, err := allowWindows.Run(ctx, l.rdb, keys, args...).Slice()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -133,6 +138,13 @@ func (l *RedisLimiter) allowInRedis(ctx context.Context, keyID string, perSecond
 		return 0, 0, fmt.Errorf("rate limits: retry-after %q: %w", text, err)
 	}
 	return int(remaining), time.Duration(retry * float64(time.Second)), nil
+}
+
+// window is one limit of a key: rate requests per period.
+type window struct {
+	key    string
+	rate   int
+	period time.Duration
 }
 
 // useRedis tells whether this decision goes to Redis: always while it

@@ -9,7 +9,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/go-chi/chi/v5"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/repo"
@@ -43,10 +42,7 @@ type MinuteLimiter interface {
 // in the process while Redis does not answer (see RedisLimiter).
 func (l *RedisLimiter) AllowPerMinute(ctx context.Context, key string, perMinute int) (retry time.Duration, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
-		res, err := l.limiter.Allow(ctx, l.Prefix+"rl:w:"+key, redis_rate.PerMinute(perMinute))
-		if err == nil && res.Allowed == 0 {
-			retry = res.RetryAfter
-		}
+		_, retry, err = l.allowInRedis(ctx, window{"rl:w:" + key, perMinute, time.Minute})
 		return err
 	}, func(ctx context.Context) error {
 		retry, err = l.fallback.AllowPerMinute(ctx, key, perMinute)

@@ -126,19 +126,16 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 		return err
 	}
 	msg := res.msg
-	sentAt := model.NewTimestamp(r.Clock.Now())
-	if msg.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}); err != nil {
-		return fmt.Errorf("send: delivery: %w", err)
+	if _, err := r.accept(msg, receipt); err != nil {
+		return err
 	}
-	msg.Status = "sent"
 	s := res.actor.Scope()
 	if _, err := r.store(ctx, q, s, req, t, msg); err != nil {
 		return err
 	}
-	sent := view.Message(msg)
 	res.sent = view.Message(msg)
-	r.Files.SignAttachments(sent, res.sent)
-	return r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(t.conv), sent)
+	r.Files.SignAttachments(res.sent)
+	return r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(t.conv), res.sent)
 }
 
 // liveRules are the checks only a live send makes before its provider is
@@ -216,22 +213,31 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 	return receipt, err
 }
 
+// accept marks a message sent now under the provider's first id.
+func (r *Service) accept(msg *repo.Message, receipt *channels.Receipt) (model.Delivery, error) {
+	sentAt := model.NewTimestamp(r.Clock.Now())
+	delivery := model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}
+	var err error
+	if msg.Delivery, err = json.Marshal(delivery); err != nil {
+		return delivery, fmt.Errorf("send: delivery: %w", err)
+	}
+	msg.Status = "sent"
+	return delivery, nil
+}
+
 // confirm stores the provider's acceptance: status sent, its ids, and
 // message.sent. A message the provider took in part (a later part refused,
 // Receipt.Failed) went out and is not undone: it is stored failed with the
 // refusal in delivery.error, and message.status follows message.sent.
 func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channels.Receipt) (*model.Message, error) {
 	s, msg := res.actor.Scope(), res.msg
-	sentAt := model.NewTimestamp(r.Clock.Now())
-	delivery := model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}
-	var err error
-	if msg.Delivery, err = json.Marshal(delivery); err != nil {
-		return nil, fmt.Errorf("send: delivery: %w", err)
+	delivery, err := r.accept(msg, receipt)
+	if err != nil {
+		return nil, err
 	}
-	msg.Status = "sent"
 	sent := view.Message(msg)
 	if receipt.Failed != nil {
-		if err := failInPart(msg, delivery, receipt.Failed, sentAt); err != nil {
+		if err := failInPart(msg, delivery, receipt.Failed, *delivery.SentAt); err != nil {
 			return nil, err
 		}
 	}
