@@ -44,6 +44,9 @@ type Queries struct {
 	q sqlx.ExtContext
 	// count, when set, counts the statements run (tests bound query counts).
 	count *atomic.Int64
+	// stmts prepares the statements run (prepared.go); nil runs them as
+	// they are.
+	stmts *stmtCache
 }
 
 // Store is the database handle.
@@ -77,6 +80,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	store := &Store{Queries: Queries{q: db, count: new(atomic.Int64)}, DB: db}
 	store.SetMaxConns(40)
+	store.SetPrepare(true)
 	return store, nil
 }
 
@@ -97,7 +101,7 @@ func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := fn(Queries{q: tx, count: s.count}); err != nil {
+	if err := fn(Queries{q: tx, count: s.count, stmts: s.stmts}); err != nil {
 		return err
 	}
 	return translate(tx.Commit())
@@ -114,17 +118,29 @@ func (q Queries) tally() {
 
 func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
 	q.tally()
+	if st := q.stmt(ctx, query); st != nil {
+		return translate(st.GetContext(ctx, dest, args...))
+	}
 	return translate(sqlx.GetContext(ctx, q.q, dest, query, args...))
 }
 
 func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
 	q.tally()
+	if st := q.stmt(ctx, query); st != nil {
+		return translate(st.SelectContext(ctx, dest, args...))
+	}
 	return translate(sqlx.SelectContext(ctx, q.q, dest, query, args...))
 }
 
 func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	q.tally()
-	res, err := q.q.ExecContext(ctx, query, args...)
+	var res sql.Result
+	var err error
+	if st := q.stmt(ctx, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = q.q.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, translate(err)
 	}

@@ -12,3 +12,11 @@ func ColumnListQueries() map[string]string {
 
 // UnfannedFirst is the query HasUnfannedEvents runs.
 const UnfannedFirst = unfannedFirst
+
+// SetMaxPrepared changes the bound of prepared statement texts until the
+// test ends.
+func SetMaxPrepared(t interface{ Cleanup(func()) }, n int) {
+	old := maxPrepared
+	maxPrepared = n
+	t.Cleanup(func() { maxPrepared = old })
+}

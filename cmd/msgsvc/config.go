@@ -36,6 +36,10 @@ type Config struct {
 	// (MSGSVC_DB_MAX_CONNS, default 40): every process of an installation
 	// together must stay under the server's max_connections.
 	DBMaxConns int
+	// DBPrepare says statements are prepared once per connection
+	// (MSGSVC_DB_PREPARE, default true); off for a pooler that cannot carry
+	// prepared statements.
+	DBPrepare bool
 	// Queue is the asynq queue the installation's processes share
 	// (MSGSVC_QUEUE, default msgsvc), with jobs.WebhookQueue(Queue) for
 	// webhook deliveries: two installations on one Redis database each
@@ -116,6 +120,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
 		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
 	}
+	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
+		return nil, err
+	}
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
@@ -131,16 +138,24 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// boolSetting reads a true-or-false setting.
+func boolSetting(get func(name, def string) string, name, def string) (bool, error) {
+	switch v := strings.ToLower(get(name, def)); v {
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no":
+		return false, nil
+	default:
+		return false, fmt.Errorf("%s: %q is not true or false", name, v)
+	}
+}
+
 // loadWebhooks reads the MSGSVC_WEBHOOK_* settings: plain-HTTP permission,
 // the retry schedule, when to give up and the attempt timeout.
 func (c *Config) loadWebhooks(get func(name, def string) string, duration func(name, def string) (time.Duration, error)) error {
 	var err error
-	switch v := strings.ToLower(get("MSGSVC_WEBHOOK_ALLOW_INSECURE", "false")); v {
-	case "true", "1", "yes":
-		c.WebhookAllowInsecure = true
-	case "false", "0", "no":
-	default:
-		return fmt.Errorf("MSGSVC_WEBHOOK_ALLOW_INSECURE: %q is not true or false", v)
+	if c.WebhookAllowInsecure, err = boolSetting(get, "MSGSVC_WEBHOOK_ALLOW_INSECURE", "false"); err != nil {
+		return err
 	}
 	for _, part := range strings.Split(get("MSGSVC_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h"), ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(part))

@@ -83,6 +83,7 @@ func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) err
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	defer store.Close()
+	store.SetPrepare(cfg.DBPrepare)
 	return fn(store)
 }
 
@@ -145,6 +146,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer store.Close()
 	store.SetMaxConns(cfg.DBMaxConns)
+	store.SetPrepare(cfg.DBPrepare)
 	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("REDIS_URL: %w", err)

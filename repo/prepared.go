@@ -1,0 +1,133 @@
+package repo
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// maxPrepared bounds how many statement texts a pool keeps prepared. The
+// application has fewer than two hundred; the bound only keeps a statement
+// built at run time with a text of its own each time from growing every
+// connection's memory in Postgres (past it, statements run unprepared).
+var maxPrepared = 512
+
+// stmtCache holds a pool's prepared statements, one per statement text.
+// Without it lib/pq sends every statement unnamed, and Postgres parses,
+// analyses and plans it on every execution: under load that was two fifths
+// of Postgres' CPU (docs/performance.md). A prepared statement is parsed
+// once per connection, and Postgres keeps its plan once a generic plan
+// costs no more than the custom ones (plan_cache_mode auto).
+//
+// database/sql prepares a statement on each connection the first time it
+// runs there, inside a transaction too (Tx.StmtContext reuses the
+// connection's), and forgets it with the connection.
+type stmtCache struct {
+	db *sqlx.DB
+	mu sync.Mutex
+	m  map[string]*sqlx.Stmt
+	// pending are the texts being prepared in the background.
+	pending map[string]bool
+	// full is set once the bound was reached and logged.
+	full bool
+}
+
+func newStmtCache(db *sqlx.DB) *stmtCache {
+	return &stmtCache{db: db, m: map[string]*sqlx.Stmt{}, pending: map[string]bool{}}
+}
+
+// stmt returns query prepared for q's database or transaction, or nil when
+// it is to run unprepared this time: q prepares nothing (SetPrepare(false),
+// or a list query), the bound is reached, the prepare failed (the statement
+// then runs as it is and reports its own error), or q is a transaction and
+// the text is new.
+//
+// A text new to the pool is prepared on a connection of the pool's own
+// choosing. A transaction must not wait for that connection: when every
+// connection is held by a transaction doing the same, none would come. So
+// a transaction runs a new text unprepared and has it prepared in the
+// background, for the next time.
+func (q Queries) stmt(ctx context.Context, query string) *sqlx.Stmt {
+	c := q.stmts
+	if c == nil {
+		return nil
+	}
+	tx, inTx := q.q.(*sqlx.Tx)
+	st, ok := c.lookup(query, inTx)
+	switch {
+	case ok && st == nil:
+		return nil
+	case !ok:
+		if st = c.prepare(ctx, query); st == nil {
+			return nil
+		}
+	}
+	if inTx {
+		return tx.StmtxContext(ctx, st)
+	}
+	return st
+}
+
+// lookup returns a text's statement; ok with a nil statement means it runs
+// unprepared now (past the bound, or, from a transaction, new: its prepare
+// is then started in the background). !ok means the caller prepares it.
+func (c *stmtCache) lookup(query string, inTx bool) (st *sqlx.Stmt, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok {
+		return st, true
+	}
+	if len(c.m)+len(c.pending) >= maxPrepared {
+		if !c.full {
+			c.full = true
+			slog.Warn("prepared statements: the bound is reached; further statement texts run unprepared", "bound", maxPrepared)
+		}
+		return nil, true
+	}
+	if !inTx {
+		return nil, false
+	}
+	if !c.pending[query] {
+		c.pending[query] = true
+		go c.prepare(context.Background(), query)
+	}
+	return nil, true
+}
+
+// prepare prepares a text on the pool and keeps it; nil when that failed.
+func (c *stmtCache) prepare(ctx context.Context, query string) *sqlx.Stmt {
+	st, err := c.db.PreparexContext(ctx, query)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, query)
+	if err != nil {
+		return nil
+	}
+	if first, ok := c.m[query]; ok {
+		// Another goroutine prepared it meanwhile: keep one.
+		st.Close() //nolint:errcheck // a statement nobody used
+		return first
+	}
+	c.m[query] = st
+	return st
+}
+
+// unprepared is q running statements as they are: for list queries, whose
+// filters and cursors make many texts, and whose best plan depends on the
+// values (a generic plan could not leave out the filters not given).
+func (q Queries) unprepared() Queries {
+	q.stmts = nil
+	return q
+}
+
+// SetPrepare turns prepared statements on (the default) or off. Off suits a
+// connection pooler that cannot carry them, such as PgBouncer before 1.21
+// in transaction mode (MSGSVC_DB_PREPARE=false).
+func (s *Store) SetPrepare(on bool) {
+	s.stmts = nil
+	if on {
+		s.stmts = newStmtCache(s.DB)
+	}
+}

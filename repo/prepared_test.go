@@ -1,0 +1,123 @@
+package repo_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
+)
+
+// prepared counts the statements prepared on the store's one connection
+// whose text contains part.
+func prepared(t *testing.T, store *repo.Store, part string) int {
+	t.Helper()
+	var n int
+	if err := store.DB.GetContext(t.Context(), &n,
+		`SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, $1) > 0`, part); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// oneConnection bounds the store to one connection, so that what was
+// prepared on it can be read back.
+func oneConnection(t *testing.T) *repo.Store {
+	store := repotest.NewStore(t)
+	store.SetMaxConns(1)
+	return store
+}
+
+// TestStatementsArePreparedOnce: a statement run again, on the pool or in a
+// transaction on the same connection, reuses the one prepared statement.
+func TestStatementsArePreparedOnce(t *testing.T) {
+	store := oneConnection(t)
+	ctx := t.Context()
+	for range 3 {
+		if _, err := store.Workspace(ctx, "ws_none"); !errors.Is(err, repo.ErrNotFound) {
+			t.Fatalf("Workspace: %v", err)
+		}
+	}
+	err := store.InTx(ctx, func(q repo.Queries) error {
+		_, err := q.Workspace(ctx, "ws_none")
+		return err
+	})
+	if !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("Workspace in a transaction: %v", err)
+	}
+	if n := prepared(t, store, "FROM workspaces WHERE id = $1"); n != 1 {
+		t.Errorf("%d prepared statements of the workspace look-up, want 1", n)
+	}
+}
+
+// TestListQueriesRunUnprepared: list queries, whose texts and best plans
+// depend on the filters given, are not prepared.
+func TestListQueriesRunUnprepared(t *testing.T) {
+	store := oneConnection(t)
+	channel := "website"
+	s := repo.Scope{WorkspaceID: "ws_none"}
+	for range 6 {
+		if _, err := store.Conversations(t.Context(), s, repo.ConversationFilter{Channel: &channel}, repo.Page{Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := prepared(t, store, "ORDER BY c.created_at DESC"); n != 0 {
+		t.Errorf("%d list statements prepared, want 0", n)
+	}
+}
+
+// TestPrepareOff: with prepared statements off (MSGSVC_DB_PREPARE=false),
+// statements run unnamed.
+func TestPrepareOff(t *testing.T) {
+	store := oneConnection(t)
+	store.SetPrepare(false)
+	if _, err := store.Workspace(t.Context(), "ws_none"); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("Workspace: %v", err)
+	}
+	if n := prepared(t, store, "FROM workspaces"); n != 0 {
+		t.Errorf("%d statements prepared with preparing off, want 0", n)
+	}
+}
+
+// TestPreparedBound: past the bound of statement texts, statements still
+// run, unprepared.
+func TestPreparedBound(t *testing.T) {
+	repo.SetMaxPrepared(t, 1)
+	store := oneConnection(t)
+	ctx := t.Context()
+	if _, err := store.Workspace(ctx, "ws_none"); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("Workspace: %v", err)
+	}
+	if _, err := store.EventByID(ctx, "evt_none"); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("EventByID past the bound: %v", err)
+	}
+	if a, b := prepared(t, store, "FROM workspaces"), prepared(t, store, "FROM events"); a != 1 || b != 0 {
+		t.Errorf("prepared: workspaces %d, events %d; want 1 and 0", a, b)
+	}
+}
+
+// TestNewStatementInATransactionDoesNotWaitForTheTransaction: a text new to
+// the pool, first run in a transaction that holds the pool's only
+// connection, runs unprepared rather than wait for a connection to prepare
+// it on (which would never come), and is prepared in the background for
+// the next time.
+func TestNewStatementInATransactionDoesNotWaitForTheTransaction(t *testing.T) {
+	store := oneConnection(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	err := store.InTx(ctx, func(q repo.Queries) error {
+		_, err := q.Workspace(ctx, "ws_none")
+		return err
+	})
+	if !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("Workspace in a transaction on a pool of one: %v", err)
+	}
+	for store.DB.Stats().InUse > 0 || prepared(t, store, "FROM workspaces WHERE id = $1") == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the statement was not prepared in the background")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
