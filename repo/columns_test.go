@@ -48,16 +48,18 @@ var columnLists = map[string]columnList{
 	"Scoped":             {Scoped{}, scopedColumns, "conversations"},
 	"AIWork":             {AIWork{}, aiWorkColumns, "ai_work"},
 	"InstagramComment":   {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
+	// A delivery with its endpoint's row and its event's envelope and time.
+	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }
 
 // resultNames is the names a column list gives its result columns: the
-// alias after AS, else the column without its table alias.
+// alias after AS (unquoted), else the column without its table alias.
 func resultNames(columns string) []string {
 	var out []string
 	for _, c := range strings.Split(columns, ",") {
 		c = strings.TrimSpace(c)
 		if i := strings.LastIndex(strings.ToUpper(c), " AS "); i >= 0 {
-			c = c[i+4:]
+			c = strings.Trim(strings.TrimSpace(c[i+4:]), `"`)
 		} else if i := strings.LastIndex(c, "."); i >= 0 {
 			c = c[i+1:]
 		}
@@ -67,7 +69,8 @@ func resultNames(columns string) []string {
 }
 
 // dbTags is the db tags of a struct's fields, in order, with those of an
-// embedded struct (as sqlx maps them).
+// embedded struct, and those of a tagged row struct field behind the tag and
+// a dot (as sqlx maps them).
 func dbTags(row any) []string {
 	return fieldTags(reflect.TypeOf(row))
 }
@@ -77,9 +80,19 @@ func fieldTags(t reflect.Type) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("db")
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			out = append(out, fieldTags(f.Type)...)
-		} else if tag != "" && tag != "-" {
+		var inner []string
+		if f.Type.Kind() == reflect.Struct {
+			inner = fieldTags(f.Type) // none for time.Time: a value, not a row
+		}
+		switch {
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			out = append(out, inner...)
+		case tag == "" || tag == "-":
+		case len(inner) > 0:
+			for _, in := range inner {
+				out = append(out, tag+"."+in)
+			}
+		default:
 			out = append(out, tag)
 		}
 	}
@@ -119,6 +132,13 @@ func TestResultNames(t *testing.T) {
 	}
 	if got := qualified("m", "id,\n\ttext"); got != "m.id, m.text" {
 		t.Fatalf("qualified = %q", got)
+	}
+	cols := nested("e", "endpoint", "id,\n\turl")
+	if cols != `e.id AS "endpoint.id", e.url AS "endpoint.url"` {
+		t.Fatalf("nested = %q", cols)
+	}
+	if got, want := resultNames(cols), []string{"endpoint.id", "endpoint.url"}; !slices.Equal(got, want) {
+		t.Fatalf("resultNames(nested) = %q, want %q", got, want)
 	}
 }
 

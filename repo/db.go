@@ -184,6 +184,19 @@ func qualified(alias, columns string) string {
 	return strings.Join(parts, ", ")
 }
 
+// nested is qualified with each column named for a struct field tagged
+// field, for queries that return the rows of two tables as one:
+// nested("e", "endpoint", "id, url") is `e.id AS "endpoint.id", e.url AS
+// "endpoint.url"`, the names sqlx scans into that field's fields.
+func nested(alias, field, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		parts[i] = fmt.Sprintf(`%s.%s AS "%s.%s"`, alias, p, field, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // JSONB is a jsonb column that may be NULL (nil).
 type JSONB []byte
 

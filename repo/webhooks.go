@@ -131,13 +131,6 @@ func (q Queries) WebhookFailing(ctx context.Context, id string, now time.Time) (
 		WHERE id = $1 RETURNING failing_since`, id, now)
 }
 
-// WebhookSucceeded ends an endpoint's run of failures.
-func (q Queries) WebhookSucceeded(ctx context.Context, id string) error {
-	_, err := q.exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL
-		WHERE id = $1 AND failing_since IS NOT NULL`, id)
-	return err
-}
-
 // SwitchOffWebhook disables an enabled endpoint for a reason and fails its
 // deliveries still to be attempted. It reports whether this call switched it
 // off, so the owner is told once.

@@ -19,8 +19,8 @@ import (
 type outcome struct {
 	answer
 	problem string // why it failed; "" on success
-	// skipped: nothing was sent, the endpoint being off or deleted; the
-	// delivery fails without counting an attempt.
+	// skipped: nothing was sent, the endpoint being off or deleted or the
+	// event gone; the delivery fails without counting an attempt.
 	skipped bool
 	// eventAt is when the event was recorded: the lag metric starts there.
 	eventAt time.Time
@@ -62,14 +62,15 @@ func (r *Service) attemptOne(ctx context.Context, id string) (*repo.WebhookDeliv
 	if _, err := rand.Read(token); err != nil {
 		return nil, fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
 	}
-	d, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
+	c, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
 	}
-	o, err := r.attempt(ctx, d, now)
+	d := &c.WebhookDelivery
+	o, err := r.attempt(ctx, c, now)
 	if ctx.Err() != nil || err != nil {
 		// Shutting down, or the database failed: give the delivery back
 		// unattempted rather than count an attempt that did not happen.
@@ -84,24 +85,24 @@ func (r *Service) attemptOne(ctx context.Context, id string) (*repo.WebhookDeliv
 	return r.recordAttempt(ctx, d, o)
 }
 
-// attempt sends the delivery's event to its endpoint, signed.
-func (r *Service) attempt(ctx context.Context, d *repo.WebhookDelivery, now time.Time) (outcome, error) {
+// attempt sends the delivery's event to its endpoint, signed. The claim
+// read the endpoint and the event with the delivery, so the attempt itself
+// asks the database nothing.
+func (r *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, now time.Time) (outcome, error) {
 	cfg := r.config()
-	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
-	if err != nil {
-		return outcome{}, err
-	}
+	e := &c.Endpoint
 	switch {
 	case e.DeletedAt != nil || !e.Enabled:
 		return outcome{skipped: true, problem: "the endpoint is switched off"}, nil
 	case e.VerifiedAt == nil:
 		return outcome{problem: "the endpoint is not verified; nothing is sent until it is"}, nil
+	case c.EventCreatedAt == nil:
+		// A purge deletes an event's deliveries with it, so only a row
+		// removed around the foreign key gets here. No later attempt could
+		// send it: the delivery fails now rather than at every sweep.
+		return outcome{skipped: true, problem: "the event is gone; there is nothing to send"}, nil
 	}
-	ev, err := r.Store.EventByID(ctx, d.EventID)
-	if err != nil {
-		return outcome{}, err
-	}
-	body, err := webhookBody(ev.Envelope, e.MetadataOnly)
+	body, err := webhookBody(c.EventEnvelope, e.MetadataOnly)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -110,7 +111,7 @@ func (r *Service) attempt(ctx context.Context, d *repo.WebhookDelivery, now time
 		return outcome{problem: err.Error()}, nil
 	}
 	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
-	o := outcome{answer: ans, eventAt: ev.CreatedAt}
+	o := outcome{answer: ans, eventAt: *c.EventCreatedAt}
 	if !ans.OK() {
 		o.problem = ans.Problem(cfg.timeout())
 	}
@@ -129,34 +130,24 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 	if o.Status != 0 {
 		a.ResponseStatus = &o.Status
 	}
-	gone := o.Status == http.StatusGone
 	if o.problem != "" {
 		a.Error, a.Status = &o.problem, "failed"
 		next := now.Add(cfg.RetryDelay(d.Attempts + 1))
-		if !o.skipped && !gone && next.Sub(*d.FirstAttemptAt) < cfg.giveUpAfter() {
+		if !o.skipped && o.Status != http.StatusGone && next.Sub(*d.FirstAttemptAt) < cfg.giveUpAfter() {
 			a.Status, a.NextAttemptAt = "retrying", &next
 		}
 	}
 	var recorded, switchedOff bool
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		var err error
-		if recorded, err = q.RecordWebhookAttempt(ctx, d.ID, *d.LeaseToken, a); err != nil || !recorded || o.skipped {
-			return err
-		}
-		switch {
-		case o.problem == "":
-			return q.WebhookSucceeded(ctx, d.EndpointID)
-		case gone:
-			switchedOff, err = r.switchOff(ctx, q, d, "gone", "it answered 410 Gone")
-			return err
-		}
-		since, err := q.WebhookFailing(ctx, d.EndpointID, now)
-		if err != nil || now.Sub(since) < cfg.giveUpAfter() {
-			return err
-		}
-		switchedOff, err = r.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
-		return err
-	})
+	var err error
+	if o.problem == "" {
+		// The common outcome takes one statement and no transaction: the
+		// record and the end of the endpoint's run of failures together.
+		// It commits as it returns, so nextInOrder still looks after the
+		// commit.
+		recorded, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, d.EndpointID, o.Status)
+	} else {
+		recorded, switchedOff, err = r.recordFailure(ctx, d, o, a, now)
+	}
 	if err == nil && recorded && !o.skipped {
 		metrics.ObserveWebhookAttempt(a.Status, now.Sub(o.eventAt))
 	}
@@ -169,6 +160,32 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		return r.nextInOrder(ctx, d), nil
 	}
 	return nil, nil
+}
+
+// recordFailure stores a failed or skipped attempt, and in the same
+// transaction keeps the endpoint's health: a 410 switches it off at once,
+// and a run of failures as long as the give-up time switches it off too.
+// It reports whether the attempt was recorded and whether the endpoint was
+// switched off.
+func (r *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o outcome, a repo.WebhookAttempt, now time.Time) (recorded, switchedOff bool, err error) {
+	cfg := r.config()
+	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+		var err error
+		if recorded, err = q.RecordWebhookAttempt(ctx, d.ID, *d.LeaseToken, a); err != nil || !recorded || o.skipped {
+			return err
+		}
+		if o.Status == http.StatusGone {
+			switchedOff, err = r.switchOff(ctx, q, d, "gone", "it answered 410 Gone")
+			return err
+		}
+		since, err := q.WebhookFailing(ctx, d.EndpointID, now)
+		if err != nil || now.Sub(since) < cfg.giveUpAfter() {
+			return err
+		}
+		switchedOff, err = r.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
+		return err
+	})
+	return recorded, switchedOff, err
 }
 
 // nextInOrder finds the next delivery of a finished one's conversation,

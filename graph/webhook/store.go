@@ -12,15 +12,15 @@ import (
 type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
 	ClaimWebhookReverifications(ctx context.Context, now, leaseUntil time.Time, limit int) ([]repo.DueVerification, error)
-	ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*repo.WebhookDelivery, error)
+	ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*repo.ClaimedWebhookDelivery, error)
 	Event(ctx context.Context, s repo.Scope, id string) (*repo.Event, error)
-	EventByID(ctx context.Context, id string) (*repo.Event, error)
 	HasUnfannedEvents(ctx context.Context) (bool, error)
 	InsertWebhookDelivery(ctx context.Context, d *repo.WebhookDelivery) error
 	InsertWebhookEndpoint(ctx context.Context, e *repo.WebhookEndpoint) error
 	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.WebhookDelivery, error)
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
+	RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, error)
 	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
 	ScheduleWebhookReverify(ctx context.Context, id, url string, since time.Time, livemode bool, at *time.Time) error
 	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error

@@ -1,0 +1,248 @@
+package repo_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
+)
+
+// attemptWorld is a workspace with one verified endpoint, in a run of
+// failures, and a helper that records events with their deliveries to it.
+type attemptWorld struct {
+	t     *testing.T
+	store *repo.Store
+	now   time.Time
+	ep    *repo.WebhookEndpoint
+	seq   int
+}
+
+func newAttemptWorld(t *testing.T) *attemptWorld {
+	t.Helper()
+	store := repotest.NewStore(t)
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	if _, err := store.DB.ExecContext(t.Context(), `INSERT INTO workspaces (id, name, plan, status,
+		messages_limit, rate_per_second, rate_per_minute) VALUES ('ws_att', 'Att', 'free', 'active', 10, 10, 100)`); err != nil {
+		t.Fatal(err)
+	}
+	verified, failing := now.Add(-48*time.Hour), now.Add(-time.Hour)
+	ep := &repo.WebhookEndpoint{ID: "we_att", WorkspaceID: "ws_att", URL: "https://hooks.example/att",
+		Enabled: true, VerifiedAt: &verified, Secret: []byte("sealed"), CreatedAt: verified}
+	if err := store.InsertWebhookEndpoint(t.Context(), ep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DB.ExecContext(t.Context(), `UPDATE webhook_endpoints SET failing_since = $2
+		WHERE id = $1`, ep.ID, failing); err != nil {
+		t.Fatal(err)
+	}
+	ep.FailingSince = &failing
+	return &attemptWorld{t: t, store: store, now: now, ep: ep}
+}
+
+// delivery records an event of a conversation ("" for none) and its
+// delivery, due at due, and returns the delivery's id.
+func (w *attemptWorld) delivery(conversation string, due time.Time) string {
+	w.t.Helper()
+	w.seq++
+	ctx := w.t.Context()
+	ev := &repo.Event{ID: "evt_att_" + strconv.Itoa(w.seq), WorkspaceID: "ws_att", Type: "message.received",
+		Envelope: repo.JSONB(`{"n": ` + strconv.Itoa(w.seq) + `}`), CreatedAt: w.now.Add(-time.Duration(w.seq) * time.Minute)}
+	var conv *string
+	if conversation != "" {
+		conv, ev.ConversationID = &conversation, &conversation
+	}
+	if err := w.store.InsertEvent(ctx, ev); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.store.DB.GetContext(ctx, &ev.Seq, `SELECT seq FROM events WHERE id = $1`, ev.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	d := &repo.WebhookDelivery{ID: "whd_att_" + strconv.Itoa(w.seq), WorkspaceID: "ws_att", EndpointID: w.ep.ID,
+		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, ConversationID: conv, Status: "pending",
+		NextAttemptAt: &due, CreatedAt: w.now}
+	if err := w.store.InsertWebhookDelivery(ctx, d); err != nil {
+		w.t.Fatal(err)
+	}
+	return d.ID
+}
+
+func (w *attemptWorld) claim(id, token string, at time.Time) (*repo.ClaimedWebhookDelivery, error) {
+	return w.store.ClaimWebhookDelivery(w.t.Context(), id, at, at.Add(time.Minute), token)
+}
+
+// TestClaimWebhookDeliveryReadsEndpointAndEvent: the claim leases a due
+// delivery and returns its endpoint's row and its event's envelope and
+// time with it; a delivery not to be attempted now is not found and keeps
+// its state.
+func TestClaimWebhookDeliveryReadsEndpointAndEvent(t *testing.T) {
+	w := newAttemptWorld(t)
+	first := w.delivery("conv_1", w.now)
+	second := w.delivery("conv_1", w.now)
+	later := w.delivery("", w.now.Add(time.Second))
+
+	c, err := w.claim(first, "tok-1", w.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != first || c.Status != "pending" || c.LeaseToken == nil || *c.LeaseToken != "tok-1" ||
+		!c.LeaseUntil.Equal(w.now.Add(time.Minute)) || !c.FirstAttemptAt.Equal(w.now) || *c.ConversationID != "conv_1" {
+		t.Errorf("the claimed delivery: %+v", c.WebhookDelivery)
+	}
+	e := c.Endpoint
+	if e.ID != w.ep.ID || e.WorkspaceID != "ws_att" || e.URL != w.ep.URL || string(e.Secret) != "sealed" ||
+		!e.Enabled || e.DeletedAt != nil || !e.VerifiedAt.Equal(*w.ep.VerifiedAt) || !e.FailingSince.Equal(*w.ep.FailingSince) {
+		t.Errorf("the claimed delivery's endpoint: %+v", e)
+	}
+	if string(c.EventEnvelope) != `{"n": 1}` || c.EventCreatedAt == nil || !c.EventCreatedAt.Equal(w.now.Add(-time.Minute)) {
+		t.Errorf("the claimed delivery's event: %s at %v", c.EventEnvelope, c.EventCreatedAt)
+	}
+
+	for _, tc := range []struct {
+		what, id string
+		at       time.Time
+	}{
+		{"leased by another worker", first, w.now.Add(59 * time.Second)},
+		{"waiting for the earlier delivery of its conversation", second, w.now},
+		{"not yet due", later, w.now.Add(999 * time.Millisecond)},
+	} {
+		if c, err := w.claim(tc.id, "tok-other", tc.at); !errors.Is(err, repo.ErrNotFound) {
+			t.Errorf("%s: claim = %+v, %v; want ErrNotFound", tc.what, c, err)
+		}
+	}
+	var leased int
+	if err := w.store.DB.Get(&leased, `SELECT count(*) FROM webhook_deliveries WHERE lease_token IS NOT NULL`); err != nil || leased != 1 {
+		t.Errorf("%d deliveries leased (%v), want the first alone", leased, err)
+	}
+	// Its lease run out, another worker takes the delivery over.
+	if c, err := w.claim(first, "tok-2", w.now.Add(time.Minute)); err != nil || *c.LeaseToken != "tok-2" || !c.FirstAttemptAt.Equal(w.now) {
+		t.Errorf("after the lease: claim = %+v, %v", c, err)
+	}
+	if c, err := w.claim(later, "tok-3", w.now.Add(time.Second)); err != nil || c.ID != later || c.ConversationID != nil {
+		t.Errorf("an unordered delivery when due: claim = %+v, %v", c, err)
+	}
+	if ok, err := w.store.RecordWebhookSuccess(t.Context(), later, "tok-3", w.ep.ID, 200); err != nil || !ok {
+		t.Fatalf("record = %v, %v", ok, err)
+	}
+	if c, err := w.claim(later, "tok-4", w.now.Add(time.Hour)); !errors.Is(err, repo.ErrNotFound) {
+		t.Errorf("a finished delivery: claim = %+v, %v; want ErrNotFound", c, err)
+	}
+}
+
+// TestClaimWebhookDeliveryWhateverTheEndpointOrEvent: the claim returns the
+// endpoint's row deleted or disabled alike, for the attempt to skip, and a
+// delivery whose event's row is gone without the event, for the attempt to
+// fail, rather than leasing a delivery it does not return.
+func TestClaimWebhookDeliveryWhateverTheEndpointOrEvent(t *testing.T) {
+	w := newAttemptWorld(t)
+	disabled := w.delivery("", w.now)
+	deleted := w.delivery("", w.now)
+	orphan := w.delivery("", w.now)
+	ctx := t.Context()
+
+	if _, err := w.store.DB.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'manual'`); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := w.claim(disabled, "tok-1", w.now); err != nil || c.Endpoint.Enabled || c.Endpoint.DisabledReason == nil {
+		t.Errorf("a disabled endpoint: claim = %+v, %v", c, err)
+	}
+	if err := w.store.DeleteWebhookEndpoint(ctx, "ws_att", w.ep.ID, w.now); err != nil {
+		t.Fatal(err)
+	}
+	// The deletion dropped the open deliveries; put one back as a race
+	// between the two would leave it.
+	if _, err := w.store.DB.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
+		endpoint_id, event_id, event_type, event_seq, status, next_attempt_at, created_at)
+		SELECT $1, 'ws_att', false, $2, id, type, seq, 'pending', $3, $3 FROM events WHERE id = 'evt_att_2'`,
+		deleted, w.ep.ID, w.now); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := w.claim(deleted, "tok-2", w.now); err != nil || c.Endpoint.DeletedAt == nil || c.EventCreatedAt == nil {
+		t.Errorf("a deleted endpoint: claim = %+v, %v", c, err)
+	}
+
+	// A purge takes the deliveries with the event; only a row removed
+	// around the foreign key leaves a delivery without its event.
+	if _, err := w.store.DB.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
+		endpoint_id, event_id, event_type, event_seq, status, next_attempt_at, created_at)
+		SELECT $1, 'ws_att', false, $2, id, type, seq, 'pending', $3, $3 FROM events WHERE id = 'evt_att_3'`,
+		orphan, w.ep.ID, w.now); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_event_id_fkey`,
+		`DELETE FROM events WHERE id = 'evt_att_3'`,
+	} {
+		if _, err := w.store.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	c, err := w.claim(orphan, "tok-3", w.now)
+	if err != nil || c.ID != orphan || *c.LeaseToken != "tok-3" || c.EventCreatedAt != nil || c.EventEnvelope != nil {
+		t.Errorf("a delivery without its event: claim = %+v, %v", c, err)
+	}
+}
+
+// TestRecordWebhookSuccessEndsTheRunOfFailures: a success under the lease
+// records the delivery and clears the endpoint's failing_since in one
+// statement; under a lost lease it writes nothing, the endpoint included.
+func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
+	w := newAttemptWorld(t)
+	id := w.delivery("conv_1", w.now)
+	ctx := t.Context()
+	if _, err := w.claim(id, "tok-1", w.now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.store.DB.ExecContext(ctx, `UPDATE webhook_deliveries SET last_error = 'earlier', swept_at = $2
+		WHERE id = $1`, id, w.now); err != nil {
+		t.Fatal(err)
+	}
+	failingSince := func() *time.Time {
+		t.Helper()
+		e, err := w.store.WebhookEndpointAnyState(ctx, w.ep.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.FailingSince
+	}
+
+	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-lost", w.ep.ID, 200); err != nil || ok {
+		t.Fatalf("under a lost lease: record = %v, %v; want false", ok, err)
+	}
+	if d := delivery(t, w.store, id); d.Status != "pending" || d.Attempts != 0 || d.LeaseToken == nil || d.LastResponseStatus != nil {
+		t.Errorf("a lost lease wrote the delivery: %+v", d)
+	}
+	if since := failingSince(); since == nil {
+		t.Error("a lost lease ended the endpoint's run of failures")
+	}
+
+	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 204); err != nil || !ok {
+		t.Fatalf("under the lease: record = %v, %v; want true", ok, err)
+	}
+	d := delivery(t, w.store, id)
+	if d.Status != "succeeded" || d.Attempts != 1 || *d.LastResponseStatus != 204 || d.LastError != nil ||
+		d.NextAttemptAt != nil || d.LeaseUntil != nil || d.LeaseToken != nil || d.SweptAt != nil {
+		t.Errorf("the recorded success: %+v", d)
+	}
+	if since := failingSince(); since != nil {
+		t.Errorf("the success left failing_since %v", since)
+	}
+	// The lease ended with the record: the same token records nothing more.
+	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 200); err != nil || ok {
+		t.Errorf("a second record = %v, %v; want false", ok, err)
+	}
+	if d := delivery(t, w.store, id); d.Attempts != 1 || *d.LastResponseStatus != 204 {
+		t.Errorf("a second record wrote the delivery: %+v", d)
+	}
+}
+
+func delivery(t *testing.T, store *repo.Store, id string) *repo.WebhookDelivery {
+	t.Helper()
+	d, err := store.WebhookDelivery(t.Context(), repo.Scope{WorkspaceID: "ws_att"}, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
