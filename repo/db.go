@@ -168,6 +168,25 @@ func qualified(alias, columns string) string {
 	return strings.Join(parts, ", ")
 }
 
+// nested renames each column of a column list "prefix.name", for a row
+// struct that holds a joined table's row in a field tagged prefix: sqlx maps
+// the column "p.x" to the field tagged x inside the field tagged p, so the
+// joined table's columns do not meet columns of the same name.
+// nested("k", "k.id, ct.name AS contact_name") is
+// `k.id AS "k.id", ct.name AS "k.contact_name"`.
+func nested(prefix, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		expr := strings.TrimSpace(p)
+		name := expr[strings.LastIndex(expr, ".")+1:]
+		if j := strings.LastIndex(strings.ToUpper(expr), " AS "); j >= 0 {
+			expr, name = expr[:j], strings.TrimSpace(expr[j+4:])
+		}
+		parts[i] = fmt.Sprintf(`%s AS "%s.%s"`, expr, prefix, name)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // JSONB is a jsonb column that may be NULL (nil).
 type JSONB []byte
 
