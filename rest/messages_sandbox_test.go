@@ -131,3 +131,26 @@ func TestSandboxReplyIsOneTransaction(t *testing.T) {
 		t.Errorf("message.sent of the reply: %d (%v), want 1", sent, err)
 	}
 }
+
+// TestSandboxDeliveredStepStatements: the delivered step locks the message
+// and its conversation in one statement, then writes the message and
+// message.status; a second run reads the message and stops.
+func TestSandboxDeliveredStepStatements(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	sent := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "arrives"}), 201, "").Data()
+	id := sent["id"].(string)
+	for run, most := range []int64{3, 1} {
+		before := api.Store.Statements()
+		if err := api.Resolver.FinishSandboxDelivery(t.Context(), "ws_main", id); err != nil {
+			t.Fatal(err)
+		}
+		// The message and conversation locked apart made the first run 4.
+		if used := api.Store.Statements() - before; used > most {
+			t.Errorf("run %d of the delivered step ran %d statements, want at most %d", run+1, used, most)
+		}
+	}
+	if got := api.Want(api.Do("GET", "/v1/messages/"+id, "test_all", nil), 200, "").Data()["status"]; got != "delivered" {
+		t.Errorf("status %v after the delivered step, want delivered", got)
+	}
+}
