@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // columnList is the column list a query selects into one row struct, and
@@ -24,53 +25,57 @@ type columnList struct {
 // columnLists names, for every struct the package scans rows into, the
 // column list its queries select. A new row struct must be added here.
 var columnLists = map[string]columnList{
-	"Contact":            {Contact{}, contactColumns, "contacts"},
-	"Conversation":       {Conversation{}, conversationColumns, conversationFrom},
-	"Message":            {Message{}, messageColumns, "messages"},
-	"MessageRef":         {MessageRef{}, messageRefColumns, "messages"},
-	"Template":           {Template{}, templateColumns, "templates"},
-	"EmailDomain":        {EmailDomain{}, emailDomainColumns, "email_domains"},
-	"File":               {File{}, fileColumns, "files"},
-	"IdempotencyRecord":  {IdempotencyRecord{}, idempotencyColumns, "idempotency_keys"},
-	"Event":              {Event{}, eventColumns, "events"},
-	"Workspace":          {Workspace{}, workspaceColumns, "workspaces"},
-	"APIKey":             {APIKey{}, apiKeyColumns, "api_keys"},
-	"Website":            {Website{}, websiteColumns, "websites"},
-	"Account":            {Account{}, accountColumns, "channel_accounts"},
-	"Agent":              {Agent{}, agentColumns, "agents"},
-	"WebhookEndpoint":    {WebhookEndpoint{}, webhookEndpointColumns, "webhook_endpoints"},
-	"WebhookDelivery":    {WebhookDelivery{}, webhookDeliveryColumns, "webhook_deliveries"},
-	"DueWebhookDelivery": {DueWebhookDelivery{}, dueWebhookDeliveryColumns, "webhook_deliveries"},
-	"DueVerification":    {DueVerification{}, dueVerificationColumns, "webhook_endpoints"},
-	"OutboxEmail":        {OutboxEmail{}, outboxEmailColumns, "outbox_emails"},
-	"KnowledgeEntry":     {KnowledgeEntry{}, knowledgeColumns, "knowledge_entries"},
-	"AgentLoad":          {AgentLoad{}, agentLoadColumns, "agents a"},
-	"Scoped":             {Scoped{}, scopedColumns, "conversations"},
-	"AIWork":             {AIWork{}, aiWorkColumns, "ai_work"},
-	"InstagramComment":   {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
+	"Contact":               {Contact{}, contactColumns, "contacts"},
+	"Conversation":          {Conversation{}, conversationColumns, conversationFrom},
+	"Message":               {Message{}, messageColumns, "messages"},
+	"MessageRef":            {MessageRef{}, messageRefColumns, "messages"},
+	"Template":              {Template{}, templateColumns, "templates"},
+	"EmailDomain":           {EmailDomain{}, emailDomainColumns, "email_domains"},
+	"File":                  {File{}, fileColumns, "files"},
+	"IdempotencyRecord":     {IdempotencyRecord{}, idempotencyColumns, "idempotency_keys"},
+	"Event":                 {Event{}, eventColumns, "events"},
+	"Workspace":             {Workspace{}, workspaceColumns, "workspaces"},
+	"APIKey":                {APIKey{}, apiKeyColumns, "api_keys"},
+	"Website":               {Website{}, websiteColumns, "websites"},
+	"Account":               {Account{}, accountColumns, "channel_accounts"},
+	"Agent":                 {Agent{}, agentColumns, "agents"},
+	"WebhookEndpoint":       {WebhookEndpoint{}, webhookEndpointColumns, "webhook_endpoints"},
+	"WebhookDelivery":       {WebhookDelivery{}, webhookDeliveryColumns, "webhook_deliveries"},
+	"DueWebhookDelivery":    {DueWebhookDelivery{}, dueWebhookDeliveryColumns, "webhook_deliveries"},
+	"DueVerification":       {DueVerification{}, dueVerificationColumns, "webhook_endpoints"},
+	"OutboxEmail":           {OutboxEmail{}, outboxEmailColumns, "outbox_emails"},
+	"KnowledgeEntry":        {KnowledgeEntry{}, knowledgeColumns, "knowledge_entries"},
+	"AgentLoad":             {AgentLoad{}, agentLoadColumns, "agents a"},
+	"Scoped":                {Scoped{}, scopedColumns, "conversations"},
+	"AIWork":                {AIWork{}, aiWorkColumns, "ai_work"},
+	"InstagramComment":      {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
+	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},
+	"nullContact":           {nullContact{}, contactColumns, "contacts"},
+	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},
+	"messageInConversation": {messageInConversation{}, messageInConversationColumns, messageInConversationFrom},
 	// A delivery with its endpoint's row and its event's envelope and time.
 	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }
 
 // resultNames is the names a column list gives its result columns: the
-// alias after AS (unquoted), else the column without its table alias.
+// alias after AS, else the column without its table alias.
 func resultNames(columns string) []string {
 	var out []string
 	for _, c := range strings.Split(columns, ",") {
 		c = strings.TrimSpace(c)
 		if i := strings.LastIndex(strings.ToUpper(c), " AS "); i >= 0 {
-			c = strings.Trim(strings.TrimSpace(c[i+4:]), `"`)
+			c = c[i+4:]
 		} else if i := strings.LastIndex(c, "."); i >= 0 {
 			c = c[i+1:]
 		}
-		out = append(out, strings.TrimSpace(c))
+		out = append(out, strings.Trim(strings.TrimSpace(c), `"`))
 	}
 	return out
 }
 
 // dbTags is the db tags of a struct's fields, in order, with those of an
-// embedded struct, and those of a tagged row struct field behind the tag and
-// a dot (as sqlx maps them).
+// embedded struct, and those of a nested row struct after its field's tag
+// and a dot (as sqlx maps them).
 func dbTags(row any) []string {
 	return fieldTags(reflect.TypeOf(row))
 }
@@ -80,23 +85,26 @@ func fieldTags(t reflect.Type) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("db")
-		var inner []string
-		if f.Type.Kind() == reflect.Struct {
-			inner = fieldTags(f.Type) // none for time.Time: a value, not a row
-		}
-		switch {
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			out = append(out, inner...)
-		case tag == "" || tag == "-":
-		case len(inner) > 0:
-			for _, in := range inner {
-				out = append(out, tag+"."+in)
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, fieldTags(f.Type)...)
+		} else if inner := nestedTags(f.Type); tag != "" && len(inner) > 0 {
+			for _, t := range inner {
+				out = append(out, tag+"."+t)
 			}
-		default:
+		} else if tag != "" && tag != "-" {
 			out = append(out, tag)
 		}
 	}
 	return out
+}
+
+// nestedTags is the db tags of a nested row struct, none for any other type
+// (time.Time is a struct without them).
+func nestedTags(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return fieldTags(t)
 }
 
 // TestColumnListsMatchStructs: a column list selects every field of its row
@@ -133,12 +141,57 @@ func TestResultNames(t *testing.T) {
 	if got := qualified("m", "id,\n\ttext"); got != "m.id, m.text" {
 		t.Fatalf("qualified = %q", got)
 	}
-	cols := nested("e", "endpoint", "id,\n\turl")
-	if cols != `e.id AS "endpoint.id", e.url AS "endpoint.url"` {
-		t.Fatalf("nested = %q", cols)
-	}
-	if got, want := resultNames(cols), []string{"endpoint.id", "endpoint.url"}; !slices.Equal(got, want) {
+	got = resultNames(nested("k", "k.id,\n\tct.name AS contact_name"))
+	if want := []string{"k.id", "k.contact_name"}; !slices.Equal(got, want) {
 		t.Fatalf("resultNames(nested) = %q, want %q", got, want)
+	}
+}
+
+// TestNullRowsCopyEveryField: an account or contact read where it may be
+// absent comes out with every field its nullable row scanned, so a field
+// added to Account or Contact (and so, by TestColumnListsMatchStructs, to
+// its nullable row) is not left zero by the copy.
+func TestNullRowsCopyEveryField(t *testing.T) {
+	var acc nullAccount
+	fillPointers(t, &acc)
+	var ct nullContact
+	fillPointers(t, &ct)
+	ct.EmailSuppressed = JSONB(`{"reason":"bounce"}`)
+	if (nullAccount{}).account() != nil || (nullContact{}).contact() != nil {
+		t.Fatal("an absent row (NULL id) came out present")
+	}
+	for name, v := range map[string]any{"Account": *acc.account(), "Contact": *ct.contact()} {
+		rv := reflect.ValueOf(v)
+		for i := range rv.NumField() {
+			if rv.Field(i).IsZero() {
+				t.Errorf("%s.%s left zero", name, rv.Type().Field(i).Name)
+			}
+		}
+	}
+}
+
+// fillPointers points every pointer field of a struct at a value that is
+// not its type's zero.
+func fillPointers(t *testing.T, row any) {
+	t.Helper()
+	rv := reflect.ValueOf(row).Elem()
+	for i := range rv.NumField() {
+		f := rv.Field(i)
+		if f.Kind() != reflect.Pointer {
+			continue
+		}
+		p := reflect.New(f.Type().Elem())
+		switch e := p.Elem(); e.Kind() {
+		case reflect.String:
+			e.SetString("x")
+		case reflect.Bool:
+			e.SetBool(true)
+		case reflect.Struct: // time.Time
+			e.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+		default:
+			t.Fatalf("field %s: fill a %s", rv.Type().Field(i).Name, e.Kind())
+		}
+		f.Set(p)
 	}
 }
 

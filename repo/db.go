@@ -184,15 +184,21 @@ func qualified(alias, columns string) string {
 	return strings.Join(parts, ", ")
 }
 
-// nested is qualified with each column named for a struct field tagged
-// field, for queries that return the rows of two tables as one:
-// nested("e", "endpoint", "id, url") is `e.id AS "endpoint.id", e.url AS
-// "endpoint.url"`, the names sqlx scans into that field's fields.
-func nested(alias, field, columns string) string {
+// nested renames each column of a column list "prefix.name", for a row
+// struct that holds a joined table's row in a field tagged prefix: sqlx maps
+// the column "p.x" to the field tagged x inside the field tagged p, so the
+// joined table's columns do not meet columns of the same name.
+// nested("k", "k.id, ct.name AS contact_name") is
+// `k.id AS "k.id", ct.name AS "k.contact_name"`.
+func nested(prefix, columns string) string {
 	parts := strings.Split(columns, ",")
 	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		parts[i] = fmt.Sprintf(`%s.%s AS "%s.%s"`, alias, p, field, p)
+		expr := strings.TrimSpace(p)
+		name := expr[strings.LastIndex(expr, ".")+1:]
+		if j := strings.LastIndex(strings.ToUpper(expr), " AS "); j >= 0 {
+			expr, name = expr[:j], strings.TrimSpace(expr[j+4:])
+		}
+		parts[i] = fmt.Sprintf(`%s AS "%s.%s"`, expr, prefix, name)
 	}
 	return strings.Join(parts, ", ")
 }

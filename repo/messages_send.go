@@ -12,6 +12,37 @@ func (q Queries) LockMessage(ctx context.Context, workspaceID string, livemode b
 		workspaceID, livemode, id)
 }
 
+// LockMessageInConversation is LockMessage and then LockConversation of the
+// message's conversation in one statement: the message of the scope's
+// workspace and mode, and its conversation, visible to the scope, both
+// locked for update, the message first, as the two statements took them
+// (Postgres locks a row's tables in the order OF names them;
+// TestLockMessageInConversationLockOrder checks it). It is ErrNotFound when
+// the message is missing, and when its conversation is outside the scope,
+// which a message written in its conversation's workspace and mode never is.
+func (q Queries) LockMessageInConversation(ctx context.Context, s Scope, id string) (*Message, *Conversation, error) {
+	args := []any{id}
+	row, err := one[messageInConversation](ctx, q, `SELECT `+messageInConversationColumns+` FROM `+messageInConversationFrom+`
+		WHERE m.id = $1 AND m.workspace_id = c.workspace_id AND m.livemode = c.livemode
+		AND `+scopeWhere(s, &args)+` FOR UPDATE OF m, c`, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &row.Message, &row.Conversation, nil
+}
+
+// messageInConversation is the row LockMessageInConversation reads.
+type messageInConversation struct {
+	Message
+	Conversation Conversation `db:"conversation"`
+}
+
+var (
+	messageInConversationColumns = qualified("m", messageColumns) + `,
+	` + nested("conversation", conversationColumns)
+	messageInConversationFrom = conversationFrom + ` JOIN messages m ON m.conversation_id = c.id`
+)
+
 // UpdateMessageDelivery writes a message's status and delivery.
 func (q Queries) UpdateMessageDelivery(ctx context.Context, m *Message) error {
 	n, err := q.exec(ctx, `UPDATE messages SET status = $4, delivery = $5

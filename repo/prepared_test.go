@@ -90,11 +90,11 @@ func TestPreparedBound(t *testing.T) {
 	if _, err := store.Workspace(ctx, "ws_none"); !errors.Is(err, repo.ErrNotFound) {
 		t.Fatalf("Workspace: %v", err)
 	}
-	if _, err := store.EventByID(ctx, "evt_none"); !errors.Is(err, repo.ErrNotFound) {
-		t.Fatalf("EventByID past the bound: %v", err)
+	if _, err := store.WebhookEndpointAnyState(ctx, "we_none"); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("WebhookEndpointAnyState past the bound: %v", err)
 	}
-	if a, b := prepared(t, store, "FROM workspaces"), prepared(t, store, "FROM events"); a != 1 || b != 0 {
-		t.Errorf("prepared: workspaces %d, events %d; want 1 and 0", a, b)
+	if a, b := prepared(t, store, "FROM workspaces"), prepared(t, store, "FROM webhook_endpoints"); a != 1 || b != 0 {
+		t.Errorf("prepared: workspaces %d, webhook endpoints %d; want 1 and 0", a, b)
 	}
 }
 

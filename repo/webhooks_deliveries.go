@@ -111,7 +111,7 @@ const claimedDeliveryJoins = ` JOIN webhook_endpoints e ON e.id = d.endpoint_id
 // claimedDeliveryColumns selects a ClaimedWebhookDelivery over
 // claimedDeliveryJoins.
 var claimedDeliveryColumns = qualified("d", webhookDeliveryColumns) + ", " +
-	nested("e", "endpoint", webhookEndpointColumns) +
+	nested("endpoint", qualified("e", webhookEndpointColumns)) +
 	", ev.envelope AS event_envelope, ev.created_at AS event_created_at"
 
 // ClaimWebhookDelivery leases a delivery to one worker for one attempt and

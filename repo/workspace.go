@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/lib/pq"
@@ -122,19 +123,30 @@ func (q Queries) Account(ctx context.Context, workspaceID, channel, id string) (
 	return one[Account](ctx, q, accountsQuery, workspaceID, channel, array(nil), array(nil), id)
 }
 
-const accountsQuery = `
-	SELECT ` + accountColumns + ` FROM (
-		SELECT ` + accountColumns + `, seq AS s
-		FROM channel_accounts WHERE workspace_id = $1
+// accountsQuery is the statement of Accounts and Account.
+var accountsQuery = accountsSelect("$1", "$2", "$3", "$4", "$5")
+
+// accountsSelect selects a workspace's channel accounts, website chat
+// accounts being its websites, oldest first. Its arguments are SQL
+// expressions, so that a statement that joins an account filters it by the
+// same rules: the workspace, the channel (the empty string for all), the
+// key's channels and websites (empty arrays for no restriction) and the
+// account id (the empty string for all).
+func accountsSelect(workspace, channel, channels, websites, id string) string {
+	return fmt.Sprintf(`
+	SELECT `+accountColumns+` FROM (
+		SELECT `+accountColumns+`, seq AS s
+		FROM channel_accounts WHERE workspace_id = %[1]s
 		UNION ALL
 		SELECT workspace_id, id, 'website', id, name, '', '', '', 'connected', '', true, false, seq
-		FROM websites WHERE workspace_id = $1
+		FROM websites WHERE workspace_id = %[1]s
 	) a
-	WHERE ($2 = '' OR channel = $2)
-	  AND (cardinality($3::text[]) = 0 OR channel = ANY($3))
-	  AND (cardinality($4::text[]) = 0 OR website_id = ANY($4))
-	  AND ($5 = '' OR id = $5)
-	ORDER BY s, id`
+	WHERE (%[2]s = '' OR channel = %[2]s)
+	  AND (cardinality(%[3]s::text[]) = 0 OR channel = ANY(%[3]s))
+	  AND (cardinality(%[4]s::text[]) = 0 OR website_id = ANY(%[4]s))
+	  AND (%[5]s = '' OR id = %[5]s)
+	ORDER BY s, id`, workspace, channel, channels, websites, id)
+}
 
 // EmailDomain returns a workspace's email domain (any case).
 func (q Queries) EmailDomain(ctx context.Context, workspaceID, domain string) (*EmailDomain, error) {

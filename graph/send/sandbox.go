@@ -23,7 +23,13 @@ func (r *Service) FinishSandboxDelivery(ctx context.Context, workspaceID, messag
 	s := repo.Scope{WorkspaceID: workspaceID, Livemode: false}
 	changed := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		m, err := q.LockMessage(ctx, workspaceID, false, messageID)
+		// Lock the conversation as every writer of its events does, so its
+		// events are recorded, and delivered, in order. One statement locks
+		// the message and then the conversation, the order the two
+		// statements it replaces took, so no lock order changes; a run that
+		// finds the message settled already now holds the conversation too,
+		// until its empty commit.
+		m, conv, err := q.LockMessageInConversation(ctx, s, messageID)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil
 		}
@@ -32,12 +38,6 @@ func (r *Service) FinishSandboxDelivery(ctx context.Context, workspaceID, messag
 		}
 		if m.Direction != "outbound" || m.Status != "sent" {
 			return nil
-		}
-		// Lock the conversation as every writer of its events does, so its
-		// events are recorded, and delivered, in order.
-		conv, err := q.LockConversation(ctx, s, m.ConversationID)
-		if err != nil {
-			return err
 		}
 		var d model.Delivery
 		if len(m.Delivery) > 0 {

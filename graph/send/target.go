@@ -41,20 +41,17 @@ func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	in := req.in
 	var err error
 	if in.ConversationID != nil {
-		if t.conv, err = q.LockConversation(ctx, s, *in.ConversationID); err != nil {
+		// One statement locks the conversation and reads its account and
+		// contact (nil when there is none), rather than a round trip each.
+		if t.conv, t.acc, t.contact, err = q.LockConversationForSend(ctx, s, *in.ConversationID); err != nil {
 			return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		req.channel = t.conv.Channel
 		if err := fieldsFit(req, t.conv); err != nil {
 			return nil, err
 		}
-		if t.acc, err = q.Account(ctx, a.WorkspaceID, t.conv.Channel, t.conv.AccountID); err != nil {
-			return nil, err
-		}
-		if t.conv.ContactID != nil {
-			if t.contact, err = q.Contact(ctx, s, *t.conv.ContactID); err != nil && !errors.Is(err, repo.ErrNotFound) {
-				return nil, err
-			}
+		if t.acc == nil {
+			return nil, repo.ErrNotFound // what Account answers for an account that is gone
 		}
 		t.lastInbound = t.conv.LastInboundAt
 	} else if err := r.lookupRecipient(ctx, q, s, req, t); err != nil {
