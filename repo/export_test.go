@@ -13,6 +13,9 @@ func ColumnListQueries() map[string]string {
 // UnfannedFirst is the query HasUnfannedEvents runs.
 const UnfannedFirst = unfannedFirst
 
+// UnfannedPartitionsQuery is the query UnfannedPartitions runs.
+const UnfannedPartitionsQuery = unfannedPartitions
+
 // SetMaxPrepared changes the bound of prepared statement texts until the
 // test ends.
 func SetMaxPrepared(t interface{ Cleanup(func()) }, n int) {

@@ -7,28 +7,39 @@ import (
 	"github.com/lib/pq"
 )
 
-// fanOutLock is the advisory lock key of the fan-out; one runs at a time, so
-// events become deliveries in seq order.
+// fanOutLock is the advisory lock class of the fan-out; each partition has a
+// lock of its own in it, so events of one partition become deliveries in
+// seq order, one pass at a time, and the partitions go in parallel.
 const fanOutLock = 727002
 
-// TryLockFanOut takes the fan-out lock for the rest of the transaction; it
-// reports false, without waiting, when another fan-out holds it.
-func (q Queries) TryLockFanOut(ctx context.Context) (bool, error) {
+// FanOutPartitions is how many partitions of workspaces the fan-out works
+// in (migration 0017).
+const FanOutPartitions = 8
+
+// fanOutPartition is an event's partition, as the index events_unfanned
+// orders the waiting events.
+const fanOutPartition = `(ascii(right(workspace_id, 1)) % 8)`
+
+// TryLockFanOut takes a partition's fan-out lock for the rest of the
+// transaction; it reports false, without waiting, when another fan-out
+// holds it.
+func (q Queries) TryLockFanOut(ctx context.Context, partition int) (bool, error) {
 	var ok bool
-	return ok, q.get(ctx, &ok, `SELECT pg_try_advisory_xact_lock($1)`, fanOutLock)
+	return ok, q.get(ctx, &ok, `SELECT pg_try_advisory_xact_lock($1, $2)`, fanOutLock, partition)
 }
 
-// UnfannedEvents returns up to limit events that have not produced their
-// deliveries yet, oldest seq first, without their envelopes.
-func (q Queries) UnfannedEvents(ctx context.Context, limit int) ([]Event, error) {
+// UnfannedEvents returns up to limit events of a partition that have not
+// produced their deliveries yet, oldest seq first, without their envelopes.
+func (q Queries) UnfannedEvents(ctx context.Context, partition, limit int) ([]Event, error) {
 	var out []Event
 	return out, q.selectRows(ctx, &out, `SELECT seq, id, workspace_id, livemode, type, channel,
-		website_id, conversation_id, created_at FROM events WHERE NOT fanned_out
-		ORDER BY seq LIMIT $1`, limit)
+		website_id, conversation_id, created_at FROM events WHERE NOT fanned_out AND `+fanOutPartition+` = $1
+		ORDER BY `+fanOutPartition+`, seq LIMIT $2`, partition, limit)
 }
 
-// unfannedFirst is the oldest event waiting for fan-out.
-const unfannedFirst = `SELECT seq FROM events WHERE NOT fanned_out ORDER BY seq LIMIT 1`
+// unfannedFirst is the first event waiting for fan-out, in the order of the
+// index events_unfanned.
+const unfannedFirst = `SELECT seq FROM events WHERE NOT fanned_out ORDER BY ` + fanOutPartition + `, seq LIMIT 1`
 
 // HasUnfannedEvents says whether any event waits for fan-out. It reads the
 // first entry of the partial index events_unfanned: an EXISTS over NOT
@@ -41,6 +52,21 @@ func (q Queries) HasUnfannedEvents(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// unfannedPartitions probes the index events_unfanned once per partition:
+// the first waiting event of each, in the index's order, which no plan
+// finds faster than the index (an EXISTS may be planned as a scan of every
+// event while the statistics count many unfanned, as after a burst).
+const unfannedPartitions = `SELECT p FROM generate_series(0, 7) p, LATERAL (
+	SELECT seq FROM events WHERE NOT fanned_out AND ` + fanOutPartition + ` = p
+	ORDER BY ` + fanOutPartition + `, seq LIMIT 1) first`
+
+// UnfannedPartitions lists the partitions with events waiting for fan-out,
+// in one statement of eight index probes.
+func (q Queries) UnfannedPartitions(ctx context.Context) ([]int, error) {
+	var out []int
+	return out, q.selectRows(ctx, &out, unfannedPartitions)
 }
 
 // MarkFannedOut records that events have produced their deliveries.

@@ -44,3 +44,44 @@ func TestHasUnfannedEventsReadsItsIndex(t *testing.T) {
 		t.Fatalf("one event waits: HasUnfannedEvents = %v, %v", more, err)
 	}
 }
+
+// TestUnfannedPartitions: the partitions with waiting events, by the last
+// character of the workspace id, read by probing events_unfanned.
+func TestUnfannedPartitions(t *testing.T) {
+	store := repotest.NewStore(t)
+	ctx := t.Context()
+	for _, q := range []string{
+		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
+			VALUES ('ws_pa', 'A', 'free', 'active', 10, 10, 100), ('ws_pi', 'I', 'free', 'active', 10, 10, 100),
+			('ws_pc', 'C', 'free', 'active', 10, 10, 100)`,
+		// 'a' (97) and 'i' (105) are partition 1, 'c' (99) partition 3.
+		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at) VALUES
+			('evt_a', 'ws_pa', false, 'contact.created', '{}', now()),
+			('evt_i', 'ws_pi', false, 'contact.created', '{}', now()),
+			('evt_c', 'ws_pc', false, 'contact.created', '{}', now())`,
+		// A burst the statistics still count unfanned.
+		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at)
+			SELECT 'evt_c' || g, 'ws_pc', false, 'message.sent', '{}', now() FROM generate_series(1, 5000) g`,
+		`ANALYZE events`,
+		`UPDATE events SET fanned_out = true WHERE workspace_id = 'ws_pc'`,
+	} {
+		if _, err := store.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	parts, err := store.UnfannedPartitions(ctx)
+	if err != nil || len(parts) != 1 || parts[0] != 1 {
+		t.Fatalf("UnfannedPartitions = %v, %v; want [1]", parts, err)
+	}
+	events, err := store.UnfannedEvents(ctx, 1, 10)
+	if err != nil || len(events) != 2 || events[0].ID != "evt_a" || events[1].ID != "evt_i" {
+		t.Fatalf("UnfannedEvents(1) = %+v, %v; want evt_a, evt_i", events, err)
+	}
+	var plan []string
+	if err := store.DB.SelectContext(ctx, &plan, `EXPLAIN `+repo.UnfannedPartitionsQuery); err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "events_unfanned") || strings.Contains(text, "Seq Scan on events") {
+		t.Errorf("the probes do not read events_unfanned alone:\n%s", text)
+	}
+}

@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
@@ -12,23 +14,48 @@ import (
 const fanOutBatch = 500
 
 // FanOut turns recorded events into deliveries, one per matching endpoint,
-// in seq order, and hands the deliveries that may go now to the queue. One
-// fan-out runs at a time; a call that finds another running returns at once,
-// because the running one looks again after each commit and so sees every
-// event committed before this call.
+// and hands the deliveries that may go now to the queue. It works in
+// partitions of workspaces (repo.FanOutPartitions), in parallel, each in seq
+// order under a lock of its own: order matters within a conversation only,
+// and a conversation is in one workspace, so no pass holds up another
+// partition. A partition another pass holds is left to it, because that
+// pass looks again after each commit and so sees every event committed
+// before this call.
 func (r *Service) FanOut(ctx context.Context) error {
 	for {
-		n, locked, err := r.fanOutOnce(ctx)
-		if err != nil || !locked {
+		// The partitions are read after every round's locks are released:
+		// anything committed since a batch was read is either seen here or
+		// has a fan-out of its own coming.
+		parts, err := r.Store.UnfannedPartitions(ctx)
+		if err != nil || len(parts) == 0 {
 			return err
 		}
-		if n == 0 {
-			// The lock is released: anything committed since the batch was
-			// read is either visible now or has a fan-out of its own coming.
-			more, err := r.Store.HasUnfannedEvents(ctx)
-			if err != nil || !more {
-				return err
-			}
+		var mu sync.Mutex
+		var errs []error
+		var skipped bool
+		var wg sync.WaitGroup
+		for _, p := range parts {
+			wg.Go(func() {
+				held, err := r.fanOutPartition(ctx, p)
+				mu.Lock()
+				defer mu.Unlock()
+				errs, skipped = append(errs, err), skipped || held
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil || skipped {
+			return err
+		}
+	}
+}
+
+// fanOutPartition fans out a partition's waiting events batch by batch. It
+// reports true when another pass holds the partition.
+func (r *Service) fanOutPartition(ctx context.Context, partition int) (held bool, err error) {
+	for {
+		n, locked, err := r.fanOutOnce(ctx, partition)
+		if err != nil || !locked || n == 0 {
+			return !locked, err
 		}
 	}
 }
@@ -36,13 +63,13 @@ func (r *Service) FanOut(ctx context.Context) error {
 // fanOutOnce fans out one batch in one transaction: the deliveries and the
 // events' fanned_out mark commit together, so a crash neither loses an event
 // nor delivers it twice.
-func (r *Service) fanOutOnce(ctx context.Context) (events int, locked bool, err error) {
+func (r *Service) fanOutOnce(ctx context.Context, partition int) (events int, locked bool, err error) {
 	var ids []string
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		if locked, err = q.TryLockFanOut(ctx); err != nil || !locked {
+		if locked, err = q.TryLockFanOut(ctx, partition); err != nil || !locked {
 			return err
 		}
-		batch, err := q.UnfannedEvents(ctx, fanOutBatch)
+		batch, err := q.UnfannedEvents(ctx, partition, fanOutBatch)
 		if err != nil || len(batch) == 0 {
 			return err
 		}

@@ -14,7 +14,7 @@ type Store interface {
 	ClaimWebhookReverifications(ctx context.Context, now, leaseUntil time.Time, limit int) ([]repo.DueVerification, error)
 	ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*repo.ClaimedWebhookDelivery, error)
 	Event(ctx context.Context, s repo.Scope, id string) (*repo.Event, error)
-	HasUnfannedEvents(ctx context.Context) (bool, error)
+	UnfannedPartitions(ctx context.Context) ([]int, error)
 	InsertWebhookDelivery(ctx context.Context, d *repo.WebhookDelivery) error
 	InsertWebhookEndpoint(ctx context.Context, e *repo.WebhookEndpoint) error
 	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.WebhookDelivery, error)
