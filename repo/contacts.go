@@ -87,7 +87,7 @@ func (q Queries) Contacts(ctx context.Context, s Scope, f ContactFilter, p Page)
 		l.add("updated_at >= ?", *f.UpdatedSince)
 	}
 	var out []Contact
-	return out, q.unprepared().selectRows(ctx, &out, `SELECT `+contactColumns+` FROM contacts`+l.newestFirst(p, ""), l.args...)
+	return out, l.page(ctx, q, &out, `SELECT `+contactColumns+` FROM contacts`, p, "")
 }
 
 // insertContact is the statement that stores a new contact.

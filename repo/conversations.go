@@ -99,7 +99,7 @@ func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilte
 		l.add("c.last_message_at >= ?", *f.UpdatedSince)
 	}
 	var out []Conversation
-	return out, q.unprepared().selectRows(ctx, &out, conversationSelect+l.newestFirst(p, "c."), l.args...)
+	return out, l.page(ctx, q, &out, conversationSelect, p, "c.")
 }
 
 // LatestConversation returns the newest conversation of a contact on one

@@ -10,11 +10,8 @@ func ColumnListQueries() map[string]string {
 	return out
 }
 
-// UnfannedFirst is the query HasUnfannedEvents runs.
-const UnfannedFirst = unfannedFirst
-
 // UnfannedPartitionsQuery is the query UnfannedPartitions runs.
-const UnfannedPartitionsQuery = unfannedPartitions
+var UnfannedPartitionsQuery = unfannedPartitions
 
 // SetMaxPrepared changes the bound of prepared statement texts until the
 // test ends.

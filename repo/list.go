@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -19,6 +20,15 @@ func (l *list) add(cond string, values ...any) {
 		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(l.args)), 1)
 	}
 	l.conds = append(l.conds, cond)
+}
+
+// page runs a list query, head followed by newestFirst, into dest. It runs
+// unprepared: the filters and cursors given make many texts, and the best
+// plan depends on their values (a generic plan could not leave out the
+// filters not given).
+func (l *list) page(ctx context.Context, q Queries, dest any, head string, p Page, alias string) error {
+	q.stmts = nil
+	return q.selectRows(ctx, dest, head+l.newestFirst(p, alias), l.args...)
 }
 
 // newestFirst ends the query for one page: rows after the page's keyset

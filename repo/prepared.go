@@ -40,7 +40,7 @@ func newStmtCache(db *sqlx.DB) *stmtCache {
 
 // stmt returns query prepared for q's database or transaction, or nil when
 // it is to run unprepared this time: q prepares nothing (SetPrepare(false),
-// or a list query), the bound is reached, the prepare failed (the statement
+// or a list query: list.page), the bound is reached, the prepare failed (the statement
 // then runs as it is and reports its own error), or q is a transaction and
 // the text is new.
 //
@@ -112,14 +112,6 @@ func (c *stmtCache) prepare(ctx context.Context, query string) *sqlx.Stmt {
 	}
 	c.m[query] = st
 	return st
-}
-
-// unprepared is q running statements as they are: for list queries, whose
-// filters and cursors make many texts, and whose best plan depends on the
-// values (a generic plan could not leave out the filters not given).
-func (q Queries) unprepared() Queries {
-	q.stmts = nil
-	return q
 }
 
 // SetPrepare turns prepared statements on (the default) or off. Off suits a

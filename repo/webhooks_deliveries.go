@@ -85,7 +85,7 @@ func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDelive
 		l.add("status = ?", *f.Status)
 	}
 	var out []WebhookDelivery
-	return out, q.unprepared().selectRows(ctx, &out, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries`+l.newestFirst(p, ""), l.args...)
+	return out, l.page(ctx, q, &out, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries`, p, "")
 }
 
 // ClaimedWebhookDelivery is a delivery leased for one attempt, with what the

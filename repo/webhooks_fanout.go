@@ -2,7 +2,7 @@ package repo
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/lib/pq"
 )
@@ -12,13 +12,13 @@ import (
 // seq order, one pass at a time, and the partitions go in parallel.
 const fanOutLock = 727002
 
-// FanOutPartitions is how many partitions of workspaces the fan-out works
-// in (migration 0017).
-const FanOutPartitions = 8
+// fanOutPartitions is how many partitions of workspaces the fan-out works
+// in. Migration 0017's index events_unfanned holds the same expression.
+const fanOutPartitions = 8
 
 // fanOutPartition is an event's partition, as the index events_unfanned
 // orders the waiting events.
-const fanOutPartition = `(ascii(right(workspace_id, 1)) % 8)`
+var fanOutPartition = fmt.Sprintf(`(ascii(right(workspace_id, 1)) %% %d)`, fanOutPartitions)
 
 // TryLockFanOut takes a partition's fan-out lock for the rest of the
 // transaction; it reports false, without waiting, when another fan-out
@@ -32,38 +32,24 @@ func (q Queries) TryLockFanOut(ctx context.Context, partition int) (bool, error)
 // produced their deliveries yet, oldest seq first, without their envelopes.
 func (q Queries) UnfannedEvents(ctx context.Context, partition, limit int) ([]Event, error) {
 	var out []Event
-	return out, q.selectRows(ctx, &out, `SELECT seq, id, workspace_id, livemode, type, channel,
-		website_id, conversation_id, created_at FROM events WHERE NOT fanned_out AND `+fanOutPartition+` = $1
-		ORDER BY `+fanOutPartition+`, seq LIMIT $2`, partition, limit)
+	return out, q.selectRows(ctx, &out, unfannedEvents, partition, limit)
 }
 
-// unfannedFirst is the first event waiting for fan-out, in the order of the
-// index events_unfanned.
-const unfannedFirst = `SELECT seq FROM events WHERE NOT fanned_out ORDER BY ` + fanOutPartition + `, seq LIMIT 1`
-
-// HasUnfannedEvents says whether any event waits for fan-out. It reads the
-// first entry of the partial index events_unfanned: an EXISTS over NOT
-// fanned_out is planned as a sequential scan of the whole table whenever the
-// statistics still count many events unfanned, as they do after a burst.
-func (q Queries) HasUnfannedEvents(ctx context.Context) (bool, error) {
-	var seq int64
-	err := q.get(ctx, &seq, unfannedFirst)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
+var unfannedEvents = `SELECT seq, id, workspace_id, livemode, type, channel, website_id,
+	conversation_id, created_at FROM events WHERE NOT fanned_out AND ` + fanOutPartition + ` = $1
+	ORDER BY ` + fanOutPartition + `, seq LIMIT $2`
 
 // unfannedPartitions probes the index events_unfanned once per partition:
 // the first waiting event of each, in the index's order, which no plan
 // finds faster than the index (an EXISTS may be planned as a scan of every
 // event while the statistics count many unfanned, as after a burst).
-const unfannedPartitions = `SELECT p FROM generate_series(0, 7) p, LATERAL (
-	SELECT seq FROM events WHERE NOT fanned_out AND ` + fanOutPartition + ` = p
-	ORDER BY ` + fanOutPartition + `, seq LIMIT 1) first`
+var unfannedPartitions = fmt.Sprintf(`SELECT p FROM generate_series(0, %d) p, LATERAL (
+	SELECT seq FROM events WHERE NOT fanned_out AND %s = p
+	ORDER BY %s, seq LIMIT 1) first`, fanOutPartitions-1, fanOutPartition, fanOutPartition)
 
 // UnfannedPartitions lists the partitions with events waiting for fan-out,
-// in one statement of eight index probes.
+// in one statement of one index probe per partition; none when every event
+// has produced its deliveries.
 func (q Queries) UnfannedPartitions(ctx context.Context) ([]int, error) {
 	var out []int
 	return out, q.selectRows(ctx, &out, unfannedPartitions)

@@ -15,7 +15,7 @@ const fanOutBatch = 500
 
 // FanOut turns recorded events into deliveries, one per matching endpoint,
 // and hands the deliveries that may go now to the queue. It works in
-// partitions of workspaces (repo.FanOutPartitions), in parallel, each in seq
+// partitions of workspaces (migration 0017), in parallel, each in seq
 // order under a lock of its own: order matters within a conversation only,
 // and a conversation is in one workspace, so no pass holds up another
 // partition. A partition another pass holds is left to it, because that

@@ -115,8 +115,8 @@ func (w *World) WaitDelivery(id, what string, cond func(*repo.WebhookDelivery) b
 func (w *World) FannedOut() {
 	w.T.Helper()
 	Eventually(w.T, "the fan-out", func() bool {
-		more, err := w.Store.HasUnfannedEvents(w.T.Context())
-		return err == nil && !more
+		parts, err := w.Store.UnfannedPartitions(w.T.Context())
+		return err == nil && len(parts) == 0
 	})
 }
 
