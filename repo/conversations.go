@@ -122,14 +122,10 @@ func (q Queries) InsertConversation(ctx context.Context, c *Conversation) error 
 
 // UpdateConversation writes the mutable columns of a conversation.
 func (q Queries) UpdateConversation(ctx context.Context, s Scope, c *Conversation) error {
-	n, err := q.exec(ctx, `UPDATE conversations SET status = $4, mode = $5, subject = $6,
+	return q.execHeld(ctx, `UPDATE conversations SET status = $4, mode = $5, subject = $6,
 		assigned_agent_id = $7, tags = $8, integration_replies = $9, message_count = $10,
 		updated_at = $11, last_message_at = $12, last_inbound_at = $13
-		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, oneRow,
 		s.WorkspaceID, s.Livemode, c.ID, c.Status, c.Mode, c.Subject, c.AssignedAgentID, c.Tags,
 		c.IntegrationReplies, c.MessageCount, c.UpdatedAt, c.LastMessageAt, c.LastInboundAt)
-	if err == nil && n == 0 {
-		return ErrNotFound
-	}
-	return err
 }

@@ -47,6 +47,8 @@ type Queries struct {
 	// stmts prepares the statements run (prepared.go); nil runs them as
 	// they are.
 	stmts *stmtCache
+	// held are a transaction's writes held back (held.go); nil outside one.
+	held *heldWrites
 }
 
 // Store is the database handle.
@@ -101,7 +103,11 @@ func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := fn(Queries{q: tx, count: s.count, stmts: s.stmts}); err != nil {
+	q := Queries{q: tx, count: s.count, stmts: s.stmts, held: &heldWrites{}}
+	if err := fn(q); err != nil {
+		return err
+	}
+	if err := q.flush(ctx); err != nil {
 		return err
 	}
 	return translate(tx.Commit())
@@ -117,6 +123,9 @@ func (q Queries) tally() {
 }
 
 func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.flush(ctx); err != nil {
+		return err
+	}
 	q.tally()
 	if st := q.stmt(ctx, query); st != nil {
 		return translate(st.GetContext(ctx, dest, args...))
@@ -125,6 +134,9 @@ func (q Queries) get(ctx context.Context, dest any, query string, args ...any) e
 }
 
 func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.flush(ctx); err != nil {
+		return err
+	}
 	q.tally()
 	if st := q.stmt(ctx, query); st != nil {
 		return translate(st.SelectContext(ctx, dest, args...))
@@ -133,6 +145,14 @@ func (q Queries) selectRows(ctx context.Context, dest any, query string, args ..
 }
 
 func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if err := q.flush(ctx); err != nil {
+		return 0, err
+	}
+	return q.run(ctx, query, args...)
+}
+
+// run executes a statement and returns how many rows it changed.
+func (q Queries) run(ctx context.Context, query string, args ...any) (int64, error) {
 	q.tally()
 	var res sql.Result
 	var err error
@@ -145,6 +165,15 @@ func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, er
 		return 0, translate(err)
 	}
 	return res.RowsAffected()
+}
+
+// scanRow runs a statement for one row and scans its columns into dest.
+func (q Queries) scanRow(ctx context.Context, dest []any, query string, args ...any) error {
+	q.tally()
+	if st := q.stmt(ctx, query); st != nil {
+		return translate(st.QueryRowxContext(ctx, args...).Scan(dest...))
+	}
+	return translate(q.q.QueryRowxContext(ctx, query, args...).Scan(dest...))
 }
 
 // Scope is what one caller may see: a workspace, a mode, and the key's

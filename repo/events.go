@@ -24,10 +24,9 @@ const eventColumns = `seq, id, workspace_id, livemode, type, channel, website_id
 
 // InsertEvent records an event.
 func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO events (id, workspace_id, livemode, type, channel,
+	return namedHeld(ctx, q, `INSERT INTO events (id, workspace_id, livemode, type, channel,
 		website_id, conversation_id, envelope, created_at) VALUES (:id, :workspace_id, :livemode,
-		:type, :channel, :website_id, :conversation_id, :envelope, :created_at)`, e)
-	return err
+		:type, :channel, :website_id, :conversation_id, :envelope, :created_at)`, e, nil)
 }
 
 // Event returns one event of the scope's workspace and mode.

@@ -60,8 +60,7 @@ func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
 	if m.Attachments == nil {
 		m.Attachments = JSONB(`[]`)
 	}
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
+	return namedHeld(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
 		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
-		:status, :delivery, :created_at, :deleted)`, m)
-	return err
+		:status, :delivery, :created_at, :deleted)`, m, nil)
 }

@@ -1,0 +1,131 @@
+package repo
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Held writes. Inside a transaction, a write whose caller needs no answer
+// from it (a message or event inserted, a conversation saved) is held back
+// and goes to Postgres with the others held after it, as one statement of
+// data-modifying CTEs, when the transaction next reads or commits: a reply
+// stores its conversation, message and event in one round trip instead of
+// three (docs/performance.md, fourth round).
+//
+// A statement that runs in the same transaction always sees what was held
+// before it, because it sends them first; only the error of a held write
+// comes later, from that statement or from the commit. What the CTEs of one
+// statement cannot do is see each other's changes, or change one row twice:
+// so only INSERTs of new rows and UPDATEs by primary key are held, and a
+// statement already held is sent before the same statement is held again.
+
+// held is one write held back, with its positional parameters.
+type held struct {
+	query string
+	args  []any
+	// rows checks how many rows it changed, once it ran; nil takes any.
+	rows func(int64) error
+}
+
+// heldWrites are one transaction's held writes, in order.
+type heldWrites struct{ w []held }
+
+// execHeld runs a write at once outside a transaction; inside one it holds
+// it until the transaction's next statement or its commit.
+func (q Queries) execHeld(ctx context.Context, query string, rows func(int64) error, args ...any) error {
+	if q.held == nil {
+		n, err := q.exec(ctx, query, args...)
+		if err == nil && rows != nil {
+			err = rows(n)
+		}
+		return err
+	}
+	for _, h := range q.held.w {
+		if h.query == query {
+			if err := q.flush(ctx); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	q.held.w = append(q.held.w, held{query: query, args: args, rows: rows})
+	return nil
+}
+
+// flush sends the held writes: one alone as it is, several as one statement
+// that answers each one's row count.
+func (q Queries) flush(ctx context.Context) error {
+	if q.held == nil || len(q.held.w) == 0 {
+		return nil
+	}
+	w := q.held.w
+	q.held.w = nil
+	if len(w) == 1 {
+		n, err := q.run(ctx, w[0].query, w[0].args...)
+		if err == nil && w[0].rows != nil {
+			err = w[0].rows(n)
+		}
+		return err
+	}
+	query, args := combine(w)
+	counts := make([]int64, len(w))
+	dest := make([]any, len(w))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	if err := q.scanRow(ctx, dest, query, args...); err != nil {
+		return err
+	}
+	for i, h := range w {
+		if h.rows == nil {
+			continue
+		}
+		if err := h.rows(counts[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parameter is a positional parameter in a statement's text. Held
+// statements are the package's own and carry no "$" in a literal.
+var parameter = regexp.MustCompile(`\$(\d+)`)
+
+// combine writes held statements as one: each a CTE returning a row per row
+// it changed, their parameters renumbered in turn, and a select of every
+// CTE's count, in order.
+func combine(w []held) (string, []any) {
+	var b strings.Builder
+	var args []any
+	counts := make([]string, len(w))
+	for i, h := range w {
+		offset := len(args)
+		name := "held" + strconv.Itoa(i)
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(name + " AS (")
+		b.WriteString(parameter.ReplaceAllStringFunc(h.query, func(p string) string {
+			n, _ := strconv.Atoi(p[1:])
+			return "$" + strconv.Itoa(n+offset)
+		}))
+		b.WriteString(" RETURNING 1)")
+		counts[i] = "(SELECT count(*) FROM " + name + ")"
+		args = append(args, h.args...)
+	}
+	b.WriteString(" SELECT " + strings.Join(counts, ", "))
+	return b.String(), args
+}
+
+// oneRow is the row check of a write that must change exactly one row, as
+// an UPDATE by id of a row the caller read: none changed is ErrNotFound.
+func oneRow(n int64) error {
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
