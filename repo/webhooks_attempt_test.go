@@ -123,7 +123,7 @@ func TestClaimWebhookDeliveryReadsEndpointAndEvent(t *testing.T) {
 	if c, err := w.claim(later, "tok-3", w.now.Add(time.Second)); err != nil || c.ID != later || c.ConversationID != nil {
 		t.Errorf("an unordered delivery when due: claim = %+v, %v", c, err)
 	}
-	if ok, err := w.store.RecordWebhookSuccess(t.Context(), later, "tok-3", w.ep.ID, 200); err != nil || !ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(t.Context(), later, "tok-3", w.ep.ID, 200); err != nil || !ok {
 		t.Fatalf("record = %v, %v", ok, err)
 	}
 	if c, err := w.claim(later, "tok-4", w.now.Add(time.Hour)); !errors.Is(err, repo.ErrNotFound) {
@@ -208,7 +208,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		return e.FailingSince
 	}
 
-	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-lost", w.ep.ID, 200); err != nil || ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-lost", w.ep.ID, 200); err != nil || ok {
 		t.Fatalf("under a lost lease: record = %v, %v; want false", ok, err)
 	}
 	if d := delivery(t, w.store, id); d.Status != "pending" || d.Attempts != 0 || d.LeaseToken == nil || d.LastResponseStatus != nil {
@@ -218,7 +218,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		t.Error("a lost lease ended the endpoint's run of failures")
 	}
 
-	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 204); err != nil || !ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 204); err != nil || !ok {
 		t.Fatalf("under the lease: record = %v, %v; want true", ok, err)
 	}
 	d := delivery(t, w.store, id)
@@ -230,7 +230,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		t.Errorf("the success left failing_since %v", since)
 	}
 	// The lease ended with the record: the same token records nothing more.
-	if ok, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 200); err != nil || ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 200); err != nil || ok {
 		t.Errorf("a second record = %v, %v; want false", ok, err)
 	}
 	if d := delivery(t, w.store, id); d.Attempts != 1 || *d.LastResponseStatus != 204 {
@@ -245,4 +245,101 @@ func delivery(t *testing.T, store *repo.Store, id string) *repo.WebhookDelivery 
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestRecordWebhookSuccessFindsTheNext: the success of an ordered delivery
+// answers the next one of its endpoint and conversation still to be
+// attempted, with when it is due; an unordered one, or the last of its
+// conversation, answers none.
+func TestRecordWebhookSuccessFindsTheNext(t *testing.T) {
+	w := newAttemptWorld(t)
+	ctx := t.Context()
+	first := w.delivery("conv_1", w.now)
+	w.delivery("conv_2", w.now) // another conversation's, earlier than second
+	second := w.delivery("conv_1", w.now.Add(time.Minute))
+	third := w.delivery("conv_1", w.now)
+	unordered := w.delivery("", w.now)
+	for _, tc := range []struct {
+		id, next string
+		due      time.Time
+	}{
+		{first, second, w.now.Add(time.Minute)},
+		{second, third, w.now},
+		{third, "", time.Time{}},
+		{unordered, "", time.Time{}},
+	} {
+		if _, err := w.claim(tc.id, "tok", w.now.Add(time.Minute)); err != nil {
+			t.Fatalf("claim %s: %v", tc.id, err)
+		}
+		ok, next, err := w.store.RecordWebhookSuccess(ctx, tc.id, "tok", w.ep.ID, 200)
+		if err != nil || !ok {
+			t.Fatalf("record %s = %v, %v", tc.id, ok, err)
+		}
+		switch {
+		case tc.next == "" && next != nil:
+			t.Errorf("after %s: next %+v, want none", tc.id, next)
+		case tc.next != "" && (next == nil || next.ID != tc.next || !next.NextAttemptAt.Equal(tc.due)):
+			t.Errorf("after %s: next %+v, want %s due %v", tc.id, next, tc.next, tc.due)
+		}
+	}
+}
+
+// TestReadyWaitsForASuccessBeingRecorded: the fan-out's look at which new
+// deliveries may go waits for an earlier delivery's success still being
+// recorded, and then sees the new one ready: the record's own look for its
+// successor may have missed it, so one of the two must see it.
+func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
+	w := newAttemptWorld(t)
+	ctx := t.Context()
+	first := w.delivery("conv_1", w.now)
+	second := w.delivery("conv_1", w.now)
+	if ready, err := w.store.ReadyWebhookDeliveries(ctx, []string{second}); err != nil || len(ready) != 0 {
+		t.Fatalf("while the first is open: ready %v, %v; want none", ready, err)
+	}
+	tx, err := w.store.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // committed below
+	if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = $1`, first); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		ready []string
+		err   error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		ready, err := w.store.ReadyWebhookDeliveries(ctx, []string{second})
+		done <- answer{ready, err}
+	}()
+	waitForLockWait(t, w.store, "FOR SHARE OF p")
+	select {
+	case a := <-done:
+		t.Fatalf("answered %v, %v while the success was not committed", a.ready, a.err)
+	default:
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-done; a.err != nil || len(a.ready) != 1 || a.ready[0] != second {
+		t.Errorf("after the success committed: ready %v, %v; want %s", a.ready, a.err, second)
+	}
+}
+
+// waitForLockWait waits until a statement containing part waits for a lock.
+func waitForLockWait(t *testing.T, store *repo.Store, part string) {
+	t.Helper()
+	for range 500 {
+		var n int
+		if err := store.DB.GetContext(t.Context(), &n, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`, part); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no statement with %q waited for a lock", part)
 }

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -46,10 +47,12 @@ const openDelivery = `status IN ('pending', 'retrying')`
 
 // waitsForEarlier is true for an ordered delivery (alias d) while an earlier
 // one of its endpoint and conversation is still to be attempted.
-const waitsForEarlier = `d.conversation_id IS NOT NULL AND EXISTS (
-	SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
-	AND p.conversation_id = d.conversation_id AND p.event_seq < d.event_seq
-	AND p.status IN ('pending', 'retrying'))`
+const waitsForEarlier = `d.conversation_id IS NOT NULL AND EXISTS (` + earlierOpen + `)`
+
+// earlierOpen selects the earlier deliveries (alias p) of an ordered
+// delivery's (alias d) endpoint and conversation still to be attempted.
+const earlierOpen = `SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+	AND p.conversation_id = d.conversation_id AND p.event_seq < d.event_seq AND p.` + openDelivery
 
 // InsertWebhookDelivery stores a new delivery (a replay).
 func (q Queries) InsertWebhookDelivery(ctx context.Context, d *WebhookDelivery) error {
@@ -162,20 +165,46 @@ func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a W
 
 // RecordWebhookSuccess records a successful leased attempt and ends the
 // lease, as RecordWebhookAttempt does, and in the same statement ends the
-// endpoint's run of failures (failing_since), which a success always does:
-// one round trip for the outcome nearly every attempt has, where a
-// transaction of the two updates took four. It reports false when the lease
-// was lost, in which case nothing was written, the endpoint included.
-func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, error) {
-	var recorded bool
-	return recorded, q.get(ctx, &recorded, `WITH recorded AS (UPDATE webhook_deliveries
+// endpoint's run of failures (failing_since), which a success always does,
+// and finds the next delivery of the same endpoint and conversation still
+// to be attempted, which waited for this one: one round trip for the
+// outcome nearly every attempt has, where a transaction of the two updates
+// and a look for the next took five. It reports false when the lease was
+// lost, in which case nothing was written, the endpoint included.
+//
+// The next delivery is read in the statement's snapshot, so one fanned out
+// while the statement runs is not seen; its fan-out sees this delivery
+// finished instead, as ReadyWebhookDeliveries waits for this statement's
+// row lock before it decides.
+func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, *DueWebhookDelivery, error) {
+	var row struct {
+		NextID *string    `db:"next_id"`
+		NextAt *time.Time `db:"next_at"`
+	}
+	err := q.get(ctx, &row, `WITH recorded AS (UPDATE webhook_deliveries
 			SET status = 'succeeded', attempts = attempts + 1, last_response_status = $4,
 			last_error = NULL, next_attempt_at = NULL, lease_until = NULL, lease_token = NULL,
 			swept_at = NULL
-			WHERE id = $1 AND lease_token = $2 AND `+openDelivery+` RETURNING id),
+			WHERE id = $1 AND lease_token = $2 AND `+openDelivery+`
+			RETURNING id, endpoint_id, conversation_id, event_seq),
 		healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
 			WHERE id = $3 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM recorded))
-		SELECT EXISTS (SELECT 1 FROM recorded)`, id, token, endpointID, responseStatus)
+		SELECT n.id AS next_id, n.next_attempt_at AS next_at FROM recorded r
+		LEFT JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+			WHERE d.endpoint_id = r.endpoint_id AND d.conversation_id = r.conversation_id
+			AND d.`+openDelivery+` AND d.id <> r.id ORDER BY d.event_seq LIMIT 1) n ON true`,
+		id, token, endpointID, responseStatus)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil, nil
+	}
+	if err != nil || row.NextID == nil {
+		return err == nil, nil, err
+	}
+	next := &DueWebhookDelivery{ID: *row.NextID}
+	if row.NextAt != nil { // an open delivery always has one
+		next.NextAttemptAt = *row.NextAt
+	}
+	return true, next, nil
 }
 
 // NextInOrder returns the earliest delivery still to be attempted of an

@@ -89,8 +89,15 @@ func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelive
 
 // ReadyWebhookDeliveries returns which of some deliveries may be attempted
 // now, that is, do not wait for an earlier delivery of their conversation.
+// An earlier delivery found still open is locked (FOR SHARE) before it
+// counts: one whose success is being recorded at that moment is waited
+// for and then seen finished. That statement looked for its successor in
+// a snapshot that may predate these deliveries (RecordWebhookSuccess), so
+// without the wait each could leave the successor to the other, and it
+// would wait for the sweep.
 func (q Queries) ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error) {
 	var out []string
 	return out, q.selectRows(ctx, &out, `SELECT d.id FROM webhook_deliveries d
-		WHERE d.id = ANY($1) AND NOT (`+waitsForEarlier+`) ORDER BY d.event_seq`, array(ids))
+		WHERE d.id = ANY($1) AND NOT (d.conversation_id IS NOT NULL
+			AND EXISTS (`+earlierOpen+` FOR SHARE OF p)) ORDER BY d.event_seq`, array(ids))
 }

@@ -41,33 +41,33 @@ const chainLimit = 50
 func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
 	for range chainLimit {
 		next, err := r.attemptOne(ctx, id)
-		if err != nil || next == nil {
+		if err != nil || next == "" {
 			return err
 		}
 		if ctx.Err() != nil {
 			break
 		}
-		id = next.ID
+		id = next
 	}
 	r.deliveryDue(ctx, id, 0)
 	return nil
 }
 
-// attemptOne makes one attempt of a delivery and returns the next delivery
-// of its conversation when that one is due now.
-func (r *Service) attemptOne(ctx context.Context, id string) (*repo.WebhookDelivery, error) {
+// attemptOne makes one attempt of a delivery and returns the id of the next
+// delivery of its conversation when that one is due now.
+func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
 	cfg := r.config()
 	now := r.Clock.Now()
 	token := make([]byte, 12)
 	if _, err := rand.Read(token); err != nil {
-		return nil, fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
+		return "", fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
 	}
 	c, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
 	if errors.Is(err, repo.ErrNotFound) {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
+		return "", fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
 	}
 	d := &c.WebhookDelivery
 	o, err := r.attempt(ctx, c, now)
@@ -80,7 +80,7 @@ func (r *Service) attemptOne(ctx context.Context, id string) (*repo.WebhookDeliv
 		if err != nil {
 			err = fmt.Errorf("webhook: attempt %s: %w", id, err)
 		}
-		return nil, errors.Join(err, ctx.Err())
+		return "", errors.Join(err, ctx.Err())
 	}
 	return r.recordAttempt(ctx, d, o)
 }
@@ -119,9 +119,9 @@ func (r *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, n
 }
 
 // recordAttempt stores an outcome, keeps the endpoint's health, and hands
-// the next attempt to the queue; it returns the next delivery in order when
-// that one is due now.
-func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) (*repo.WebhookDelivery, error) {
+// the next attempt to the queue; it returns the id of the next delivery in
+// order when that one is due now.
+func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) (string, error) {
 	// The attempt happened; its record must not be lost to a shutdown.
 	ctx = context.WithoutCancel(ctx)
 	cfg := r.config()
@@ -138,13 +138,13 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		}
 	}
 	var recorded, switchedOff bool
+	var next *repo.DueWebhookDelivery
 	var err error
 	if o.problem == "" {
 		// The common outcome takes one statement and no transaction: the
-		// record and the end of the endpoint's run of failures together.
-		// It commits as it returns, so nextInOrder still looks after the
-		// commit.
-		recorded, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, d.EndpointID, o.Status)
+		// record, the end of the endpoint's run of failures and the next
+		// delivery in order together.
+		recorded, next, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, d.EndpointID, o.Status)
 	} else {
 		recorded, switchedOff, err = r.recordFailure(ctx, d, o, a, now)
 	}
@@ -153,13 +153,15 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 	}
 	switch {
 	case err != nil || !recorded || switchedOff:
-		return nil, err
+		return "", err
 	case a.Status == "retrying":
 		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.Clock.Now()))
+	case o.problem == "":
+		return r.dueNow(ctx, next), nil
 	case d.ConversationID != nil:
 		return r.nextInOrder(ctx, d), nil
 	}
-	return nil, nil
+	return "", nil
 }
 
 // recordFailure stores a failed or skipped attempt, and in the same
@@ -188,25 +190,34 @@ func (r *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o 
 	return recorded, switchedOff, err
 }
 
-// nextInOrder finds the next delivery of a finished one's conversation,
+// nextInOrder finds the next delivery of a failed one's conversation,
 // which waited for this one (decisions 7, ordering). It runs after the
-// finish committed, so a successor fanned out meanwhile is either seen
-// here or saw this one finished (fanOutOnce). It returns the successor when
-// it is due now, and hands it to the queue at its due time otherwise.
-func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) *repo.WebhookDelivery {
+// failure committed, so a successor fanned out meanwhile is either seen
+// here or saw this one finished (fanOutOnce). A success finds its next
+// delivery as it is recorded (repo.RecordWebhookSuccess).
+func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) string {
 	next, err := r.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
 	if errors.Is(err, repo.ErrNotFound) {
-		return nil
+		return ""
 	}
 	if err != nil {
 		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
-		return nil
+		return ""
+	}
+	return r.dueNow(ctx, &repo.DueWebhookDelivery{ID: next.ID, NextAttemptAt: *next.NextAttemptAt})
+}
+
+// dueNow returns the id of a next delivery in order when it is due now,
+// and hands it to the queue at its due time otherwise.
+func (r *Service) dueNow(ctx context.Context, next *repo.DueWebhookDelivery) string {
+	if next == nil {
+		return ""
 	}
 	if wait := next.NextAttemptAt.Sub(r.Clock.Now()); wait > 0 {
 		r.deliveryDue(ctx, next.ID, wait)
-		return nil
+		return ""
 	}
-	return next
+	return next.ID
 }
 
 // switchOff disables an endpoint for a reason, fails its deliveries still
