@@ -214,22 +214,9 @@ func TestLockConversationForSendLocksOnlyTheConversation(t *testing.T) {
 	})
 }
 
-// lockedElsewhere runs a FOR UPDATE NOWAIT query in a transaction of its
-// own and says whether another transaction holds the row.
+// lockedElsewhere says whether another transaction holds the row a FOR
+// UPDATE NOWAIT query asks for.
 func lockedElsewhere(t *testing.T, store *repo.Store, query string) bool {
 	t.Helper()
-	tx, err := store.DB.BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback() //nolint:errcheck // nothing was written
-	_, err = tx.Exec(query)
-	var pqErr *pq.Error
-	if errors.As(err, &pqErr) && pqErr.Code == "55P03" { // lock_not_available
-		return true
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return false
+	return repotest.Locked(t, store, query)
 }

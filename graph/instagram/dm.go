@@ -146,7 +146,10 @@ func (r *Service) Unsent(ctx context.Context, mid string) error {
 		if err != nil {
 			return err
 		}
-		msg, err := q.LockMessage(ctx, ws, true, part.MessageID)
+		// The conversation, then the message: the order every writer of its
+		// events locks in (graph/metahook/callback.go).
+		s := repo.Scope{WorkspaceID: ws, Livemode: true}
+		conv, msg, err := q.LockConversationThenMessage(ctx, s, part.MessageID)
 		if err != nil {
 			return err
 		}
@@ -154,11 +157,6 @@ func (r *Service) Unsent(ctx context.Context, mid string) error {
 			return err
 		}
 		msg.Deleted = true
-		s := repo.Scope{WorkspaceID: ws, Livemode: true}
-		conv, err := q.LockConversation(ctx, s, msg.ConversationID)
-		if err != nil {
-			return err
-		}
 		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))
 	})
 	if err == nil && changed {

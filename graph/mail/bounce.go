@@ -40,7 +40,9 @@ func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain st
 	}
 	for _, route := range routes {
 		s := repo.Scope{WorkspaceID: route.WorkspaceID, Livemode: true}
-		msg, err := q.LockMessage(ctx, s.WorkspaceID, true, msgID)
+		// The conversation, then the message: the order every writer of its
+		// events locks in (graph/metahook/callback.go).
+		conv, msg, err := q.LockConversationThenMessage(ctx, s, msgID)
 		if errors.Is(err, repo.ErrNotFound) {
 			continue
 		}
@@ -50,7 +52,7 @@ func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain st
 		if msg.Channel != "email" || msg.Direction != "outbound" {
 			continue
 		}
-		if err := p.failMessage(ctx, q, s, msg, *failed); err != nil {
+		if err := p.failMessage(ctx, q, s, conv, msg, *failed); err != nil {
 			return err
 		}
 		if failed.Permanent() {
@@ -63,7 +65,7 @@ func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain st
 }
 
 // failMessage moves a sent or delivered message to failed with the bounce.
-func (p *Processor) failMessage(ctx context.Context, q repo.Queries, s repo.Scope, msg *repo.Message, r email.DSNRecipient) error {
+func (p *Processor) failMessage(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, msg *repo.Message, r email.DSNRecipient) error {
 	if msg.Status != "sent" && msg.Status != "delivered" {
 		return nil // failed already, or not out yet: a late bounce changes nothing
 	}
@@ -88,10 +90,6 @@ func (p *Processor) failMessage(ctx context.Context, q repo.Queries, s repo.Scop
 	}
 	msg.Status, msg.Delivery = "failed", raw
 	if err := q.UpdateMessageDelivery(ctx, msg); err != nil {
-		return err
-	}
-	conv, err := q.Conversation(ctx, s, msg.ConversationID)
-	if err != nil {
 		return err
 	}
 	return p.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))

@@ -14,6 +14,37 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
+// The lock order of a conversation's writers. Every writer of a
+// conversation's events locks the conversation's row first and then the
+// message's, so the conversation's events are recorded in order, and no
+// two writers deadlock: one holding the message and waiting for the
+// conversation against one holding the conversation and waiting for the
+// message would make Postgres abort one of them (40P01), a failed webhook
+// from Meta or receipt. A writer that knows only the message takes both
+// through repo.LockConversationThenMessage. The paths that lock both, all
+// conversation first:
+//
+//   - a send: its reserve (graph/send/target.go) locks the conversation and
+//     inserts the message; confirm (pipeline.go) locks the conversation and
+//     then updates the message; release (settle.go) locks the conversation
+//     and then removes the message;
+//   - the sweep's give-up of a message left sending (graph/send/sweep.go);
+//   - a WhatsApp status (applyStatus below) and the settle of a message a
+//     status names by biz_opaque_callback_data (settleOn below);
+//   - a widget's delivery or read receipt (graph/visitor/receipts.go);
+//   - an Instagram DM the customer unsent (graph/instagram/dm.go, Unsent);
+//   - an email bounce (graph/mail/bounce.go);
+//   - inbound messages (graph/inbound), which lock the conversation and
+//     insert the message.
+//
+// Each has a test that holds the conversation and sees the path wait for it
+// without holding the message (repotest.ConversationFirst). One path does
+// not follow the rule yet: the sandbox's delivered/failed step
+// (graph/send/sandbox.go) locks the message and then the conversation, in
+// the one statement of repo.LockMessageInConversation; it is test mode
+// only, and no test-mode writer locks a sent message after its
+// conversation.
+
 // named is what a status's biz_opaque_callback_data names when its wamid
 // is none of our messages'.
 type named int
@@ -76,19 +107,12 @@ func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *m
 	n := namedNothing
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		n = namedNothing
-		m, err := q.Message(ctx, scope, st.BizOpaqueCallbackData)
+		// The conversation, then the message: the order every writer locks in.
+		conv, m, err := q.LockConversationThenMessage(ctx, scope, st.BizOpaqueCallbackData)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		// The conversation, then the message: the order every writer locks in.
-		conv, err := q.LockConversation(ctx, scope, m.ConversationID)
 		if err != nil || conv.AccountID != acc.AccountID {
-			return err
-		}
-		if m, err = q.LockMessage(ctx, acc.WorkspaceID, true, m.ID); err != nil {
 			return err
 		}
 		if n = namedOf(m); n != namedSettled {
@@ -154,6 +178,18 @@ func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool
 
 // applyStatus moves the message to the least advanced status of its parts.
 func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID string, st *meta.WhatsAppStatus) (bool, error) {
+	ws, err := q.MessageWorkspace(ctx, messageID)
+	if err != nil {
+		return false, err
+	}
+	// The conversation, then the message: the order every writer locks in.
+	// The parts are read under the locks, so a status of another part
+	// applied meanwhile is seen.
+	scope := repo.Scope{WorkspaceID: ws, Livemode: true}
+	conv, m, err := q.LockConversationThenMessage(ctx, scope, messageID)
+	if err != nil {
+		return false, err
+	}
 	parts, err := q.ProviderParts(ctx, messageID)
 	if err != nil || len(parts) == 0 {
 		return false, err
@@ -167,14 +203,6 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 		if rank[p.Status] < rank[least] {
 			least = p.Status
 		}
-	}
-	ws, err := q.MessageWorkspace(ctx, messageID)
-	if err != nil {
-		return false, err
-	}
-	m, err := q.LockMessage(ctx, ws, true, messageID)
-	if err != nil {
-		return false, err
 	}
 	if !forward(m.Status, least) {
 		return false, nil
@@ -206,11 +234,6 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 		return false, err
 	}
 	if err := q.UpdateMessageDelivery(ctx, m); err != nil {
-		return false, err
-	}
-	scope := repo.Scope{WorkspaceID: ws, Livemode: true}
-	conv, err := q.LockConversation(ctx, scope, m.ConversationID)
-	if err != nil {
 		return false, err
 	}
 	return true, s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))

@@ -80,6 +80,13 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
 		"code", refusal.Code, "reason", refusal.Reason)
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+		// The conversation before the message, which ReleaseMessage removes
+		// and then takes off the conversation's count: the order every
+		// writer locks the two in (graph/metahook/callback.go).
+		s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
+		if _, err := q.LockConversation(ctx, s, msg.ConversationID); err != nil {
+			return ignoreGone(err) // and the message with it
+		}
 		removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
 		if err != nil || !removed {
 			return err

@@ -37,17 +37,16 @@ func (r *Service) SweepSending(ctx context.Context) error {
 func (r *Service) giveUp(ctx context.Context, workspaceID, messageID string) error {
 	changed := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		m, err := q.LockMessage(ctx, workspaceID, true, messageID)
-		if err != nil {
-			m, err = q.LockMessage(ctx, workspaceID, false, messageID)
+		// The conversation, then the message: the order every writer of
+		// its events locks in (graph/metahook/callback.go).
+		s := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
+		conv, m, err := q.LockConversationThenMessage(ctx, s, messageID)
+		if errors.Is(err, repo.ErrNotFound) {
+			s.Livemode = false
+			conv, m, err = q.LockConversationThenMessage(ctx, s, messageID)
 		}
 		if err != nil || m.Status != "sending" {
 			return ignoreGone(err)
-		}
-		s := repo.Scope{WorkspaceID: workspaceID, Livemode: m.Livemode}
-		conv, err := q.LockConversation(ctx, s, m.ConversationID)
-		if err != nil {
-			return err
 		}
 		at := model.NewTimestamp(r.Clock.Now())
 		m.Status = "failed"

@@ -42,7 +42,10 @@ func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, conta
 	notFound := apierr.New(apierr.MessageNotFound, "No message %q of this visitor.", messageID)
 	changed := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		m, err := q.LockMessage(ctx, workspaceID, true, messageID)
+		// The conversation, then the message, as every writer of its events
+		// locks them (graph/metahook/callback.go), so its events are
+		// recorded, and delivered, in order.
+		conv, m, err := q.LockConversationThenMessage(ctx, s, messageID)
 		if errors.Is(err, repo.ErrNotFound) {
 			return notFound
 		}
@@ -51,12 +54,6 @@ func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, conta
 		}
 		if m.Channel != "website" || m.Direction != "outbound" {
 			return notFound
-		}
-		// Lock the conversation as every writer of its events does, so its
-		// events are recorded, and delivered, in order.
-		conv, err := q.LockConversation(ctx, s, m.ConversationID)
-		if err != nil {
-			return err
 		}
 		if contactID != "" && (conv.ContactID == nil || *conv.ContactID != contactID) {
 			return notFound
