@@ -36,8 +36,8 @@ type Enqueuer interface {
 	// SandboxSent schedules the delivered/failed step of a sandbox message
 	// (decisions 4).
 	SandboxSent(ctx context.Context, workspaceID, messageID string) error
-	// DeliveryDue asks for an attempt of a webhook delivery after a delay.
-	DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error
+	// DeliveryDue and DeliveriesDue hand webhook deliveries to the queue.
+	webhook.Enqueuer
 }
 
 // Resolver holds the dependencies of every resolver.

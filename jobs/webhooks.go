@@ -1,8 +1,10 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,18 +19,43 @@ const (
 	TypeWebhookDeliver = "webhook:deliver"
 )
 
-// DeliverPayload names the delivery; the handler re-reads the rest.
+// DeliverPayload names the deliveries of a task; the handler re-reads the
+// rest. A task of one delivery has exactly the shape of the version before
+// grouped tasks ({"delivery_id", "not_before"}), so tasks queued by either
+// version run on the other. A task of several names its first delivery in
+// delivery_id and the others in more_delivery_ids, which a worker of the
+// older version ignores: it attempts the first, and the sweep hands the
+// others over again.
 type DeliverPayload struct {
 	DeliveryID string `json:"delivery_id"`
+	// MoreIDs are the other deliveries of a task of several
+	// (DeliveriesDue), attempted at the same time as DeliveryID.
+	MoreIDs []string `json:"more_delivery_ids,omitempty"`
 	// NotBefore is when the attempt is due. asynq releases a scheduled task
 	// at the start of its second, up to a second early, and the handler
 	// waits out the rest; Postgres still decides whether it is due.
 	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
+// IDs lists the deliveries the task names, DeliveryID first.
+func (p *DeliverPayload) IDs() []string { return append([]string{p.DeliveryID}, p.MoreIDs...) }
+
 // NewDeliverTask returns the task of one attempt of a delivery.
 func NewDeliverTask(deliveryID string, notBefore time.Time) (*asynq.Task, error) {
-	payload, err := json.Marshal(DeliverPayload{DeliveryID: deliveryID, NotBefore: notBefore})
+	return newDeliverTask(DeliverPayload{DeliveryID: deliveryID, NotBefore: notBefore})
+}
+
+// NewDeliverGroupTask returns the task of one attempt, due now, of each of
+// some deliveries (at least one).
+func NewDeliverGroupTask(deliveryIDs []string) (*asynq.Task, error) {
+	if len(deliveryIDs) == 0 {
+		return nil, fmt.Errorf("%s: a task of no deliveries", TypeWebhookDeliver)
+	}
+	return newDeliverTask(DeliverPayload{DeliveryID: deliveryIDs[0], MoreIDs: deliveryIDs[1:]})
+}
+
+func newDeliverTask(p DeliverPayload) (*asynq.Task, error) {
+	payload, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +83,7 @@ func (c *Client) EventsRecorded(context.Context) error {
 // delivery in Postgres before it sends.
 func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error {
 	var at time.Time
-	opts := []asynq.Option{asynq.Queue(WebhookQueue(c.Queue)), asynq.MaxRetry(0)}
+	opts := c.deliverOptions()
 	if in > 0 {
 		at = time.Now().Add(in)
 		opts = append(opts, asynq.ProcessAt(at))
@@ -65,8 +92,61 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 	if err != nil {
 		return err
 	}
-	err = c.enqueue(ctx, task, opts...)
-	return err
+	return c.enqueue(ctx, task, opts...)
+}
+
+// DeliverGroupSize is the most deliveries one task of DeliveriesDue
+// carries. Each task costs about three Redis round trips (enqueue, dequeue,
+// done) whatever it carries, so a burst of 500 ready deliveries costs 32
+// tasks rather than 500. It is at most the deliveries a worker process
+// attempts at once (webhook.MaxAttemptsInFlight, 20), so a task's
+// deliveries all start at once on an idle worker; and small enough that a
+// burst still makes tasks for all of a worker's 10 slots, and for other
+// worker processes, to share.
+const DeliverGroupSize = 16
+
+// DeliveriesDue asks for an attempt of each of some deliveries due now, in
+// tasks of up to DeliverGroupSize deliveries each, which the handler
+// attempts at the same time (DeliverHandler). A single delivery goes at
+// once as a task of one: nothing waits for a task to fill. Options and
+// duplicates are as in DeliveryDue. asynq has no enqueue of several tasks
+// in one round trip, so each task is an enqueue of its own.
+func (c *Client) DeliveriesDue(ctx context.Context, deliveryIDs []string) error {
+	var failed int
+	var first error
+	for _, group := range deliveryGroups(deliveryIDs, DeliverGroupSize) {
+		task, err := NewDeliverGroupTask(group)
+		if err == nil {
+			err = c.enqueue(ctx, task, c.deliverOptions()...)
+		}
+		if err != nil {
+			failed += len(group)
+			first = cmp.Or(first, err)
+		}
+	}
+	if first != nil {
+		return fmt.Errorf("jobs: %d of %d webhook deliveries not enqueued: %w", failed, len(deliveryIDs), first)
+	}
+	return nil
+}
+
+// deliverOptions are the enqueue options of a delivery task: the webhook
+// queue, and no asynq retries.
+func (c *Client) deliverOptions() []asynq.Option {
+	return []asynq.Option{asynq.Queue(WebhookQueue(c.Queue)), asynq.MaxRetry(0)}
+}
+
+// deliveryGroups splits ids into as few groups of at most n as there can
+// be, in order, their sizes differing by one at most (17 ids in groups of
+// up to 16 go as 8 and 9, not 16 and 1), so the tasks of a burst take about
+// as long as each other.
+func deliveryGroups(ids []string, n int) [][]string {
+	k := (len(ids) + n - 1) / n
+	groups := make([][]string, k)
+	for i := range k {
+		groups[i] = ids[i*len(ids)/k : (i+1)*len(ids)/k]
+	}
+	return groups
 }
 
 // FanOuter turns recorded events into deliveries.
@@ -74,9 +154,11 @@ type FanOuter interface {
 	FanOut(ctx context.Context) error
 }
 
-// Attempter makes one attempt of a delivery, if it is due.
+// Attempter makes one attempt of each of some deliveries, those that are
+// due, all at the same time, and returns when all are done; the error of
+// one does not stop the others.
 type Attempter interface {
-	AttemptDelivery(ctx context.Context, deliveryID string) error
+	AttemptDeliveries(ctx context.Context, deliveryIDs []string) error
 }
 
 // Webhooks is the work behind the webhook tasks and sweeps; webhook.Service
@@ -105,7 +187,11 @@ func FanOutHandler(f FanOuter) asynq.HandlerFunc {
 func DeliverHandler(a Attempter) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		var p DeliverPayload
-		if err := json.Unmarshal(t.Payload(), &p); err != nil {
+		err := json.Unmarshal(t.Payload(), &p)
+		if err == nil && p.DeliveryID == "" {
+			err = errors.New("no delivery_id")
+		}
+		if err != nil {
 			return fmt.Errorf("%s payload: %v: %w", TypeWebhookDeliver, err, asynq.SkipRetry)
 		}
 		if early := time.Until(p.NotBefore); early > 0 {
@@ -117,7 +203,10 @@ func DeliverHandler(a Attempter) asynq.HandlerFunc {
 			case <-t.C:
 			}
 		}
-		return a.AttemptDelivery(ctx, p.DeliveryID)
+		// An error is logged by Observe and fails the task, which asynq
+		// does not retry (MaxRetry(0)): the deliveries it names are each
+		// retried, or handed over again, from Postgres.
+		return a.AttemptDeliveries(ctx, p.IDs())
 	}
 }
 

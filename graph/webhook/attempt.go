@@ -82,7 +82,11 @@ func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
 		}
 		return "", errors.Join(err, ctx.Err())
 	}
-	return r.recordAttempt(ctx, d, o)
+	next, err := r.recordAttempt(ctx, d, o)
+	if err != nil {
+		err = fmt.Errorf("webhook: attempt %s: record: %w", id, err)
+	}
+	return next, err
 }
 
 // attempt sends the delivery's event to its endpoint, signed. The claim

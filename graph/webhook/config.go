@@ -55,6 +55,9 @@ type Config struct {
 
 	once   sync.Once
 	client *http.Client
+
+	placesOnce sync.Once
+	places     chan struct{} // attemptPlaces
 }
 
 var defaultConfig = &Config{SweepGrace: 30 * time.Second}
@@ -63,6 +66,9 @@ var defaultConfig = &Config{SweepGrace: 30 * time.Second}
 type Enqueuer interface {
 	// DeliveryDue asks for an attempt of a webhook delivery after a delay.
 	DeliveryDue(ctx context.Context, deliveryID string, in time.Duration) error
+	// DeliveriesDue asks for an attempt of each of some deliveries due now,
+	// several to a task.
+	DeliveriesDue(ctx context.Context, deliveryIDs []string) error
 }
 
 // Service is the webhook domain over its store, queue and clock.

@@ -99,9 +99,11 @@ func (r *Service) SweepDeliveries(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, d := range due {
-			r.deliveryDue(ctx, d.ID, 0)
+		ids := make([]string, len(due))
+		for i, d := range due {
+			ids[i] = d.ID
 		}
+		r.deliveriesDue(ctx, ids)
 		if len(due) < sweepBatch {
 			return nil
 		}

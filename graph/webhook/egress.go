@@ -128,7 +128,7 @@ func (c *Config) httpClient() *http.Client {
 			Timeout: c.timeout(),
 			Transport: &http.Transport{
 				DialContext: dialer.DialContext, ForceAttemptHTTP2: true,
-				MaxIdleConns: 200, MaxIdleConnsPerHost: 20, IdleConnTimeout: 90 * time.Second,
+				MaxIdleConns: 200, MaxIdleConnsPerHost: MaxAttemptsInFlight, IdleConnTimeout: 90 * time.Second,
 				TLSHandshakeTimeout: c.timeout(), ResponseHeaderTimeout: c.timeout(),
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -107,9 +107,7 @@ func (r *Service) fanOutOnce(ctx context.Context, partition int) (events int, lo
 		slog.Warn("find the webhook deliveries due now; the sweep will hand them over", "err", err)
 		return events, locked, nil
 	}
-	for _, id := range ready {
-		r.deliveryDue(ctx, id, 0)
-	}
+	r.deliveriesDue(ctx, ready)
 	return events, locked, nil
 }
 
@@ -143,5 +141,16 @@ func (r *Service) deliveryDue(ctx context.Context, id string, in time.Duration) 
 	}
 	if err := r.Jobs.DeliveryDue(context.WithoutCancel(ctx), id, max(in, 0)); err != nil {
 		slog.Warn("enqueue webhook delivery; the sweep will retry", "delivery", id, "err", err)
+	}
+}
+
+// deliveriesDue hands deliveries due now to the queue, several to a task
+// (jobs.DeliverGroupSize). A failure is only logged, as in deliveryDue.
+func (r *Service) deliveriesDue(ctx context.Context, ids []string) {
+	if r.Jobs == nil || len(ids) == 0 {
+		return
+	}
+	if err := r.Jobs.DeliveriesDue(context.WithoutCancel(ctx), ids); err != nil {
+		slog.Warn("enqueue webhook deliveries; the sweep will retry", "deliveries", len(ids), "err", err)
 	}
 }

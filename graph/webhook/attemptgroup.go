@@ -1,0 +1,60 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// MaxAttemptsInFlight bounds the deliveries one process attempts at once,
+// over all the tasks its worker slots run. A task carries up to
+// jobs.DeliverGroupSize (16) deliveries, all attempted at the same time, so
+// 10 slots could otherwise have 160 requests and their statements in
+// flight, where tasks of one delivery each had 10. Twenty is twice that,
+// so a slow endpoint holds up fewer of the others, yet below the 30 slots
+// that made each attempt slower on two cores (docs/performance.md); it is
+// half the process's Postgres pool (MSGSVC_DB_MAX_CONNS, 40 by default; an
+// attempt holds one connection at a time), leaving the rest to requests
+// and other tasks; and it is the idle connections per host the HTTP client
+// keeps (httpClient), so connections to a busy endpoint are reused, not
+// opened and dropped. While every place is taken, a delivery waits for
+// one, and its task in its slot. A chain (AttemptDelivery) holds one place
+// throughout, as it held one slot before.
+const MaxAttemptsInFlight = 20
+
+// attemptPlaces returns the process's places for attempts in flight: one
+// set per Config, and a process has one Config, as it has one httpClient.
+func (c *Config) attemptPlaces() chan struct{} {
+	c.placesOnce.Do(func() { c.places = make(chan struct{}, MaxAttemptsInFlight) })
+	return c.places
+}
+
+// AttemptDeliveries attempts each delivery as AttemptDelivery does, all at
+// the same time within MaxAttemptsInFlight, so a slow endpoint holds up none
+// of the others; it returns when all are done. The error of one stops none
+// of the others and is returned with theirs, each naming its delivery, so
+// the task's log line (jobs.Observe) shows every one, as it showed the one
+// of a task of one. A delivery whose attempt has not begun when ctx ends
+// (shutdown) is handed back to the queue unattempted, as AttemptDelivery
+// hands back the rest of a chain.
+func (r *Service) AttemptDeliveries(ctx context.Context, ids []string) error {
+	places := r.config().attemptPlaces()
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			select {
+			case places <- struct{}{}:
+				defer func() { <-places }()
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				r.deliveryDue(ctx, id, 0)
+				return
+			}
+			errs[i] = r.AttemptDelivery(ctx, id)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
