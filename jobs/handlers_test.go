@@ -18,14 +18,6 @@ func (a *attempts) AttemptDelivery(_ context.Context, id string) error {
 	return nil
 }
 
-// finishes records the sandbox messages it was asked to finish.
-type finishes []string
-
-func (f *finishes) FinishSandboxDelivery(_ context.Context, workspaceID, messageID string) error {
-	*f = append(*f, workspaceID+"/"+messageID)
-	return nil
-}
-
 // TestHandlers runs the task handlers over fakes, without Redis: a payload
 // names what to work on, and one that cannot be read is never retried.
 func TestHandlers(t *testing.T) {
@@ -33,12 +25,7 @@ func TestHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sandbox, err := jobs.NewSandboxDeliveryTask("ws_a", "msg_1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var a attempts
-	var f finishes
 	tests := []struct {
 		name     string
 		handler  asynq.Handler
@@ -49,8 +36,6 @@ func TestHandlers(t *testing.T) {
 	}{
 		{"deliver", jobs.DeliverHandler(&a), deliver, false, func() []string { return a }, "whd_1"},
 		{"deliver, bad payload", jobs.DeliverHandler(&a), asynq.NewTask(jobs.TypeWebhookDeliver, []byte("{")), true, nil, ""},
-		{"sandbox", jobs.SandboxHandler(&f), sandbox, false, func() []string { return f }, "ws_a/msg_1"},
-		{"sandbox, bad payload", jobs.SandboxHandler(&f), asynq.NewTask(jobs.TypeSandboxDelivery, []byte("[]")), true, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,5 +53,22 @@ func TestHandlers(t *testing.T) {
 				t.Errorf("calls = %v, want last %s", calls, tt.wantCall)
 			}
 		})
+	}
+}
+
+// TestLegacySandboxTaskIsDropped: a per-message sandbox task an older
+// version queued ("message:transition", with its payload) is acknowledged
+// by the registered handlers, so asynq neither retries nor archives it; the
+// batched pass completes its message from Postgres. A type nothing handles
+// fails, and would be retried.
+func TestLegacySandboxTaskIsDropped(t *testing.T) {
+	mux := asynq.NewServeMux()
+	jobs.Register(mux, jobs.Handlers{})
+	legacy := asynq.NewTask("message:transition", []byte(`{"workspace_id":"ws_a","message_id":"msg_1"}`))
+	if err := mux.ProcessTask(context.Background(), legacy); err != nil {
+		t.Errorf("an older version's sandbox task: %v, want it acknowledged", err)
+	}
+	if err := mux.ProcessTask(context.Background(), asynq.NewTask("message:unknown", nil)); err == nil {
+		t.Error("a task of no known type was acknowledged")
 	}
 }
