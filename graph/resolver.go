@@ -33,9 +33,6 @@ import (
 type Enqueuer interface {
 	// EventsRecorded says that new events wait to be fanned out.
 	EventsRecorded(ctx context.Context) error
-	// SandboxSent schedules the delivered/failed step of a sandbox message
-	// (decisions 4).
-	SandboxSent(ctx context.Context, workspaceID, messageID string) error
 	// DeliveryDue and DeliveriesDue hand webhook deliveries to the queue.
 	webhook.Enqueuer
 }
@@ -137,27 +134,19 @@ func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
 }
 
 func (r *Resolver) sends() *send.Service {
-	var sandbox send.SandboxScheduler
-	if r.Jobs != nil {
-		sandbox = r.Jobs
-	}
-	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters, Sandbox: sandbox,
+	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
 		Email: r.mailEnvelope(), Pacer: r.Pacer}
 }
 
-// FinishSandboxDelivery is the second step of a sandbox send (see send.Service).
-func (r *Resolver) FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error {
-	return r.sends().FinishSandboxDelivery(ctx, workspaceID, messageID)
+// DeliverSandbox completes the sandbox sends that are due: delivered or
+// failed, with message.status (see send.Service).
+func (r *Resolver) DeliverSandbox(ctx context.Context, delay time.Duration) error {
+	return r.sends().DeliverSandbox(ctx, delay)
 }
 
 // SweepSending gives up live sends a dead process left sending (see send.Service).
 func (r *Resolver) SweepSending(ctx context.Context) error { return r.sends().SweepSending(ctx) }
-
-// SweepSandboxDeliveries completes sandbox sends whose task was lost (see send.Service).
-func (r *Resolver) SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error {
-	return r.sends().SweepSandboxDeliveries(ctx, delay)
-}
 
 func (r *Resolver) inbound() *inbound.Service {
 	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events()}

@@ -86,7 +86,7 @@ const announceAgainAfter = 25 * time.Millisecond
 // announce is a round of the announcer: one fan-out and one AI dispatch
 // pass asked for, each coalesced with one already waiting. The fan-out goes
 // to the webhook queue: it makes the deliveries, and waiting behind a burst
-// of sandbox steps on the other queue it would hold them all back (there is
+// of other tasks (AI passes, inbound mail) it would hold them all back (there is
 // never more than one waiting, so it delays a delivery by one pass at most).
 func (c *Client) announce(ctx context.Context) (again bool) {
 	for typ, queue := range map[string]string{TypeWebhookFanOut: WebhookQueue(c.Queue), TypeAIDispatch: c.Queue} {

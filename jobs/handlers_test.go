@@ -23,14 +23,6 @@ func (a *attempts) AttemptDeliveries(_ context.Context, ids []string) error {
 	return nil
 }
 
-// finishes records the sandbox messages it was asked to finish.
-type finishes []string
-
-func (f *finishes) FinishSandboxDelivery(_ context.Context, workspaceID, messageID string) error {
-	*f = append(*f, workspaceID+"/"+messageID)
-	return nil
-}
-
 // TestHandlers runs the task handlers over fakes, without Redis: a payload
 // names what to work on, and one that cannot be read is never retried. A
 // task of several deliveries hands them all to one AttemptDeliveries; a
@@ -45,12 +37,7 @@ func TestHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := asynq.NewTask(jobs.TypeWebhookDeliver, []byte(`{"delivery_id":"whd_old","not_before":"2020-01-02T03:04:05Z"}`))
-	sandbox, err := jobs.NewSandboxDeliveryTask("ws_a", "msg_1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var a attempts
-	var f finishes
 	lastTask := func() []string { return a[len(a)-1] }
 	tests := []struct {
 		name     string
@@ -65,27 +52,25 @@ func TestHandlers(t *testing.T) {
 		{"deliver, the previous version's payload", jobs.DeliverHandler(&a), old, false, lastTask, []string{"whd_old"}},
 		{"deliver, bad payload", jobs.DeliverHandler(&a), asynq.NewTask(jobs.TypeWebhookDeliver, []byte("{")), true, nil, nil},
 		{"deliver, no delivery", jobs.DeliverHandler(&a), asynq.NewTask(jobs.TypeWebhookDeliver, []byte(`{"more_delivery_ids":["whd_5"]}`)), true, nil, nil},
-		{"sandbox", jobs.SandboxHandler(&f), sandbox, false, func() []string { return f[len(f)-1:] }, []string{"ws_a/msg_1"}},
-		{"sandbox, bad payload", jobs.SandboxHandler(&f), asynq.NewTask(jobs.TypeSandboxDelivery, []byte("[]")), true, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			calls := len(a) + len(f)
+			calls := len(a)
 			err := tt.handler.ProcessTask(context.Background(), tt.task)
 			if got := errors.Is(err, asynq.SkipRetry); got != tt.skip {
 				t.Fatalf("SkipRetry = %v, want %v (err %v)", got, tt.skip, err)
 			}
 			if tt.skip {
-				if len(a)+len(f) != calls {
-					t.Errorf("a bad payload was worked on: %v %v", a, f)
+				if len(a) != calls {
+					t.Errorf("a bad payload was worked on: %v", a)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(a)+len(f) != calls+1 || !slices.Equal(tt.got(), tt.wantCall) {
-				t.Errorf("calls %v %v, want one more, of %v", a, f, tt.wantCall)
+			if len(a) != calls+1 || !slices.Equal(tt.got(), tt.wantCall) {
+				t.Errorf("calls %v, want one more, of %v", a, tt.wantCall)
 			}
 		})
 	}
@@ -150,5 +135,22 @@ func TestDeliverPayloadShapes(t *testing.T) {
 	}
 	if _, err := jobs.NewDeliverGroupTask(nil); err == nil {
 		t.Error("a task of no deliveries was made")
+	}
+}
+
+// TestLegacySandboxTaskIsDropped: a per-message sandbox task an older
+// version queued ("message:transition", with its payload) is acknowledged
+// by the registered handlers, so asynq neither retries nor archives it; the
+// batched pass completes its message from Postgres. A type nothing handles
+// fails, and would be retried.
+func TestLegacySandboxTaskIsDropped(t *testing.T) {
+	mux := asynq.NewServeMux()
+	jobs.Register(mux, jobs.Handlers{})
+	legacy := asynq.NewTask("message:transition", []byte(`{"workspace_id":"ws_a","message_id":"msg_1"}`))
+	if err := mux.ProcessTask(context.Background(), legacy); err != nil {
+		t.Errorf("an older version's sandbox task: %v, want it acknowledged", err)
+	}
+	if err := mux.ProcessTask(context.Background(), asynq.NewTask("message:unknown", nil)); err == nil {
+		t.Error("a task of no known type was acknowledged")
 	}
 }

@@ -1,6 +1,7 @@
-// Package jobs runs msgsvc's background work on asynq: webhook fan-out and
-// delivery, retries, sandbox status changes and retention. Postgres is the
-// source of truth; a task carries ids only and its handler re-reads state, so
+// Package jobs runs msgsvc's background work: webhook fan-out and delivery,
+// retries and AI work as asynq tasks, and in loops of every worker the
+// sandbox status changes, the sweeps and retention. Postgres is the source
+// of truth; a task carries ids only and its handler re-reads state, so
 // running it twice is harmless.
 package jobs
 
@@ -21,27 +22,23 @@ const Queue = "msgsvc"
 
 // WebhookQueue is the queue of a queue's webhook deliveries and fan-outs:
 // workers take from it first (serverConfig), so a delivery does not wait
-// behind the AI passes and sandbox steps of the queue itself.
+// behind the AI passes, inbound mail and Meta hooks of the queue itself.
 func WebhookQueue(queue string) string { return queue + "-webhooks" }
 
-// Client enqueues tasks; it is the resolvers' Enqueuer. The notices a commit
-// owes (EventsRecorded, SandboxSent) go to Redis from goroutines of its own,
-// so a request does not wait for them; Close stops those.
+// Client enqueues tasks; it is the resolvers' Enqueuer. The notice a commit
+// owes (EventsRecorded) goes to Redis from a goroutine of its own, so a
+// request does not wait for it; Close stops it.
 type Client struct {
 	asynq     *asynq.Client
 	inspector *asynq.Inspector
 	// Queue is the asynq queue tasks go to; tests give each their own.
 	Queue string
-	// SandboxDelay is how long a sandbox message stays sent before it is
-	// delivered (MSGSVC_SANDBOX_DELIVERY_DELAY).
-	SandboxDelay time.Duration
 
 	// pausedUntil (Unix nanoseconds) is when Redis is tried again after it
 	// did not answer an enqueue.
 	pausedUntil atomic.Int64
 
 	announcer  *Coalescer
-	sandbox    chan sandboxStep
 	stop       context.CancelFunc
 	background sync.WaitGroup
 }
@@ -82,13 +79,11 @@ func (c *Client) paused() bool { return time.Now().UnixNano() < c.pausedUntil.Lo
 // NewClient returns a client over a Redis connection, on the default queue,
 // and starts its background enqueueing.
 func NewClient(opt asynq.RedisConnOpt) *Client {
-	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue, SandboxDelay: 2 * time.Second,
-		sandbox: make(chan sandboxStep, sandboxBuffer)}
+	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue}
 	c.announcer = NewCoalescer(c.announce, announceAgainAfter)
 	ctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
 	c.background.Go(func() { c.announcer.Run(ctx) })
-	c.background.Go(func() { c.runSandbox(ctx) })
 	return c
 }
 
@@ -121,7 +116,8 @@ func (c *Client) DeleteArchived(context.Context) error {
 }
 
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
-// delayed tasks run within a second of their due time (decisions 4).
+// delayed tasks (webhook retries) run within a second of their due time
+// (decisions 4).
 func NewServer(opt asynq.RedisConnOpt, concurrency int) *asynq.Server {
 	return NewServerOn(opt, concurrency, Queue)
 }
@@ -170,7 +166,6 @@ func retryDelay(n int, err error, t *asynq.Task) time.Duration {
 // Handlers are the domain services behind the tasks.
 type Handlers struct {
 	Webhooks Webhooks
-	Sandbox  SandboxDeliverer
 	// AI is nil where nothing answers customers (some tests).
 	AI AI
 	// Mail is nil where no inbound mail is processed (some tests).
@@ -183,7 +178,7 @@ type Handlers struct {
 // log line and metrics) and Recover.
 func Register(mux *asynq.ServeMux, h Handlers) {
 	mux.Use(Observe, Recover)
-	mux.Handle(TypeSandboxDelivery, SandboxHandler(h.Sandbox))
+	mux.HandleFunc(legacySandboxTask, dropLegacySandboxTask)
 	RegisterWebhooks(mux, h.Webhooks)
 	if h.Mail != nil {
 		mux.Handle(TypeInboundMail, InboundMailHandler(h.Mail))

@@ -38,8 +38,8 @@ func TestSwitchedOffEndpointNoticeReachesTheRelay(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: w.Resolver.WebhookService(), Sandbox: w.Resolver, Idempotency: w.Resolver,
-			Notices: w.Resolver.Notices()}, 20*time.Millisecond, time.Hour)
+		jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: w.Resolver.WebhookService(), Idempotency: w.Resolver,
+			Notices: w.Resolver.Notices()}, 20*time.Millisecond)
 	}()
 	select {
 	case <-sink.Arrived():

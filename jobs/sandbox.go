@@ -2,118 +2,46 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/hibiken/asynq"
 )
 
-// TypeSandboxDelivery moves a sandbox message from sent to delivered or
-// failed (decisions 4).
-const TypeSandboxDelivery = "message:transition"
+// SandboxEvery is how often each worker completes the sandbox messages that
+// are due (decisions 4): a message becomes delivered or failed no earlier
+// than MSGSVC_SANDBOX_DELIVERY_DELAY after it was sent, and at most about
+// this interval (plus a pass's own time) later, well within the second the
+// decisions allow. A pass that finds nothing due is one indexed statement.
+const SandboxEvery = 200 * time.Millisecond
 
-// SandboxDeliveryPayload names the message; the handler re-reads the rest.
-type SandboxDeliveryPayload struct {
-	WorkspaceID string `json:"workspace_id"`
-	MessageID   string `json:"message_id"`
-}
-
-// NewSandboxDeliveryTask returns the task for one sandbox message.
-func NewSandboxDeliveryTask(workspaceID, messageID string) (*asynq.Task, error) {
-	payload, err := json.Marshal(SandboxDeliveryPayload{WorkspaceID: workspaceID, MessageID: messageID})
-	if err != nil {
-		return nil, err
-	}
-	return asynq.NewTask(TypeSandboxDelivery, payload), nil
-}
-
-// sandboxBuffer is how many delivered steps may wait for the background
-// enqueue; a send that finds the buffer full enqueues its own.
-const sandboxBuffer = 1024
-
-// sandboxStep is a delivered step waiting to be scheduled, and when it is due.
-type sandboxStep struct {
-	workspaceID, messageID string
-	at                     time.Time
-}
-
-// SandboxSent schedules the sandbox delivery of a message after the
-// configured delay. The caller does not wait for Redis: the step is handed
-// to a background goroutine, unless its buffer is full, and fails at once
-// while Redis is known to be down. A step lost meanwhile (a crash, an
-// outage) is completed by the sandbox sweep from Postgres.
-func (c *Client) SandboxSent(ctx context.Context, workspaceID, messageID string) error {
-	if c.paused() {
-		return ErrQueueDown
-	}
-	step := sandboxStep{workspaceID: workspaceID, messageID: messageID, at: time.Now().Add(c.SandboxDelay)}
-	select {
-	case c.sandbox <- step:
-		return nil
-	default:
-		return c.scheduleSandbox(ctx, step)
-	}
-}
-
-// scheduleSandbox enqueues a delivered step. The task id is derived from the
-// message, so scheduling it twice keeps one task.
-func (c *Client) scheduleSandbox(ctx context.Context, s sandboxStep) error {
-	task, err := NewSandboxDeliveryTask(s.workspaceID, s.messageID)
-	if err != nil {
-		return err
-	}
-	err = c.enqueue(ctx, task, asynq.Queue(c.Queue), asynq.ProcessAt(s.at),
-		asynq.TaskID("sandbox:"+s.messageID), asynq.MaxRetry(10))
-	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
-		return nil
-	}
-	return err
-}
-
-// runSandbox schedules the buffered steps until ctx ends, then those still
-// buffered.
-func (c *Client) runSandbox(ctx context.Context) {
-	work := context.WithoutCancel(ctx)
-	schedule := func(s sandboxStep) {
-		if err := c.scheduleSandbox(work, s); err != nil {
-			slog.Warn("sandbox delivery not scheduled; the sweep will complete it", "message_id", s.messageID, "err", err)
-		}
-	}
-	for {
-		select {
-		case s := <-c.sandbox:
-			schedule(s)
-		case <-ctx.Done():
-			for {
-				select {
-				case s := <-c.sandbox:
-					schedule(s)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// SandboxDeliverer completes sandbox deliveries; the resolvers implement it.
+// SandboxDeliverer completes the sandbox messages due for their
+// delivered/failed step, in batches straight from Postgres; the resolvers
+// implement it (send.Service.DeliverSandbox).
 type SandboxDeliverer interface {
-	// FinishSandboxDelivery re-reads the message and, if it is still sent,
-	// makes it delivered or failed; otherwise it does nothing.
-	FinishSandboxDelivery(ctx context.Context, workspaceID, messageID string) error
+	DeliverSandbox(ctx context.Context, delay time.Duration) error
 }
 
-// SandboxHandler is the handler of TypeSandboxDelivery over d.
-func SandboxHandler(d SandboxDeliverer) asynq.HandlerFunc {
-	return func(ctx context.Context, t *asynq.Task) error {
-		var p SandboxDeliveryPayload
-		if err := json.Unmarshal(t.Payload(), &p); err != nil {
-			// A payload that cannot be read never will be: do not retry it.
-			return fmt.Errorf("%s payload: %v: %w", TypeSandboxDelivery, err, asynq.SkipRetry)
-		}
-		return d.FinishSandboxDelivery(ctx, p.WorkspaceID, p.MessageID)
-	}
+// RunSandboxDeliveries completes due sandbox messages every SandboxEvery
+// until ctx ends. Every worker process runs it: passes skip the rows other
+// passes hold rather than wait, so several run side by side, and a pass cut
+// short by a stop rolls back and is redone by the next. No task or Redis is
+// involved: what is due is in Postgres, so nothing can be lost.
+func RunSandboxDeliveries(ctx context.Context, d SandboxDeliverer, delay time.Duration) {
+	runEvery(ctx, SandboxEvery, "sandbox delivery", func(ctx context.Context) error { return d.DeliverSandbox(ctx, delay) })
 }
+
+// legacySandboxTask is the type of the per-message task that versions
+// before the batched pass (issue 16) queued in Redis for each sandbox send,
+// to run at its due time. Decision for upgrades: such a task, still queued
+// when a new worker takes it, is acknowledged and dropped, since the message
+// it names is completed by RunSandboxDeliveries from Postgres like any
+// other (left unhandled, asynq would retry it for hours, logging each
+// failure, and then archive it). While older workers still run during a
+// rolling upgrade, they complete the messages of the tasks they take and
+// the new passes the rest; whichever comes second finds the message locked
+// or settled and leaves it, so no message.status is recorded twice. Remove
+// this handler in the release after this one: no such task is left then.
+const legacySandboxTask = "message:transition"
+
+// dropLegacySandboxTask acknowledges a legacySandboxTask.
+func dropLegacySandboxTask(context.Context, *asynq.Task) error { return nil }

@@ -6,11 +6,6 @@ import (
 	"time"
 )
 
-// SandboxSweeper completes sandbox messages whose task was lost.
-type SandboxSweeper interface {
-	SweepSandboxDeliveries(ctx context.Context, delay time.Duration) error
-}
-
 // SendingSweeper gives up live sends a dead process left between reserve
 // and confirm.
 type SendingSweeper interface {
@@ -31,7 +26,6 @@ type ArchiveCleaner interface {
 // left behind, and deletes what has expired.
 type Sweeps struct {
 	Webhooks    Webhooks
-	Sandbox     SandboxSweeper
 	Idempotency IdempotencyPurger
 	// Archive, when set, drops archived tasks with the purges.
 	Archive ArchiveCleaner
@@ -57,11 +51,12 @@ type MetaHookSweeper interface {
 // purgeEvery is how often expired records are deleted.
 const purgeEvery = time.Minute
 
-// RunSweeps does the periodic work until ctx ends: webhook fan-out, the
-// delivery and sandbox sweeps every interval, so nothing waits on a lost task
-// for long, and the purges every minute. Several workers may run it at once:
-// each step is safe to run twice.
-func RunSweeps(ctx context.Context, s Sweeps, every, sandboxDelay time.Duration) {
+// RunSweeps does the periodic work until ctx ends: webhook fan-out and the
+// delivery sweep every interval, so nothing waits on a lost task for long,
+// and the purges every minute. Several workers may run it at once: each step
+// is safe to run twice. (The sandbox's delivered step has a loop of its own,
+// RunSandboxDeliveries, with nothing to sweep.)
+func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var lastPurge time.Time
@@ -77,7 +72,6 @@ func RunSweeps(ctx context.Context, s Sweeps, every, sandboxDelay time.Duration)
 		case now := <-tick.C:
 			step("webhook fan-out", s.Webhooks.FanOut)
 			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)
-			step("sandbox delivery sweep", func(ctx context.Context) error { return s.Sandbox.SweepSandboxDeliveries(ctx, sandboxDelay) })
 			if s.Sending != nil {
 				step("unsettled send sweep", s.Sending.SweepSending)
 			}

@@ -15,7 +15,7 @@ import (
 
 // TestWebhooksKeepUpWithSandboxSends sends sandbox messages at about 100 a
 // second over 100 conversations, with one worker process running every
-// task a send makes (fan-out, AI passes, the delivered step, deliveries).
+// task a send makes (fan-out, AI passes, deliveries) and the sandbox loop.
 // Every message.sent and message.status event must reach the endpoint, each
 // conversation's in order. The lag from a send's answer to its
 // message.sent's arrival is logged, not asserted: speed belongs to
@@ -43,7 +43,6 @@ func BenchmarkWebhookLag(b *testing.B) {
 // sorted.
 func keepUp(t testing.TB, rate, n, convs int) []time.Duration {
 	w := jobstest.New(t, nil)
-	w.Client.SandboxDelay = time.Second
 	conversations := make([]string, convs)
 	for i := range conversations {
 		msg := w.Inbound("website", fmt.Sprintf("keep-up-%d", i), "hello")["message"].(map[string]any)
@@ -98,11 +97,20 @@ func keepUp(t testing.TB, rate, n, convs int) []time.Duration {
 }
 
 // startFullWorker starts a worker process's asynq servers with the
-// handlers a sandbox send's tasks need; AI passes find nothing to do.
+// handlers a sandbox send's tasks need (AI passes find nothing to do) and
+// its sandbox delivery loop. The world's clock stands still, so the loop's
+// delay is 0: each message is delivered by the first pass after its send.
 func startFullWorker(w *jobstest.World) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		jobs.RunSandboxDeliveries(ctx, w.Resolver, 0)
+	}()
+	w.T.Cleanup(func() { stop(); <-done })
 	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.WebhookService(), Sandbox: w.Resolver})
+	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.WebhookService()})
 	mux.HandleFunc(jobs.TypeAIDispatch, func(context.Context, *asynq.Task) error { return nil })
 	if err := srv.Start(mux); err != nil {
 		w.T.Fatal(err)

@@ -52,7 +52,7 @@ var columnLists = map[string]columnList{
 	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},
 	"nullContact":           {nullContact{}, contactColumns, "contacts"},
 	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},
-	"messageInConversation": {messageInConversation{}, messageInConversationColumns, messageInConversationFrom},
+	"MessageInConversation": {MessageInConversation{}, messageInConversationColumns, messageInConversationFrom},
 	// A delivery with its endpoint's row and its event's envelope and time.
 	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }

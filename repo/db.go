@@ -194,6 +194,10 @@ func array(s []string) pq.StringArray {
 	return pq.StringArray(s)
 }
 
+// nullableArray binds a slice of optional strings as a Postgres text
+// array whose nil elements are NULL (pq.StringArray has no NULL element).
+func nullableArray(s []*string) pq.GenericArray { return pq.GenericArray{A: s} }
+
 // one runs a query for a single row; it returns nil with the error.
 func one[T any](ctx context.Context, q Queries, query string, args ...any) (*T, error) {
 	var v T

@@ -3,6 +3,8 @@ package repo
 import (
 	"context"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Event is one recorded event: the envelope webhooks carry, stored in the
@@ -27,6 +29,34 @@ func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
 	return namedHeld(ctx, q, `INSERT INTO events (id, workspace_id, livemode, type, channel,
 		website_id, conversation_id, envelope, created_at) VALUES (:id, :workspace_id, :livemode,
 		:type, :channel, :website_id, :conversation_id, :envelope, :created_at)`, e, nil)
+}
+
+// InsertEvents records many events in one statement, in the order given:
+// their seqs follow it, so a batch keeps each conversation's events in
+// order as much as one InsertEvent after another does.
+func (q Queries) InsertEvents(ctx context.Context, es []*Event) error {
+	if len(es) == 0 {
+		return nil
+	}
+	n := len(es)
+	ids, ws, types, envelopes, at := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	live := make([]bool, n)
+	channels, websites, convs := make([]*string, n), make([]*string, n), make([]*string, n)
+	for i, e := range es {
+		ids[i], ws[i], live[i], types[i] = e.ID, e.WorkspaceID, e.Livemode, e.Type
+		channels[i], websites[i], convs[i] = e.Channel, e.WebsiteID, e.ConversationID
+		envelopes[i], at[i] = string(e.Envelope), e.CreatedAt.UTC().Format(time.RFC3339Nano)
+	}
+	_, err := q.exec(ctx, `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
+		conversation_id, envelope, created_at)
+		SELECT id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope::jsonb, created_at
+		FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[],
+			$8::text[], $9::timestamptz[]) WITH ORDINALITY
+			AS e(id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at, n)
+		ORDER BY n`,
+		array(ids), array(ws), pq.BoolArray(live), array(types), nullableArray(channels), nullableArray(websites),
+		nullableArray(convs), array(envelopes), array(at))
+	return err
 }
 
 // Event returns one event of the scope's workspace and mode.

@@ -20,3 +20,6 @@ func SetMaxPrepared(t interface{ Cleanup(func()) }, n int) {
 	maxPrepared = n
 	t.Cleanup(func() { maxPrepared = old })
 }
+
+// DueSandboxMessagesQuery is the query LockDueSandboxMessages runs.
+var DueSandboxMessagesQuery = dueSandboxMessages

@@ -2,7 +2,10 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // LockMessage returns a message of a workspace and mode, locked for update
@@ -12,43 +15,37 @@ func (q Queries) LockMessage(ctx context.Context, workspaceID string, livemode b
 		workspaceID, livemode, id)
 }
 
-// LockMessageInConversation is LockMessage and then LockConversation of the
-// message's conversation in one statement: the message of the scope's
-// workspace and mode, and its conversation, visible to the scope, both
-// locked for update, the message first, as the two statements took them
-// (Postgres locks a row's tables in the order OF names them;
-// TestLockMessageInConversationLockOrder checks it). It is ErrNotFound when
-// the message is missing, and when its conversation is outside the scope,
-// which a message written in its conversation's workspace and mode never is.
-func (q Queries) LockMessageInConversation(ctx context.Context, s Scope, id string) (*Message, *Conversation, error) {
-	args := []any{id}
-	row, err := one[messageInConversation](ctx, q, `SELECT `+messageInConversationColumns+` FROM `+messageInConversationFrom+`
-		WHERE m.id = $1 AND m.workspace_id = c.workspace_id AND m.livemode = c.livemode
-		AND `+scopeWhere(s, &args)+` FOR UPDATE OF m, c`, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &row.Message, &row.Conversation, nil
-}
-
-// messageInConversation is the row LockMessageInConversation reads.
-type messageInConversation struct {
-	Message
-	Conversation Conversation `db:"conversation"`
-}
-
-var (
-	messageInConversationColumns = qualified("m", messageColumns) + `,
-	` + nested("conversation", conversationColumns)
-	messageInConversationFrom = conversationFrom + ` JOIN messages m ON m.conversation_id = c.id`
-)
-
 // UpdateMessageDelivery writes a message's status and delivery.
 func (q Queries) UpdateMessageDelivery(ctx context.Context, m *Message) error {
 	n, err := q.exec(ctx, `UPDATE messages SET status = $4, delivery = $5
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, m.WorkspaceID, m.Livemode, m.ID, m.Status, m.Delivery)
 	if err == nil && n == 0 {
 		return ErrNotFound
+	}
+	return err
+}
+
+// UpdateMessageDeliveries writes the status and delivery of many messages in
+// one statement; each must exist (the caller holds them locked).
+func (q Queries) UpdateMessageDeliveries(ctx context.Context, ms []*Message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	ws, ids, statuses := make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
+	live, deliveries := make([]bool, len(ms)), make([]*string, len(ms))
+	for i, m := range ms {
+		ws[i], live[i], ids[i], statuses[i] = m.WorkspaceID, m.Livemode, m.ID, m.Status
+		if m.Delivery != nil {
+			d := string(m.Delivery)
+			deliveries[i] = &d
+		}
+	}
+	n, err := q.exec(ctx, `UPDATE messages m SET status = u.status, delivery = u.delivery::jsonb
+		FROM unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::text[]) AS u(workspace_id, livemode, id, status, delivery)
+		WHERE m.workspace_id = u.workspace_id AND m.livemode = u.livemode AND m.id = u.id`,
+		array(ws), pq.BoolArray(live), array(ids), array(statuses), nullableArray(deliveries))
+	if err == nil && n != int64(len(ms)) {
+		return fmt.Errorf("update message deliveries: %d of %d messages: %w", n, len(ms), ErrNotFound)
 	}
 	return err
 }

@@ -16,15 +16,6 @@ type MessageRef struct {
 
 const messageRefColumns = `workspace_id, id`
 
-// StaleSandboxMessages lists sandbox messages still sent since before a
-// time: their delivered/failed task was lost.
-func (q Queries) StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {
-	var out []MessageRef
-	return out, q.selectRows(ctx, &out, `SELECT `+messageRefColumns+` FROM messages
-		WHERE livemode = false AND status = 'sent' AND direction = 'outbound' AND created_at < $1
-		ORDER BY created_at LIMIT $2`, before, limit)
-}
-
 // PurgeIdempotencyKeys deletes Idempotency-Key records made before a time.
 func (q Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
 	return q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)

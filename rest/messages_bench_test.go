@@ -10,11 +10,12 @@ import (
 )
 
 // BenchmarkSandboxSend sends sandbox replies through the HTTP API, with the
-// delivery job scheduled in Redis as in production. Allocations count the
-// client side of the request too.
+// announcements going to Redis and a worker's sandbox loop running, as in
+// production (its passes find nothing due: the clock stands still).
+// Allocations count the client side of the request too.
 func BenchmarkSandboxSend(b *testing.B) {
 	api := resttest.New(b)
-	withWorker(b, api, time.Hour) // scheduled, never due during the run
+	withWorker(b, api, time.Hour) // nothing comes due during the run
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
 	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-bench"})
 	body := map[string]any{"conversation_id": conv, "text": "benchmark"}

@@ -10,8 +10,11 @@ import (
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
-// withWorker gives the API a real asynq client and worker on a queue of the
-// test's own, so parallel tests never take each other's tasks.
+// withWorker gives the API what a worker process gives it: a real jobs
+// client on a queue of the test's own, so a commit's announcements go to
+// Redis as in production (no task is run: only sandbox delivery is under
+// test), and the sandbox delivery loop with a delay. The API's clock stands
+// still: a message is due once the test advances it past the delay.
 func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	t.Helper()
 	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
@@ -20,26 +23,20 @@ func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	}
 	queue := resttest.NewQueueName()
 	client := jobs.NewClient(opt)
-	client.Queue, client.SandboxDelay = queue, delay
+	client.Queue = queue
 	api.Resolver.Jobs = client
-	srv := jobs.NewServerOn(opt, 2, queue)
-	mux := asynq.NewServeMux()
-	mux.Handle(jobs.TypeSandboxDelivery, jobs.SandboxHandler(api.Resolver))
-	// Only sandbox delivery is under test: other tasks the resolver
-	// schedules on this queue (webhook fan-out) are acknowledged unrun.
-	only := asynq.HandlerFunc(func(ctx context.Context, task *asynq.Task) error {
-		if task.Type() != jobs.TypeSandboxDelivery {
-			return nil
-		}
-		return mux.ProcessTask(ctx, task)
-	})
-	if err := srv.Start(only); err != nil {
-		t.Fatal(err)
-	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		jobs.RunSandboxDeliveries(ctx, api.Resolver, delay)
+	}()
 	t.Cleanup(func() {
-		srv.Shutdown()
+		stop()
+		<-done
 		_ = client.Close()
 		resttest.DropQueue(t, queue)
+		resttest.DropQueue(t, jobs.WebhookQueue(queue))
 	})
 }
 
@@ -59,32 +56,38 @@ func waitStatus(t *testing.T, api *resttest.API, id, status string) map[string]a
 	}
 }
 
+// TestSandboxDeliveryThroughTheWorker: a worker's loop makes sandbox sends
+// delivered, or failed for simulate:failed, once their delay has run out on
+// the clock, each with one message.status; another pass changes nothing.
 func TestSandboxDeliveryThroughTheWorker(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
-	withWorker(t, api, 50*time.Millisecond)
+	delay := 2 * time.Second
+	withWorker(t, api, delay)
 	ok := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "arrives"}), 201, "").Data()
 	bad := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "please simulate:failed"}), 201, "").Data()
 	if ok["status"] != "sent" || bad["status"] != "sent" {
 		t.Fatalf("sandbox sends answer %v and %v, want sent", ok["status"], bad["status"])
 	}
+	api.Clock.Advance(delay)
 	delivered := waitStatus(t, api, ok["id"].(string), "delivered")
-	if d := delivered["delivery"].(map[string]any); d["delivered_at"] != "2026-10-15T12:00:00.000Z" || d["error"] != nil || d["sent_at"] == nil {
+	if d := delivered["delivery"].(map[string]any); d["delivered_at"] != "2026-10-15T12:00:02.000Z" || d["error"] != nil || d["sent_at"] == nil {
 		t.Errorf("delivered: %v", d)
 	}
 	failed := waitStatus(t, api, bad["id"].(string), "failed")
 	d := failed["delivery"].(map[string]any)
-	if e, _ := d["error"].(map[string]any); e == nil || e["code"] != "simulated_failure" || d["failed_at"] == nil {
+	if e, _ := d["error"].(map[string]any); e == nil || e["code"] != "simulated_failure" || d["failed_at"] != "2026-10-15T12:00:02.000Z" {
 		t.Errorf("failed: %v", d)
 	}
-	// Running the step again changes nothing and records nothing.
+	// Another pass, later, changes nothing and records nothing.
 	before := len(api.Events("ws_main"))
-	if err := api.Resolver.FinishSandboxDelivery(context.Background(), "ws_main", ok["id"].(string)); err != nil {
+	api.Clock.Advance(time.Minute)
+	if err := api.Resolver.DeliverSandbox(context.Background(), delay); err != nil {
 		t.Fatal(err)
 	}
 	events := api.Events("ws_main")
 	if len(events) != before {
-		t.Errorf("a second run recorded %d events", len(events)-before)
+		t.Errorf("a second pass recorded %d events", len(events)-before)
 	}
 	statuses := map[string]string{}
 	for _, e := range events {
@@ -95,6 +98,49 @@ func TestSandboxDeliveryThroughTheWorker(t *testing.T) {
 	}
 	if len(statuses) != 2 || statuses[ok["id"].(string)] != "delivered" || statuses[bad["id"].(string)] != "failed" {
 		t.Errorf("message.status events %v", statuses)
+	}
+}
+
+// TestSandboxMessagesAreDeliveredOnceDue: with no job queue at all, the
+// pass makes a sandbox message delivered (or failed) from Postgres once
+// the delay has run out on the clock, and not a millisecond before; passes
+// after that change nothing.
+func TestSandboxMessagesAreDeliveredOnceDue(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t) // no job queue: nothing but Postgres knows the messages are due
+	sent := api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "hello"}), 201, "").Data()
+	failing := api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "simulate:failed"}), 201, "").Data()
+	status := func(id string) string {
+		return api.Want(api.Do("GET", "/v1/messages/"+id, "test_all", nil), 200, "").Data()["status"].(string)
+	}
+	delay := 2 * time.Second
+	api.Clock.Advance(delay - time.Millisecond)
+	if err := api.Resolver.DeliverSandbox(t.Context(), delay); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(sent["id"].(string)); got != "sent" {
+		t.Fatalf("delivered before its delay ran out: %s", got)
+	}
+	api.Clock.Advance(time.Millisecond)
+	for i := 0; i < 2; i++ { // a second pass changes nothing
+		if err := api.Resolver.DeliverSandbox(t.Context(), delay); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := status(sent["id"].(string)); got != "delivered" {
+		t.Errorf("once due: %s", got)
+	}
+	if got := status(failing["id"].(string)); got != "failed" {
+		t.Errorf("simulate:failed once due: %s", got)
+	}
+	statuses := 0
+	for _, e := range api.Events("ws_main") {
+		if e.Type == "message.status" {
+			statuses++
+		}
+	}
+	if statuses != 2 {
+		t.Errorf("%d message.status events, want 2", statuses)
 	}
 }
 
@@ -130,28 +176,5 @@ func TestSandboxReplyIsOneTransaction(t *testing.T) {
 	if err := api.Store.DB.Get(&sent, `SELECT count(*) FROM events WHERE type = 'message.sent'
 		AND envelope->'data'->>'text' = 'second'`); err != nil || sent != 1 {
 		t.Errorf("message.sent of the reply: %d (%v), want 1", sent, err)
-	}
-}
-
-// TestSandboxDeliveredStepStatements: the delivered step locks the message
-// and its conversation in one statement, then writes the message and
-// message.status; a second run reads the message and stops.
-func TestSandboxDeliveredStepStatements(t *testing.T) {
-	t.Parallel()
-	api := resttest.New(t)
-	sent := api.Want(sendMsg(api, "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "arrives"}), 201, "").Data()
-	id := sent["id"].(string)
-	for run, most := range []int64{3, 1} {
-		before := api.Store.Statements()
-		if err := api.Resolver.FinishSandboxDelivery(t.Context(), "ws_main", id); err != nil {
-			t.Fatal(err)
-		}
-		// The message and conversation locked apart made the first run 4.
-		if used := api.Store.Statements() - before; used > most {
-			t.Errorf("run %d of the delivered step ran %d statements, want at most %d", run+1, used, most)
-		}
-	}
-	if got := api.Want(api.Do("GET", "/v1/messages/"+id, "test_all", nil), 200, "").Data()["status"]; got != "delivered" {
-		t.Errorf("status %v after the delivered step, want delivered", got)
 	}
 }

@@ -39,7 +39,7 @@ func TestRedisOutageLeavesReadsAndSends(t *testing.T) {
 		dead := deadRedis(t)
 		a.Server.Limiter = rest.NewRedisLimiter(dead)
 		// What a send hands to Redis after its commit (the fan-out, the
-		// sandbox step, the widget wake-up) fails too; the sweeps redo it.
+		// widget wake-up) fails too; the sweeps redo it.
 		queue := jobs.NewClient(asynq.RedisClientOpt{Addr: dead.Options().Addr})
 		t.Cleanup(func() { queue.Close() })
 		a.Resolver.Jobs = queue

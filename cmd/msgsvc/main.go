@@ -157,7 +157,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer ops.Close()
 	client := jobs.NewClient(redisOpt)
-	client.Queue, client.SandboxDelay = cfg.Queue, cfg.SandboxDeliveryDelay
+	client.Queue = cfg.Queue
 	defer client.Close()
 	resolver, closeWiring, err := wireResolver(cfg, store, client)
 	if err != nil {
@@ -244,7 +244,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
 	srv := jobs.NewServerOn(redisOpt, 10, cfg.Queue)
 	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), Sandbox: resolver, AI: resolver,
+	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), AI: resolver,
 		Mail: resolver.MailProcessor(), Meta: resolver})
 	if err := srv.Start(mux); err != nil {
 		return nil, fmt.Errorf("REDIS_URL: start workers: %w", err)
@@ -253,6 +253,7 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
 	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Sandbox: resolver, Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every, cfg.SandboxDeliveryDelay)
+	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every)
 	return srv.Shutdown, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -83,35 +84,88 @@ func (r Recorder) Committed(ctx context.Context) {
 // Record writes an event in the caller's transaction, so the change and its
 // announcement commit together or not at all.
 func (r Recorder) Record(ctx context.Context, q Inserter, s repo.Scope, typ string, conv *model.Conversation, data any) error {
-	raw, err := json.Marshal(data)
+	p := Pending{Scope: s, Type: typ, Conv: conv, Data: data}
+	e, err := build(p, r.Clock.Now())
 	if err != nil {
-		return fmt.Errorf("event: %s data: %w", typ, err)
-	}
-	now := r.Clock.Now()
-	e := &repo.Event{
-		ID: repo.NewID("evt_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Type: typ, CreatedAt: now,
-	}
-	if conv != nil {
-		e.Channel, e.WebsiteID, e.ConversationID = &conv.Channel, &conv.WebsiteID, &conv.ID
-	}
-	envelope := model.Event{
-		ID: e.ID, Type: typ, CreatedAt: model.NewTimestamp(now), Channel: e.Channel,
-		WebsiteID: e.WebsiteID, Livemode: s.Livemode, Data: raw,
-	}
-	if e.Envelope, err = json.Marshal(envelope); err != nil {
-		return fmt.Errorf("event: %s envelope: %w", typ, err)
+		return err
 	}
 	if err := q.InsertEvent(ctx, e); err != nil {
 		return fmt.Errorf("event: insert %s: %w", typ, err)
 	}
-	if msg, ok := data.(*model.Message); ok && typ == MessageReceived && OwesAIReply(conv, msg) {
-		// Every inbound path records message.received: the AI's work is
-		// queued here, in the same transaction, so no channel forgets it.
-		w := &repo.AIWork{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-			ConversationID: conv.ID, CreatedAt: now}
-		if err := q.InsertAIWork(ctx, w); err != nil {
-			return fmt.Errorf("event: queue AI work: %w", err)
+	return queueAIWork(ctx, q, p, e.CreatedAt)
+}
+
+// Pending is an event RecordAll writes: what Record takes.
+type Pending struct {
+	Scope repo.Scope
+	Type  string
+	Conv  *model.Conversation
+	Data  any
+}
+
+// BatchInserter writes many event rows in one statement, and what an
+// Inserter writes; a transaction's repo.Queries is one.
+type BatchInserter interface {
+	Inserter
+	InsertEvents(ctx context.Context, es []*repo.Event) error
+}
+
+// RecordAll writes events as Record does, each its own, in one statement
+// and in the order given, so their seqs follow it; they share one time.
+func (r Recorder) RecordAll(ctx context.Context, q BatchInserter, events []Pending) error {
+	now := r.Clock.Now()
+	rows := make([]*repo.Event, len(events))
+	for i, p := range events {
+		var err error
+		if rows[i], err = build(p, now); err != nil {
+			return err
 		}
+	}
+	if err := q.InsertEvents(ctx, rows); err != nil {
+		return fmt.Errorf("event: insert %d events: %w", len(rows), err)
+	}
+	for _, p := range events {
+		if err := queueAIWork(ctx, q, p, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build makes the row of an event recorded at now, with its envelope.
+func build(p Pending, now time.Time) (*repo.Event, error) {
+	raw, err := json.Marshal(p.Data)
+	if err != nil {
+		return nil, fmt.Errorf("event: %s data: %w", p.Type, err)
+	}
+	e := &repo.Event{
+		ID: repo.NewID("evt_", now), WorkspaceID: p.Scope.WorkspaceID, Livemode: p.Scope.Livemode, Type: p.Type, CreatedAt: now,
+	}
+	if p.Conv != nil {
+		e.Channel, e.WebsiteID, e.ConversationID = &p.Conv.Channel, &p.Conv.WebsiteID, &p.Conv.ID
+	}
+	envelope := model.Event{
+		ID: e.ID, Type: p.Type, CreatedAt: model.NewTimestamp(now), Channel: e.Channel,
+		WebsiteID: e.WebsiteID, Livemode: p.Scope.Livemode, Data: raw,
+	}
+	if e.Envelope, err = json.Marshal(envelope); err != nil {
+		return nil, fmt.Errorf("event: %s envelope: %w", p.Type, err)
+	}
+	return e, nil
+}
+
+// queueAIWork queues the AI's answer to a message.received it owes one.
+// Every inbound path records message.received: the AI's work is queued
+// here, in the same transaction, so no channel forgets it.
+func queueAIWork(ctx context.Context, q Inserter, p Pending, now time.Time) error {
+	msg, ok := p.Data.(*model.Message)
+	if !ok || p.Type != MessageReceived || !OwesAIReply(p.Conv, msg) {
+		return nil
+	}
+	w := &repo.AIWork{MessageID: msg.ID, WorkspaceID: p.Scope.WorkspaceID, Livemode: p.Scope.Livemode,
+		ConversationID: p.Conv.ID, CreatedAt: now}
+	if err := q.InsertAIWork(ctx, w); err != nil {
+		return fmt.Errorf("event: queue AI work: %w", err)
 	}
 	return nil
 }

@@ -35,15 +35,14 @@ import (
 //   - an Instagram DM the customer unsent (graph/instagram/dm.go, Unsent);
 //   - an email bounce (graph/mail/bounce.go);
 //   - inbound messages (graph/inbound), which lock the conversation and
-//     insert the message.
+//     insert the message;
+//   - the sandbox's delivered/failed pass (graph/send/sandbox.go), which
+//     locks conversations and then messages (FOR UPDATE OF c, m) and skips
+//     what another holds (SKIP LOCKED), so it never waits at all.
 //
-// Each has a test that holds the conversation and sees the path wait for it
-// without holding the message (repotest.ConversationFirst). One path does
-// not follow the rule yet: the sandbox's delivered/failed step
-// (graph/send/sandbox.go) locks the message and then the conversation, in
-// the one statement of repo.LockMessageInConversation; it is test mode
-// only, and no test-mode writer locks a sent message after its
-// conversation.
+// Each but the last has a test that holds the conversation and sees the
+// path wait for it without holding the message (repotest.ConversationFirst);
+// the sandbox pass's test sees it skip rows another transaction holds.
 
 // named is what a status's biz_opaque_callback_data names when its wamid
 // is none of our messages'.

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -32,7 +31,6 @@ type Store interface {
 	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
 	EmailDomains(ctx context.Context, workspaceID string) ([]repo.EmailDomain, error)
 	Templates(ctx context.Context, s repo.Scope, accountIDs []string) ([]repo.Template, error)
-	StaleSandboxMessages(ctx context.Context, before time.Time, limit int) ([]repo.MessageRef, error)
 	StaleSendingMessages(ctx context.Context, before time.Time, limit int) ([]repo.MessageRef, error)
 }
 
@@ -40,12 +38,6 @@ type Store interface {
 type FileLinks interface {
 	URL(id string) string
 	SignAttachments(msgs ...*model.Message)
-}
-
-// SandboxScheduler schedules the delivered/failed step of a sandbox message
-// (decisions 4); jobs.Client is one.
-type SandboxScheduler interface {
-	SandboxSent(ctx context.Context, workspaceID, messageID string) error
 }
 
 // Service sends messages.
@@ -57,8 +49,6 @@ type Service struct {
 	// Adapters send live messages, one per channel; a channel without one
 	// refuses live sends (test keys always use the sandbox adapter).
 	Adapters map[string]channels.Adapter
-	// Sandbox is nil when nothing completes sandbox sends (some tests).
-	Sandbox SandboxScheduler
 	// Credentials opens provider credentials of live sends; nil sends
 	// without (tests of channels that need none).
 	Credentials CredentialStore
@@ -115,7 +105,10 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 		return nil, err
 	}
 	if res.sent != nil {
-		r.sandboxSent(context.WithoutCancel(ctx), a, res.sent)
+		// A sandbox send is committed sent; a worker's DeliverSandbox
+		// completes it from Postgres once the delay has run out, so nothing
+		// needs to be told but the fan-out.
+		r.Events.Committed(context.WithoutCancel(ctx))
 		return res.sent, nil
 	}
 	if res.recorded {
@@ -137,17 +130,6 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	}
 	r.Events.Committed(ctx)
 	return out, nil
-}
-
-// sandboxSent announces a committed sandbox send and schedules its
-// delivered/failed step; the sandbox sweep completes it if that is lost.
-func (r *Service) sandboxSent(ctx context.Context, a *auth.Actor, out *model.Message) {
-	r.Events.Committed(ctx)
-	if r.Sandbox != nil {
-		if err := r.Sandbox.SandboxSent(ctx, a.WorkspaceID, out.ID); err != nil {
-			slog.Warn("sandbox delivery not scheduled", "message_id", out.ID, "err", err)
-		}
-	}
 }
 
 // prepare builds the message as stored (status sending) and as its adapter
