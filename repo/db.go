@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -86,11 +87,20 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return store, nil
 }
 
-// SetMaxConns bounds the pool's open connections to n, half of them kept
-// idle (Open starts at 40 and 20).
+// connIdleTime is how long a pool connection may stay unused before it is
+// closed.
+const connIdleTime = 5 * time.Minute
+
+// SetMaxConns bounds the pool's open connections to n (Open starts at 40).
+// Every one may stay open while idle, until connIdleTime has passed: a
+// burst that needs more connections than a smaller idle bound would close
+// them as they come back and open them again for the next statements, and
+// a Postgres connection costs a process fork, its authentication and cold
+// caches (docs/performance.md, fourth round).
 func (s *Store) SetMaxConns(n int) {
 	s.DB.SetMaxOpenConns(n)
-	s.DB.SetMaxIdleConns((n + 1) / 2)
+	s.DB.SetMaxIdleConns(n)
+	s.DB.SetConnMaxIdleTime(connIdleTime)
 }
 
 // Close closes the pool.
