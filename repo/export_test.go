@@ -1,5 +1,7 @@
 package repo
 
+import "context"
+
 // ColumnListQueries returns, for every row struct, a query selecting its
 // column list, for the external test that runs them on a migrated database.
 func ColumnListQueries() map[string]string {
@@ -23,3 +25,8 @@ func SetMaxPrepared(t interface{ Cleanup(func()) }, n int) {
 
 // DueSandboxMessagesQuery is the query LockDueSandboxMessages runs.
 var DueSandboxMessagesQuery = dueSandboxMessages
+
+// ShowSetting reads a setting where q runs: in its transaction, if any.
+func (q Queries) ShowSetting(ctx context.Context, name string, v *string) error {
+	return q.get(ctx, v, `SELECT current_setting($1)`, name)
+}

@@ -343,3 +343,47 @@ func waitForLockWait(t *testing.T, store *repo.Store, part string) {
 	}
 	t.Fatalf("no statement with %q waited for a lock", part)
 }
+
+// TestClaimCommitsWithoutAFlush: the claim turns synchronous_commit off for
+// its own transaction, and only for it: the connection's next transaction
+// commits synchronously again. (The claim runs in a transaction here only
+// so the setting it leaves can be read; the service claims outside one.)
+func TestClaimCommitsWithoutAFlush(t *testing.T) {
+	w := newAttemptWorld(t)
+	w.store.SetMaxConns(1) // the statements below share the claim's connection
+	ctx := t.Context()
+	id := w.delivery("conv_1", w.now)
+	setting := func(q repo.Queries) string {
+		t.Helper()
+		var v string
+		if err := q.ShowSetting(ctx, "synchronous_commit", &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	err := w.store.InTx(ctx, func(q repo.Queries) error {
+		if _, err := q.ClaimWebhookDelivery(ctx, id, w.now, w.now.Add(time.Minute), "tok"); err != nil {
+			return err
+		}
+		var v string
+		if err := q.ShowSetting(ctx, "synchronous_commit", &v); err != nil {
+			return err
+		}
+		if v != "off" {
+			t.Errorf("synchronous_commit %q in the claim's transaction, want off", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := setting(w.store.Queries); v != "on" {
+		t.Errorf("synchronous_commit %q after the claim's transaction, want on", v)
+	}
+	if _, err := w.claim(id, "tok-2", w.now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if v := setting(w.store.Queries); v != "on" {
+		t.Errorf("synchronous_commit %q after a claim on its own, want on", v)
+	}
+}

@@ -122,10 +122,19 @@ var claimedDeliveryColumns = qualified("d", webhookDeliveryColumns) + ", " +
 // ErrNotFound when the delivery is not to be attempted now: finished, not
 // yet due, held by another worker, or waiting for an earlier delivery of
 // its conversation.
+//
+// Its commit does not wait for the WAL to reach the disk (synchronous_commit
+// off, for this statement's transaction only): a lease is not worth a
+// flush. A crash may forget a lease of the last fraction of a second, and
+// the delivery is then attempted again, as one whose attempt the crash
+// interrupted is; the record of the attempt commits synchronously, and its
+// flush covers the claim's WAL before it. It is never called inside a
+// transaction, whose commit it would make asynchronous as well.
 func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
-	return one[ClaimedWebhookDelivery](ctx, q, `WITH claimed AS (UPDATE webhook_deliveries d
+	return one[ClaimedWebhookDelivery](ctx, q, `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+		claimed AS (UPDATE webhook_deliveries d
 		SET lease_until = $3, lease_token = $4, first_attempt_at = coalesce(first_attempt_at, $2)
-		WHERE d.id = $1 AND d.`+openDelivery+` AND d.next_attempt_at <= $2
+		WHERE EXISTS (SELECT 1 FROM unflushed) AND d.id = $1 AND d.`+openDelivery+` AND d.next_attempt_at <= $2
 		AND (d.lease_until IS NULL OR d.lease_until <= $2) AND NOT (`+waitsForEarlier+`)
 		RETURNING `+qualified("d", webhookDeliveryColumns)+`)
 		SELECT `+claimedDeliveryColumns+` FROM claimed d`+claimedDeliveryJoins, id, now, until, token)
