@@ -11,8 +11,6 @@ import (
 	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
-func TestMain(m *testing.M) { repotest.Main(m) }
-
 // noLinks signs nothing: the messages here have no attachments.
 type noLinks struct{}
 
