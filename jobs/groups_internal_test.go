@@ -7,7 +7,7 @@ import (
 )
 
 // TestDeliveryGroups: ready deliveries go in as few tasks as DeliverGroupSize
-// allows, ceil(n/16), none empty and none larger, every id once in order,
+// allows, ceil(n/10), none empty and none larger, every id once in order,
 // the sizes differing by one at most; one delivery is a task of one.
 func TestDeliveryGroups(t *testing.T) {
 	tests := []struct {
@@ -17,11 +17,11 @@ func TestDeliveryGroups(t *testing.T) {
 		{0, nil},
 		{1, []int{1}},
 		{2, []int{2}},
-		{16, []int{16}},
-		{17, []int{8, 9}},
-		{32, []int{16, 16}},
-		{33, []int{11, 11, 11}},
-		{500, nil}, // 32 tasks of 15 or 16
+		{10, []int{10}},
+		{11, []int{5, 6}},
+		{20, []int{10, 10}},
+		{21, []int{7, 7, 7}},
+		{500, nil}, // 50 tasks of 10
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.n), func(t *testing.T) {

@@ -97,13 +97,14 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 
 // DeliverGroupSize is the most deliveries one task of DeliveriesDue
 // carries. Each task costs about three Redis round trips (enqueue, dequeue,
-// done) whatever it carries, so a burst of 500 ready deliveries costs 32
-// tasks rather than 500. It is at most the deliveries a worker process
-// attempts at once (webhook.MaxAttemptsInFlight, 20), so a task's
-// deliveries all start at once on an idle worker; and small enough that a
-// burst still makes tasks for all of a worker's 10 slots, and for other
-// worker processes, to share.
-const DeliverGroupSize = 16
+// done) whatever it carries, so a burst of 500 ready deliveries costs 50
+// tasks rather than 500. It is the deliveries a worker process attempts at
+// once (webhook.MaxAttemptsInFlight, 10), so a task's deliveries all start
+// at once on an idle worker, and a burst still makes tasks for all of a
+// worker's 10 slots, and for other worker processes, to share. (16 to a
+// task with 20 attempts in flight made the lag at 100 sends a second worse,
+// docs/performance.md, fourth round.)
+const DeliverGroupSize = 10
 
 // DeliveriesDue asks for an attempt of each of some deliveries due now, in
 // tasks of up to DeliverGroupSize deliveries each, which the handler
@@ -137,8 +138,8 @@ func (c *Client) deliverOptions() []asynq.Option {
 }
 
 // deliveryGroups splits ids into as few groups of at most n as there can
-// be, in order, their sizes differing by one at most (17 ids in groups of
-// up to 16 go as 8 and 9, not 16 and 1), so the tasks of a burst take about
+// be, in order, their sizes differing by one at most (11 ids in groups of
+// up to 10 go as 5 and 6, not 10 and 1), so the tasks of a burst take about
 // as long as each other.
 func deliveryGroups(ids []string, n int) [][]string {
 	k := (len(ids) + n - 1) / n

@@ -41,7 +41,7 @@ func deliverTasks(t *testing.T, w *jobstest.World) [][]string {
 }
 
 // TestBurstGoesInGroupedTasks: a fan-out of many ready deliveries hands them
-// to the queue in ceil(ready/16) tasks that name each once; a worker then
+// to the queue in ceil(ready/DeliverGroupSize) tasks that name each once; a worker then
 // delivers every event exactly once, each conversation's in order (the
 // successors follow their predecessors in the same task).
 func TestBurstGoesInGroupedTasks(t *testing.T) {
