@@ -199,9 +199,7 @@ func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token, endpointID
 		healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
 			WHERE id = $3 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM recorded))
 		SELECT n.id AS next_id, n.next_attempt_at AS next_at FROM recorded r
-		LEFT JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-			WHERE d.endpoint_id = r.endpoint_id AND d.conversation_id = r.conversation_id
-			AND d.`+openDelivery+` AND d.id <> r.id ORDER BY d.event_seq LIMIT 1) n ON true`,
+		LEFT JOIN LATERAL (`+nextInOrder("r.endpoint_id", "r.conversation_id", "d.id <> r.id")+`) n ON true`,
 		id, token, endpointID, responseStatus)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil, nil
@@ -218,10 +216,18 @@ func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token, endpointID
 
 // NextInOrder returns the earliest delivery still to be attempted of an
 // endpoint and conversation, with when it is due.
-func (q Queries) NextInOrder(ctx context.Context, endpointID, conversationID string) (*WebhookDelivery, error) {
-	return one[WebhookDelivery](ctx, q, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
-		WHERE endpoint_id = $1 AND conversation_id = $2 AND `+openDelivery+`
-		ORDER BY event_seq LIMIT 1`, endpointID, conversationID)
+func (q Queries) NextInOrder(ctx context.Context, endpointID, conversationID string) (*DueWebhookDelivery, error) {
+	return one[DueWebhookDelivery](ctx, q, nextInOrder("$1", "$2", "true"), endpointID, conversationID)
+}
+
+// nextInOrder selects the id and due time of the earliest delivery (alias
+// d) still to be attempted of an endpoint and conversation, among those
+// that also meet where: NextInOrder's query, and RecordWebhookSuccess's
+// look for the next.
+func nextInOrder(endpoint, conversation, where string) string {
+	return `SELECT d.id, d.next_attempt_at FROM webhook_deliveries d WHERE d.endpoint_id = ` + endpoint +
+		` AND d.conversation_id = ` + conversation + ` AND d.` + openDelivery + ` AND ` + where +
+		` ORDER BY d.event_seq LIMIT 1`
 }
 
 // DueWebhookDelivery is a delivery id with when it is due.

@@ -208,7 +208,7 @@ func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) stri
 		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
 		return ""
 	}
-	return r.dueNow(ctx, &repo.DueWebhookDelivery{ID: next.ID, NextAttemptAt: *next.NextAttemptAt})
+	return r.dueNow(ctx, next)
 }
 
 // dueNow returns the id of a next delivery in order when it is due now,

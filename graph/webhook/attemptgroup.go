@@ -17,9 +17,10 @@ import (
 // (MSGSVC_DB_MAX_CONNS, 40 by default; an attempt holds one connection at
 // a time), leaving the rest to requests and other tasks; and it is the
 // idle connections per host the HTTP client keeps (httpClient), so
-// connections to a busy endpoint are reused, not opened and dropped. While every place is taken, a delivery waits for
-// one, and its task in its slot. A chain (AttemptDelivery) holds one place
-// throughout, as it held one slot before.
+// connections to a busy endpoint are reused, not opened and dropped. While
+// every place is taken, a delivery waits for one, and its task in its
+// slot. A chain (AttemptDelivery) holds one place throughout, as it held
+// one slot before.
 const MaxAttemptsInFlight = 10
 
 // attemptPlaces returns the process's places for attempts in flight: one

@@ -17,7 +17,7 @@ type Store interface {
 	UnfannedPartitions(ctx context.Context) ([]int, error)
 	InsertWebhookDelivery(ctx context.Context, d *repo.WebhookDelivery) error
 	InsertWebhookEndpoint(ctx context.Context, e *repo.WebhookEndpoint) error
-	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.WebhookDelivery, error)
+	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.DueWebhookDelivery, error)
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
 	RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, *repo.DueWebhookDelivery, error)
