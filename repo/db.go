@@ -56,6 +56,8 @@ type Queries struct {
 type Store struct {
 	Queries
 	DB *sqlx.DB
+
+	batches
 }
 
 // Open connects to Postgres and checks the connection.
@@ -82,6 +84,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	store := &Store{Queries: Queries{q: db, count: new(atomic.Int64)}, DB: db}
+	if err := store.openBatches(cfg); err != nil {
+		db.Close() //nolint:errcheck // the batches' error is the one to report
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
 	store.SetMaxConns(40)
 	store.SetPrepare(true)
 	return store, nil
@@ -104,7 +110,7 @@ func (s *Store) SetMaxConns(n int) {
 }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.DB.Close() }
+func (s *Store) Close() error { return errors.Join(s.DB.Close(), s.batchDB.Close()) }
 
 // InTx runs fn in one transaction, committed only when fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {

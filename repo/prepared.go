@@ -118,8 +118,8 @@ func (c *stmtCache) prepare(ctx context.Context, query string) *sqlx.Stmt {
 // connection pooler that cannot carry them, such as PgBouncer before 1.21
 // in transaction mode (MSGSVC_DB_PREPARE=false).
 func (s *Store) SetPrepare(on bool) {
-	s.stmts = nil
+	s.stmts, s.batched.stmts = nil, nil
 	if on {
-		s.stmts = newStmtCache(s.DB)
+		s.stmts, s.batched.stmts = newStmtCache(s.DB), newStmtCache(s.batchDB)
 	}
 }

@@ -123,7 +123,7 @@ func TestClaimWebhookDeliveryReadsEndpointAndEvent(t *testing.T) {
 	if c, err := w.claim(later, "tok-3", w.now.Add(time.Second)); err != nil || c.ID != later || c.ConversationID != nil {
 		t.Errorf("an unordered delivery when due: claim = %+v, %v", c, err)
 	}
-	if ok, _, err := w.store.RecordWebhookSuccess(t.Context(), later, "tok-3", w.ep.ID, 200); err != nil || !ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(t.Context(), later, "tok-3", 200); err != nil || !ok {
 		t.Fatalf("record = %v, %v", ok, err)
 	}
 	if c, err := w.claim(later, "tok-4", w.now.Add(time.Hour)); !errors.Is(err, repo.ErrNotFound) {
@@ -208,7 +208,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		return e.FailingSince
 	}
 
-	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-lost", w.ep.ID, 200); err != nil || ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-lost", 200); err != nil || ok {
 		t.Fatalf("under a lost lease: record = %v, %v; want false", ok, err)
 	}
 	if d := delivery(t, w.store, id); d.Status != "pending" || d.Attempts != 0 || d.LeaseToken == nil || d.LastResponseStatus != nil {
@@ -218,7 +218,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		t.Error("a lost lease ended the endpoint's run of failures")
 	}
 
-	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 204); err != nil || !ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", 204); err != nil || !ok {
 		t.Fatalf("under the lease: record = %v, %v; want true", ok, err)
 	}
 	d := delivery(t, w.store, id)
@@ -230,7 +230,7 @@ func TestRecordWebhookSuccessEndsTheRunOfFailures(t *testing.T) {
 		t.Errorf("the success left failing_since %v", since)
 	}
 	// The lease ended with the record: the same token records nothing more.
-	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", w.ep.ID, 200); err != nil || ok {
+	if ok, _, err := w.store.RecordWebhookSuccess(ctx, id, "tok-1", 200); err != nil || ok {
 		t.Errorf("a second record = %v, %v; want false", ok, err)
 	}
 	if d := delivery(t, w.store, id); d.Attempts != 1 || *d.LastResponseStatus != 204 {
@@ -271,7 +271,7 @@ func TestRecordWebhookSuccessFindsTheNext(t *testing.T) {
 		if _, err := w.claim(tc.id, "tok", w.now.Add(time.Minute)); err != nil {
 			t.Fatalf("claim %s: %v", tc.id, err)
 		}
-		ok, next, err := w.store.RecordWebhookSuccess(ctx, tc.id, "tok", w.ep.ID, 200)
+		ok, next, err := w.store.RecordWebhookSuccess(ctx, tc.id, "tok", 200)
 		if err != nil || !ok {
 			t.Fatalf("record %s = %v, %v", tc.id, ok, err)
 		}
@@ -313,7 +313,7 @@ func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
 		ready, err := w.store.ReadyWebhookDeliveries(ctx, []string{second})
 		done <- answer{ready, err}
 	}()
-	waitForLockWait(t, w.store, "FOR SHARE OF p")
+	waitForLockWait(t, w.store, "FOR SHARE")
 	select {
 	case a := <-done:
 		t.Fatalf("answered %v, %v while the success was not committed", a.ready, a.err)

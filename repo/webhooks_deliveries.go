@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -91,55 +90,6 @@ func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDelive
 	return out, l.page(ctx, q, &out, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries`, p, "")
 }
 
-// ClaimedWebhookDelivery is a delivery leased for one attempt, with what the
-// attempt reads: its endpoint, whatever the endpoint's state, and its
-// event's envelope and time, which are nil when the event's row is gone.
-type ClaimedWebhookDelivery struct {
-	WebhookDelivery
-	Endpoint       WebhookEndpoint `db:"endpoint"`
-	EventEnvelope  JSONB           `db:"event_envelope"`
-	EventCreatedAt *time.Time      `db:"event_created_at"`
-}
-
-// claimedDeliveryJoins joins a claimed delivery (alias d) to its endpoint
-// and its event. An endpoint's row is only marked deleted, and goes only
-// with its workspace, which takes the deliveries with it. An event's row
-// goes at every purge; the purge takes its deliveries with it too, but the
-// event is joined LEFT all the same: the claim is made whether or not the
-// select finds a row, and a delivery leased but not returned would wait out
-// its lease for nothing, again at every sweep.
-const claimedDeliveryJoins = ` JOIN webhook_endpoints e ON e.id = d.endpoint_id
-	LEFT JOIN events ev ON ev.id = d.event_id`
-
-// claimedDeliveryColumns selects a ClaimedWebhookDelivery over
-// claimedDeliveryJoins.
-var claimedDeliveryColumns = qualified("d", webhookDeliveryColumns) + ", " +
-	nested("endpoint", qualified("e", webhookEndpointColumns)) +
-	", ev.envelope AS event_envelope, ev.created_at AS event_created_at"
-
-// ClaimWebhookDelivery leases a delivery to one worker for one attempt and
-// returns it with its endpoint and event, in one round trip. It returns
-// ErrNotFound when the delivery is not to be attempted now: finished, not
-// yet due, held by another worker, or waiting for an earlier delivery of
-// its conversation.
-//
-// Its commit does not wait for the WAL to reach the disk (synchronous_commit
-// off, for this statement's transaction only): a lease is not worth a
-// flush. A crash may forget a lease of the last fraction of a second, and
-// the delivery is then attempted again, as one whose attempt the crash
-// interrupted is; the record of the attempt commits synchronously, and its
-// flush covers the claim's WAL before it. It is never called inside a
-// transaction, whose commit it would make asynchronous as well.
-func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
-	return one[ClaimedWebhookDelivery](ctx, q, `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
-		claimed AS (UPDATE webhook_deliveries d
-		SET lease_until = $3, lease_token = $4, first_attempt_at = coalesce(first_attempt_at, $2)
-		WHERE EXISTS (SELECT 1 FROM unflushed) AND d.id = $1 AND d.`+openDelivery+` AND d.next_attempt_at <= $2
-		AND (d.lease_until IS NULL OR d.lease_until <= $2) AND NOT (`+waitsForEarlier+`)
-		RETURNING `+qualified("d", webhookDeliveryColumns)+`)
-		SELECT `+claimedDeliveryColumns+` FROM claimed d`+claimedDeliveryJoins, id, now, until, token)
-}
-
 // ReleaseWebhookDelivery gives up a lease without recording an attempt (the
 // worker is shutting down).
 func (q Queries) ReleaseWebhookDelivery(ctx context.Context, id, token string) error {
@@ -170,48 +120,6 @@ func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a W
 		WHERE id = $1 AND lease_token = $2 AND `+openDelivery,
 		id, token, a.Status, a.ResponseStatus, a.Error, a.NextAttemptAt, a.Attempted)
 	return n == 1, err
-}
-
-// RecordWebhookSuccess records a successful leased attempt and ends the
-// lease, as RecordWebhookAttempt does, and in the same statement ends the
-// endpoint's run of failures (failing_since), which a success always does,
-// and finds the next delivery of the same endpoint and conversation still
-// to be attempted, which waited for this one: one round trip for the
-// outcome nearly every attempt has, where a transaction of the two updates
-// and a look for the next took five. It reports false when the lease was
-// lost, in which case nothing was written, the endpoint included.
-//
-// The next delivery is read in the statement's snapshot, so one fanned out
-// while the statement runs is not seen; its fan-out sees this delivery
-// finished instead, as ReadyWebhookDeliveries waits for this statement's
-// row lock before it decides.
-func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, *DueWebhookDelivery, error) {
-	var row struct {
-		NextID *string    `db:"next_id"`
-		NextAt *time.Time `db:"next_at"`
-	}
-	err := q.get(ctx, &row, `WITH recorded AS (UPDATE webhook_deliveries
-			SET status = 'succeeded', attempts = attempts + 1, last_response_status = $4,
-			last_error = NULL, next_attempt_at = NULL, lease_until = NULL, lease_token = NULL,
-			swept_at = NULL
-			WHERE id = $1 AND lease_token = $2 AND `+openDelivery+`
-			RETURNING id, endpoint_id, conversation_id, event_seq),
-		healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
-			WHERE id = $3 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM recorded))
-		SELECT n.id AS next_id, n.next_attempt_at AS next_at FROM recorded r
-		LEFT JOIN LATERAL (`+nextInOrder("r.endpoint_id", "r.conversation_id", "d.id <> r.id")+`) n ON true`,
-		id, token, endpointID, responseStatus)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil, nil
-	}
-	if err != nil || row.NextID == nil {
-		return err == nil, nil, err
-	}
-	next := &DueWebhookDelivery{ID: *row.NextID}
-	if row.NextAt != nil { // an open delivery always has one
-		next.NextAttemptAt = *row.NextAt
-	}
-	return true, next, nil
 }
 
 // NextInOrder returns the earliest delivery still to be attempted of an

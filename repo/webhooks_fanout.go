@@ -89,15 +89,30 @@ func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelive
 
 // ReadyWebhookDeliveries returns which of some deliveries may be attempted
 // now, that is, do not wait for an earlier delivery of their conversation.
-// An earlier delivery found still open is locked (FOR SHARE) before it
-// counts: one whose success is being recorded at that moment is waited
-// for and then seen finished. That statement looked for its successor in
-// a snapshot that may predate these deliveries (RecordWebhookSuccess), so
-// without the wait each could leave the successor to the other, and it
-// would wait for the sweep.
+// The latest earlier delivery still open, the one whose success would hand
+// this one over, is locked (FOR SHARE) before it counts: one whose success
+// is being recorded at that moment is waited for and then seen finished.
+// That statement looked for its successor in a snapshot that may predate
+// these deliveries (RecordWebhookSuccess), so without the wait each could
+// leave the successor to the other, and it would wait for the sweep. (Seen
+// finished, it may still have an open delivery before it: the successor is
+// then handed to the queue early, and its claim, which checks every
+// earlier one, leaves it to that one's success.)
+//
+// The rows are locked in id order, as the batched claims and records take
+// theirs (byID): locked in any order, a check and a record of several
+// deliveries each waited for a row the other held, and Postgres ended the
+// check as a deadlock, leaving its deliveries to the sweep.
 func (q Queries) ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error) {
 	var out []string
-	return out, q.selectRows(ctx, &out, `SELECT d.id FROM webhook_deliveries d
-		WHERE d.id = ANY($1) AND NOT (d.conversation_id IS NOT NULL
-			AND EXISTS (`+earlierOpen+` FOR SHARE OF p)) ORDER BY d.event_seq`, array(ids))
+	return out, q.selectRows(ctx, &out, `WITH latest AS (SELECT e.id FROM webhook_deliveries d,
+			LATERAL (SELECT p.id FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+				AND p.conversation_id = d.conversation_id AND p.event_seq < d.event_seq AND p.`+openDelivery+`
+				ORDER BY p.event_seq DESC LIMIT 1) e
+			WHERE d.id = ANY($1) AND d.conversation_id IS NOT NULL),
+		still_open AS (SELECT p.endpoint_id, p.conversation_id, p.event_seq FROM webhook_deliveries p
+			WHERE p.id IN (SELECT id FROM latest) AND p.`+openDelivery+` ORDER BY p.id FOR SHARE)
+		SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM still_open o
+			WHERE o.endpoint_id = d.endpoint_id AND o.conversation_id = d.conversation_id AND o.event_seq < d.event_seq)
+		ORDER BY d.event_seq`, array(ids))
 }

@@ -148,7 +148,7 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		// The common outcome takes one statement and no transaction: the
 		// record, the end of the endpoint's run of failures and the next
 		// delivery in order together.
-		recorded, next, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, d.EndpointID, o.Status)
+		recorded, next, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
 	} else {
 		recorded, switchedOff, err = r.recordFailure(ctx, d, o, a, now)
 	}

@@ -9,19 +9,17 @@ import (
 // MaxAttemptsInFlight bounds the deliveries one process attempts at once,
 // over all the tasks its worker slots run. A task carries up to
 // jobs.DeliverGroupSize (10) deliveries, all attempted at the same time, so
-// 10 slots could otherwise have 100 requests and their statements in
-// flight, where tasks of one delivery each had 10. Ten keeps that: 20 made
-// the lag at 100 sends a second worse on two cores (p99 0.7-1.1 s against
-// 0.3-0.8 s, docs/performance.md, fourth round), as 30 slots made each
-// attempt slower before; it is a quarter of the process's Postgres pool
-// (MSGSVC_DB_MAX_CONNS, 40 by default; an attempt holds one connection at
-// a time), leaving the rest to requests and other tasks; and it is the
-// idle connections per host the HTTP client keeps (httpClient), so
-// connections to a busy endpoint are reused, not opened and dropped. While
-// every place is taken, a delivery waits for one, and its task in its
-// slot. A chain (AttemptDelivery) holds one place throughout, as it held
-// one slot before.
-const MaxAttemptsInFlight = 10
+// 10 slots could otherwise have 100 requests in flight. Twenty: since the
+// process's claims and records go to Postgres in batches (repo.batcher), an
+// attempt in flight no longer holds a connection of its own for each, and
+// 20 let deliveries keep pace with a burst of sends on two cores where 10
+// fell behind; before the batches, 20 made the lag at 100 sends a second
+// worse (docs/performance.md, fourth and fifth rounds). It is also the idle
+// connections per host the HTTP client keeps (httpClient), so connections
+// to a busy endpoint are reused, not opened and dropped. While every place
+// is taken, a delivery waits for one, and its task in its slot. A chain
+// (AttemptDelivery) holds one place throughout, as it held one slot before.
+const MaxAttemptsInFlight = 20
 
 // attemptPlaces returns the process's places for attempts in flight: one
 // set per Config, and a process has one Config, as it has one httpClient.

@@ -20,7 +20,7 @@ type Store interface {
 	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.DueWebhookDelivery, error)
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
-	RecordWebhookSuccess(ctx context.Context, id, token, endpointID string, responseStatus int) (bool, *repo.DueWebhookDelivery, error)
+	RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *repo.DueWebhookDelivery, error)
 	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
 	ScheduleWebhookReverify(ctx context.Context, id, url string, since time.Time, livemode bool, at *time.Time) error
 	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error

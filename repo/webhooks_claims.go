@@ -1,0 +1,227 @@
+package repo
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// ClaimedWebhookDelivery is a delivery leased for one attempt, with what the
+// attempt reads: its endpoint, whatever the endpoint's state, and its
+// event's envelope and time, which are nil when the event's row is gone.
+type ClaimedWebhookDelivery struct {
+	WebhookDelivery
+	Endpoint       WebhookEndpoint `db:"endpoint"`
+	EventEnvelope  JSONB           `db:"event_envelope"`
+	EventCreatedAt *time.Time      `db:"event_created_at"`
+}
+
+// claimedDeliveryJoins joins a claimed delivery (alias d) to its endpoint
+// and its event. An endpoint's row is only marked deleted, and goes only
+// with its workspace, which takes the deliveries with it. An event's row
+// goes at every purge; the purge takes its deliveries with it too, but the
+// event is joined LEFT all the same: the claim is made whether or not the
+// select finds a row, and a delivery leased but not returned would wait out
+// its lease for nothing, again at every sweep.
+const claimedDeliveryJoins = ` JOIN webhook_endpoints e ON e.id = d.endpoint_id
+	LEFT JOIN events ev ON ev.id = d.event_id`
+
+// claimedDeliveryColumns selects a ClaimedWebhookDelivery over
+// claimedDeliveryJoins.
+var claimedDeliveryColumns = qualified("d", webhookDeliveryColumns) + ", " +
+	nested("endpoint", qualified("e", webhookEndpointColumns)) +
+	", ev.envelope AS event_envelope, ev.created_at AS event_created_at"
+
+// openStatuses are the statuses of openDelivery, as a parameter: the
+// batched statements name them so, rather than in their text, for their
+// generic plans (batches).
+var openStatuses = pq.StringArray{"pending", "retrying"}
+
+// webhookClaim is one call of ClaimWebhookDelivery.
+type webhookClaim struct {
+	id, token  string
+	now, until time.Time
+}
+
+// webhookSuccess is one call of RecordWebhookSuccess.
+type webhookSuccess struct {
+	id, token string
+	status    int
+}
+
+// successRecord is what RecordWebhookSuccess answers.
+type successRecord struct {
+	recorded bool
+	next     *DueWebhookDelivery
+}
+
+// ClaimWebhookDelivery leases a delivery to one worker for one attempt and
+// returns it with its endpoint and event, in one round trip. It returns
+// ErrNotFound when the delivery is not to be attempted now: finished, not
+// yet due, held by another worker, or waiting for an earlier delivery of
+// its conversation.
+//
+// Its commit does not wait for the WAL to reach the disk (synchronous_commit
+// off, for this statement's transaction only): a lease is not worth a
+// flush. A crash may forget a lease of the last fraction of a second, and
+// the delivery is then attempted again, as one whose attempt the crash
+// interrupted is; the record of the attempt commits synchronously, and its
+// flush covers the claim's WAL before it. It is never called inside a
+// transaction, whose commit it would make asynchronous as well.
+//
+// The Store's ClaimWebhookDelivery runs concurrent claims as one statement.
+func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
+	rows, err := q.claimWebhookDeliveries(ctx, []webhookClaim{{id: id, token: token, now: now, until: until}})
+	if err != nil {
+		return nil, err
+	}
+	return orNotFound(rows[0], nil)
+}
+
+// ClaimWebhookDelivery is Queries.ClaimWebhookDelivery, in one statement
+// with the claims that other goroutines of the process make meanwhile
+// (batcher): attempts in flight claim their deliveries as places free up,
+// several in the time of one round trip.
+func (s *Store) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
+	return orNotFound(s.claims.do(ctx, webhookClaim{id: id, token: token, now: now, until: until}))
+}
+
+// claimDeliveriesQuery is claimWebhookDeliveries' statement.
+var claimDeliveriesQuery = `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+	c AS (SELECT id, token, now, until FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS c(id, token, now, until)),
+	claimed AS (UPDATE webhook_deliveries d
+	SET lease_until = c.until, lease_token = c.token, first_attempt_at = coalesce(d.first_attempt_at, c.now)
+	FROM c WHERE EXISTS (SELECT 1 FROM unflushed) AND d.id = c.id AND d.status = ANY($5::text[]) AND d.next_attempt_at <= c.now
+	AND (d.lease_until IS NULL OR d.lease_until <= c.now) AND NOT (` + waitsForEarlier + `)
+	RETURNING ` + qualified("d", webhookDeliveryColumns) + `)
+	SELECT ` + claimedDeliveryColumns + ` FROM claimed d` + claimedDeliveryJoins
+
+// claimWebhookDeliveries makes claims in one statement and returns, for
+// each, the delivery it leased, or nil. Each claim has its own time and
+// lease token; of two claims of one delivery, one at most is answered,
+// the one whose token the delivery took.
+func (q Queries) claimWebhookDeliveries(ctx context.Context, claims []webhookClaim) ([]*ClaimedWebhookDelivery, error) {
+	ids, tokens := make([]string, len(claims)), make([]string, len(claims))
+	nows, untils := make([]string, len(claims)), make([]string, len(claims))
+	for i, c := range byID(claims, func(c webhookClaim) string { return c.id }) {
+		ids[i], tokens[i] = c.id, c.token
+		nows[i], untils[i] = c.now.Format(time.RFC3339Nano), c.until.Format(time.RFC3339Nano)
+	}
+	var rows []ClaimedWebhookDelivery
+	err := q.selectRows(ctx, &rows, claimDeliveriesQuery,
+		pq.StringArray(ids), pq.StringArray(tokens), pq.StringArray(nows), pq.StringArray(untils), openStatuses)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ClaimedWebhookDelivery, len(claims))
+	for i := range rows {
+		d := &rows[i]
+		for j, c := range claims {
+			if c.id == d.ID && d.LeaseToken != nil && c.token == *d.LeaseToken {
+				out[j] = d
+			}
+		}
+	}
+	return out, nil
+}
+
+// RecordWebhookSuccess records a successful leased attempt and ends the
+// lease, as RecordWebhookAttempt does, and in the same statement ends the
+// endpoint's run of failures (failing_since), which a success always does,
+// and finds the next delivery of the same endpoint and conversation still
+// to be attempted, which waited for this one: one round trip for the
+// outcome nearly every attempt has, where a transaction of the two updates
+// and a look for the next took five. It reports false when the lease was
+// lost, in which case nothing was written, the endpoint included.
+//
+// The next delivery is read in the statement's snapshot, so one fanned out
+// while the statement runs is not seen; its fan-out sees this delivery
+// finished instead, as ReadyWebhookDeliveries waits for this statement's
+// row lock before it decides.
+//
+// The Store's RecordWebhookSuccess runs concurrent records as one
+// statement.
+func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *DueWebhookDelivery, error) {
+	r, err := q.recordWebhookSuccesses(ctx, []webhookSuccess{{id: id, token: token, status: responseStatus}})
+	if err != nil {
+		return false, nil, err
+	}
+	return r[0].recorded, r[0].next, nil
+}
+
+// RecordWebhookSuccess is Queries.RecordWebhookSuccess, in one statement
+// with the records that other goroutines of the process make meanwhile
+// (batcher).
+func (s *Store) RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *DueWebhookDelivery, error) {
+	r, err := s.successes.do(ctx, webhookSuccess{id: id, token: token, status: responseStatus})
+	return r.recorded, r.next, err
+}
+
+// recordSuccessesQuery is recordWebhookSuccesses' statement.
+var recordSuccessesQuery = `WITH s AS (SELECT id, token, status FROM unnest($1::text[], $2::text[], $3::int[]) AS s(id, token, status)),
+	recorded AS (UPDATE webhook_deliveries d
+		SET status = 'succeeded', attempts = d.attempts + 1, last_response_status = s.status,
+		last_error = NULL, next_attempt_at = NULL, lease_until = NULL, lease_token = NULL,
+		swept_at = NULL
+		FROM s WHERE d.id = s.id AND d.lease_token = s.token AND d.status = ANY($4::text[])
+		RETURNING d.id, s.token, d.endpoint_id, d.conversation_id, d.event_seq),
+	healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
+		WHERE id IN (SELECT endpoint_id FROM recorded) AND failing_since IS NOT NULL)
+	SELECT r.id, r.token, n.id AS next_id, n.next_attempt_at AS next_at FROM recorded r
+	LEFT JOIN LATERAL (` + nextInOrder("r.endpoint_id", "r.conversation_id", "d.id <> r.id") + `) n ON true`
+
+// recordWebhookSuccesses records successes in one statement and answers
+// each, in order.
+func (q Queries) recordWebhookSuccesses(ctx context.Context, successes []webhookSuccess) ([]successRecord, error) {
+	ids, tokens := make([]string, len(successes)), make([]string, len(successes))
+	statuses := make(pq.Int64Array, len(successes))
+	for i, s := range byID(successes, func(s webhookSuccess) string { return s.id }) {
+		ids[i], tokens[i], statuses[i] = s.id, s.token, int64(s.status)
+	}
+	var rows []struct {
+		ID     string     `db:"id"`
+		Token  string     `db:"token"`
+		NextID *string    `db:"next_id"`
+		NextAt *time.Time `db:"next_at"`
+	}
+	err := q.selectRows(ctx, &rows, recordSuccessesQuery,
+		pq.StringArray(ids), pq.StringArray(tokens), statuses, openStatuses)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]successRecord, len(successes))
+	for _, row := range rows {
+		for i, s := range successes {
+			if s.id != row.ID || s.token != row.Token {
+				continue
+			}
+			out[i].recorded = true
+			if row.NextID != nil {
+				out[i].next = &DueWebhookDelivery{ID: *row.NextID}
+				if row.NextAt != nil { // an open delivery always has one
+					out[i].next.NextAttemptAt = *row.NextAt
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// byID returns the inputs of a batch sorted by delivery id, the order its
+// statement then locks their rows in (a nested loop over the inputs): every
+// statement that locks several deliveries and waits for a lock takes them
+// in that order (ReadyWebhookDeliveries too), so no two can deadlock.
+func byID[T any](in []T, id func(T) string) []T {
+	return slices.SortedFunc(slices.Values(in), func(a, b T) int { return strings.Compare(id(a), id(b)) })
+}
+
+// orNotFound answers ErrNotFound for a nil row.
+func orNotFound[T any](row *T, err error) (*T, error) {
+	if err == nil && row == nil {
+		return nil, ErrNotFound
+	}
+	return row, err
+}
