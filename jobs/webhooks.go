@@ -98,11 +98,11 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 // DeliverGroupSize is the most deliveries one task of DeliveriesDue
 // carries. Each task costs about three Redis round trips (enqueue, dequeue,
 // done) whatever it carries, so a burst of 500 ready deliveries costs 50
-// tasks rather than 500. It is the deliveries a worker process attempts at
-// once (webhook.MaxAttemptsInFlight, 10), so a task's deliveries all start
-// at once on an idle worker, and a burst still makes tasks for all of a
-// worker's 10 slots, and for other worker processes, to share. (16 to a
-// task with 20 attempts in flight made the lag at 100 sends a second worse,
+// tasks rather than 500. It is at most the deliveries a worker process
+// attempts at once (webhook.MaxAttemptsInFlight, 20), so a task's
+// deliveries all start at once on an idle worker, and a burst still makes
+// tasks for all of a worker's 10 slots, and for other worker processes, to
+// share. (16 to a task made the lag at 100 sends a second worse,
 // docs/performance.md, fourth round.)
 const DeliverGroupSize = 10
 
