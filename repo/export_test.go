@@ -61,3 +61,21 @@ func (q Queries) ClaimBoth(ctx context.Context, id string, now, until time.Time,
 	}
 	return r[0], r[1], nil
 }
+
+// RecordSuccesses records successes (status 200) of leased deliveries in
+// one statement and returns what each was answered.
+func (q Queries) RecordSuccesses(ctx context.Context, ids, tokens []string) ([]bool, []*DueWebhookDelivery, error) {
+	in := make([]webhookSuccess, len(ids))
+	for i := range ids {
+		in[i] = webhookSuccess{ids[i], tokens[i], 200}
+	}
+	r, err := q.recordWebhookSuccesses(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	recorded, next := make([]bool, len(r)), make([]*DueWebhookDelivery, len(r))
+	for i := range r {
+		recorded[i], next[i] = r[i].recorded, r[i].next
+	}
+	return recorded, next, nil
+}

@@ -168,3 +168,57 @@ func TestBatchesWithoutPreparedStatements(t *testing.T) {
 		t.Errorf("the batches' pool opened %d connections, want none", n)
 	}
 }
+
+// TestARecordSeesTheSuccessorItsStatementPredates: a record waits for a row
+// before the one it records (in its batch), and meanwhile a successor of
+// that one is fanned out and found not ready, its predecessor open and not
+// yet locked. The record's statement began before the successor existed,
+// yet it answers it as the next: it looks after holding the row, in a
+// snapshot of its own, so the successor does not wait for the sweep.
+func TestARecordSeesTheSuccessorItsStatementPredates(t *testing.T) {
+	w := newAttemptWorld(t)
+	ctx := t.Context()
+	held := w.delivery("", w.now)
+	first := w.delivery("conv_1", w.now)
+	for id, token := range map[string]string{held: "tok-held", first: "tok-first"} {
+		if _, err := w.claim(id, token, w.now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lock, err := w.store.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback() //nolint:errcheck // committed below
+	if _, err := lock.ExecContext(ctx, `SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, held); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		recorded []bool
+		next     []*repo.DueWebhookDelivery
+		err      error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		recorded, next, err := w.store.RecordSuccesses(ctx, []string{held, first}, []string{"tok-held", "tok-first"})
+		done <- answer{recorded, next, err}
+	}()
+	waitForLockWaits(t, w.store, "recorded AS", 1)
+	second := w.delivery("conv_1", w.now)
+	if ready, err := w.store.ReadyWebhookDeliveries(ctx, []string{second}); err != nil || len(ready) != 0 {
+		t.Fatalf("while the first is open: ready %v, %v; want none", ready, err)
+	}
+	if err := lock.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil || !a.recorded[0] || !a.recorded[1] {
+		t.Fatalf("record = %v, %v", a.recorded, a.err)
+	}
+	if a.next[1] == nil || a.next[1].ID != second {
+		t.Errorf("the first's next = %+v, want %s", a.next[1], second)
+	}
+	if a.next[0] != nil {
+		t.Errorf("an unordered delivery's next = %+v, want none", a.next[0])
+	}
+}

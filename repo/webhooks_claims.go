@@ -137,10 +137,13 @@ func (q Queries) claimWebhookDeliveries(ctx context.Context, claims []webhookCla
 // and a look for the next took five. It reports false when the lease was
 // lost, in which case nothing was written, the endpoint included.
 //
-// The next delivery is read in the statement's snapshot, so one fanned out
-// while the statement runs is not seen; its fan-out sees this delivery
-// finished instead, as ReadyWebhookDeliveries waits for this statement's
-// row lock before it decides.
+// The next delivery is read after the record holds its row, in a snapshot
+// of its own (webhook_next_in_order, migration 0019), not in the
+// statement's, which may predate a successor committed while the record
+// waited for its row (in a batch, for the rows before it): either the
+// fan-out's ReadyWebhookDeliveries locked the row first and left the
+// successor to this record, which then sees it, or it waits for this
+// record and sees the delivery finished.
 //
 // The Store's RecordWebhookSuccess runs concurrent records as one
 // statement.
@@ -170,8 +173,8 @@ var recordSuccessesQuery = `WITH s AS (SELECT id, token, status FROM unnest($1::
 		RETURNING d.id, s.token, d.endpoint_id, d.conversation_id, d.event_seq),
 	healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
 		WHERE id IN (SELECT endpoint_id FROM recorded) AND failing_since IS NOT NULL)
-	SELECT r.id, r.token, n.id AS next_id, n.next_attempt_at AS next_at FROM recorded r
-	LEFT JOIN LATERAL (` + nextInOrder("r.endpoint_id", "r.conversation_id", "d.id <> r.id") + `) n ON true`
+	SELECT r.id, r.token, n.next_id, n.next_at FROM recorded r
+	LEFT JOIN LATERAL webhook_next_in_order(r.endpoint_id, r.conversation_id, r.id) n ON true`
 
 // recordWebhookSuccesses records successes in one statement and answers
 // each, in order.

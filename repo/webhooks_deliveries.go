@@ -125,17 +125,9 @@ func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a W
 // NextInOrder returns the earliest delivery still to be attempted of an
 // endpoint and conversation, with when it is due.
 func (q Queries) NextInOrder(ctx context.Context, endpointID, conversationID string) (*DueWebhookDelivery, error) {
-	return one[DueWebhookDelivery](ctx, q, nextInOrder("$1", "$2", "true"), endpointID, conversationID)
-}
-
-// nextInOrder selects the id and due time of the earliest delivery (alias
-// d) still to be attempted of an endpoint and conversation, among those
-// that also meet where: NextInOrder's query, and RecordWebhookSuccess's
-// look for the next.
-func nextInOrder(endpoint, conversation, where string) string {
-	return `SELECT d.id, d.next_attempt_at FROM webhook_deliveries d WHERE d.endpoint_id = ` + endpoint +
-		` AND d.conversation_id = ` + conversation + ` AND d.` + openDelivery + ` AND ` + where +
-		` ORDER BY d.event_seq LIMIT 1`
+	return one[DueWebhookDelivery](ctx, q, `SELECT `+dueWebhookDeliveryColumns+` FROM webhook_deliveries
+		WHERE endpoint_id = $1 AND conversation_id = $2 AND `+openDelivery+`
+		ORDER BY event_seq LIMIT 1`, endpointID, conversationID)
 }
 
 // DueWebhookDelivery is a delivery id with when it is due.

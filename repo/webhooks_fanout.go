@@ -91,10 +91,11 @@ func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelive
 // now, that is, do not wait for an earlier delivery of their conversation.
 // The latest earlier delivery still open, the one whose success would hand
 // this one over, is locked (FOR SHARE) before it counts: one whose success
-// is being recorded at that moment is waited for and then seen finished.
-// That statement looked for its successor in a snapshot that may predate
-// these deliveries (RecordWebhookSuccess), so without the wait each could
-// leave the successor to the other, and it would wait for the sweep. (Seen
+// is being recorded at that moment is waited for and then seen finished;
+// one not yet locked by its record is seen open, and its record, which
+// looks for the next after it holds the row (RecordWebhookSuccess), sees
+// these deliveries. Without the lock each could leave the successor to the
+// other, and it would wait for the sweep. (Seen
 // finished, it may still have an open delivery before it: the successor is
 // then handed to the queue early, and its claim, which checks every
 // earlier one, leaves it to that one's success.)
