@@ -95,10 +95,10 @@ func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelive
 // one not yet locked by its record is seen open, and its record, which
 // looks for the next after it holds the row (RecordWebhookSuccess), sees
 // these deliveries. Without the lock each could leave the successor to the
-// other, and it would wait for the sweep. (Seen
-// finished, it may still have an open delivery before it: the successor is
-// then handed to the queue early, and its claim, which checks every
-// earlier one, leaves it to that one's success.)
+// other, and it would wait for the sweep. (Seen finished, it may still
+// have an open delivery before it: the successor is then handed to the
+// queue early, and its claim, which checks every earlier one, leaves it to
+// that one's success.)
 //
 // The rows are locked in id order, as the batched claims and records take
 // theirs (byID): locked in any order, a check and a record of several

@@ -11,10 +11,11 @@ import (
 // jobs.DeliverGroupSize (10) deliveries, all attempted at the same time, so
 // 10 slots could otherwise have 100 requests in flight. Twenty: since the
 // process's claims and records go to Postgres in batches (repo.batcher), an
-// attempt in flight no longer holds a connection of its own for each, and
-// 20 let deliveries keep pace with a burst of sends on two cores where 10
-// fell behind; before the batches, 20 made the lag at 100 sends a second
-// worse (docs/performance.md, fourth and fifth rounds). It is also the idle
+// attempt in flight no longer holds a connection of its own for each; with
+// 10, deliveries ended about a second after a 5 s burst of sends on two
+// cores, with 20 a few tenths; before the batches, 20 made the lag at 100
+// sends a second worse (docs/performance.md, fourth and fifth rounds),
+// which it no longer does. It is also the idle
 // connections per host the HTTP client keeps (httpClient), so connections
 // to a busy endpoint are reused, not opened and dropped. While every place
 // is taken, a delivery waits for one, and its task in its slot. A chain
