@@ -146,7 +146,9 @@ func (q Queries) claimWebhookDeliveries(ctx context.Context, claims []webhookCla
 // record and sees the delivery finished.
 //
 // The Store's RecordWebhookSuccess runs concurrent records as one
-// statement.
+// statement; the endpoints whose run of failures it ends are locked in id
+// order, as its deliveries are (byID), so two such records cannot
+// deadlock.
 func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *DueWebhookDelivery, error) {
 	r, err := q.recordWebhookSuccesses(ctx, []webhookSuccess{{id: id, token: token, status: responseStatus}})
 	if err != nil {
@@ -171,8 +173,9 @@ var recordSuccessesQuery = `WITH s AS (SELECT id, token, status FROM unnest($1::
 		swept_at = NULL
 		FROM s WHERE d.id = s.id AND d.lease_token = s.token AND d.status = ANY($4::text[])
 		RETURNING d.id, s.token, d.endpoint_id, d.conversation_id, d.event_seq),
-	healthy AS (UPDATE webhook_endpoints SET failing_since = NULL
-		WHERE id IN (SELECT endpoint_id FROM recorded) AND failing_since IS NOT NULL)
+	failing AS (SELECT id FROM webhook_endpoints WHERE id IN (SELECT endpoint_id FROM recorded)
+		AND failing_since IS NOT NULL ORDER BY id FOR UPDATE),
+	healthy AS (UPDATE webhook_endpoints e SET failing_since = NULL FROM failing f WHERE e.id = f.id)
 	SELECT r.id, r.token, n.next_id, n.next_at FROM recorded r
 	LEFT JOIN LATERAL webhook_next_in_order(r.endpoint_id, r.conversation_id, r.id) n ON true`
 
