@@ -45,10 +45,7 @@ func (g *gatedRuns) run(_ context.Context, ins []int) ([]int, error) {
 func waitFor[In, Out any](t *testing.T, b *batcher[In, Out], n int) {
 	t.Helper()
 	for range 1000 {
-		b.mu.Lock()
-		got := len(b.waiting)
-		b.mu.Unlock()
-		if got == n {
+		if b.waitingCalls() == n {
 			return
 		}
 		time.Sleep(time.Millisecond)

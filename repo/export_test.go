@@ -43,23 +43,27 @@ var ClaimDeliveriesQuery, RecordSuccessesQuery = claimDeliveriesQuery, recordSuc
 func (s *Store) BatchDB() *sqlx.DB { return s.batchDB }
 
 // ClaimsWaiting is how many claims wait for an execution of their batcher.
-func (s *Store) ClaimsWaiting() int {
-	s.claims.mu.Lock()
-	defer s.claims.mu.Unlock()
-	return len(s.claims.waiting)
+func (s *Store) ClaimsWaiting() int { return s.claims.waitingCalls() }
+
+// waitingCalls is how many calls wait for an execution.
+func (b *batcher[In, Out]) waitingCalls() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.waiting)
 }
 
 // BatchRuns is batchRuns.
 const BatchRuns = batchRuns
 
-// ClaimBoth makes two claims of one delivery in one statement, with tokens
-// a and b, and returns what each was answered.
-func (q Queries) ClaimBoth(ctx context.Context, id string, now, until time.Time, a, b string) (*ClaimedWebhookDelivery, *ClaimedWebhookDelivery, error) {
-	r, err := q.claimWebhookDeliveries(ctx, []webhookClaim{{id, a, now, until}, {id, b, now, until}})
-	if err != nil {
-		return nil, nil, err
+// ClaimEach makes one claim of a delivery per token, all in one statement
+// where q runs (in its transaction, if any), and returns what each was
+// answered.
+func (q Queries) ClaimEach(ctx context.Context, id string, now, until time.Time, tokens ...string) ([]*ClaimedWebhookDelivery, error) {
+	claims := make([]webhookClaim, len(tokens))
+	for i, token := range tokens {
+		claims[i] = webhookClaim{id, token, now, until}
 	}
-	return r[0], r[1], nil
+	return q.claimWebhookDeliveries(ctx, claims)
 }
 
 // RecordSuccesses records successes (status 200) of leased deliveries in

@@ -313,7 +313,7 @@ func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
 		ready, err := w.store.ReadyWebhookDeliveries(ctx, []string{second})
 		done <- answer{ready, err}
 	}()
-	waitForLockWait(t, w.store, "FOR SHARE")
+	waitForLockWaits(t, w.store, "FOR SHARE", 1)
 	select {
 	case a := <-done:
 		t.Fatalf("answered %v, %v while the success was not committed", a.ready, a.err)
@@ -325,23 +325,6 @@ func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
 	if a := <-done; a.err != nil || len(a.ready) != 1 || a.ready[0] != second {
 		t.Errorf("after the success committed: ready %v, %v; want %s", a.ready, a.err, second)
 	}
-}
-
-// waitForLockWait waits until a statement containing part waits for a lock.
-func waitForLockWait(t *testing.T, store *repo.Store, part string) {
-	t.Helper()
-	for range 500 {
-		var n int
-		if err := store.DB.GetContext(t.Context(), &n, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`, part); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no statement with %q waited for a lock", part)
 }
 
 // TestClaimCommitsWithoutAFlush: the claim turns synchronous_commit off for
@@ -362,8 +345,12 @@ func TestClaimCommitsWithoutAFlush(t *testing.T) {
 		return v
 	}
 	err := w.store.InTx(ctx, func(q repo.Queries) error {
-		if _, err := q.ClaimWebhookDelivery(ctx, id, w.now, w.now.Add(time.Minute), "tok"); err != nil {
+		c, err := q.ClaimEach(ctx, id, w.now, w.now.Add(time.Minute), "tok")
+		if err != nil {
 			return err
+		}
+		if c[0] == nil {
+			return repo.ErrNotFound
 		}
 		var v string
 		if err := q.ShowSetting(ctx, "synchronous_commit", &v); err != nil {

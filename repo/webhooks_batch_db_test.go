@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
 // TestClaimsThatWaitGoInOneStatement: while the store's claim executions
@@ -89,10 +90,11 @@ func waitForLockWaits(t *testing.T, store *repo.Store, part string, n int) {
 func TestTwoClaimsOfADeliveryInOneStatement(t *testing.T) {
 	w := newAttemptWorld(t)
 	id := w.delivery("", w.now)
-	a, b, err := w.store.ClaimBoth(t.Context(), id, w.now, w.now.Add(time.Minute), "tok-a", "tok-b")
+	answers, err := w.store.ClaimEach(t.Context(), id, w.now, w.now.Add(time.Minute), "tok-a", "tok-b")
 	if err != nil {
 		t.Fatal(err)
 	}
+	a, b := answers[0], answers[1]
 	if (a == nil) == (b == nil) {
 		t.Fatalf("claims answered %v and %v, want exactly one", a, b)
 	}
@@ -220,5 +222,14 @@ func TestARecordSeesTheSuccessorItsStatementPredates(t *testing.T) {
 	}
 	if a.next[0] != nil {
 		t.Errorf("an unordered delivery's next = %+v, want none", a.next[0])
+	}
+}
+
+// TestBatchPoolOpensAtMostFour: the batches' pool opens at most the 4
+// connections operations.md counts on top of MSGSVC_DB_MAX_CONNS.
+func TestBatchPoolOpensAtMostFour(t *testing.T) {
+	store := repotest.NewStore(t)
+	if n := store.BatchDB().Stats().MaxOpenConnections; n != 4 {
+		t.Errorf("the batches' pool opens up to %d connections, want 4", n)
 	}
 }

@@ -69,24 +69,19 @@ type successRecord struct {
 // flush. A crash may forget a lease of the last fraction of a second, and
 // the delivery is then attempted again, as one whose attempt the crash
 // interrupted is; the record of the attempt commits synchronously, and its
-// flush covers the claim's WAL before it. It is never called inside a
+// flush covers the claim's WAL before it. It runs on the Store, never in a
 // transaction, whose commit it would make asynchronous as well.
 //
-// The Store's ClaimWebhookDelivery runs concurrent claims as one statement.
-func (q Queries) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
-	rows, err := q.claimWebhookDeliveries(ctx, []webhookClaim{{id: id, token: token, now: now, until: until}})
-	if err != nil {
-		return nil, err
-	}
-	return orNotFound(rows[0], nil)
-}
-
-// ClaimWebhookDelivery is Queries.ClaimWebhookDelivery, in one statement
-// with the claims that other goroutines of the process make meanwhile
-// (batcher): attempts in flight claim their deliveries as places free up,
-// several in the time of one round trip.
+// It goes to Postgres in one statement with the claims that other
+// goroutines of the process make meanwhile (batcher): attempts in flight
+// claim their deliveries as places free up, several in the time of one
+// round trip.
 func (s *Store) ClaimWebhookDelivery(ctx context.Context, id string, now, until time.Time, token string) (*ClaimedWebhookDelivery, error) {
-	return orNotFound(s.claims.do(ctx, webhookClaim{id: id, token: token, now: now, until: until}))
+	c, err := s.claims.do(ctx, webhookClaim{id: id, token: token, now: now, until: until})
+	if err == nil && c == nil {
+		return nil, ErrNotFound
+	}
+	return c, err
 }
 
 // claimDeliveriesQuery is claimWebhookDeliveries' statement.
@@ -145,21 +140,10 @@ func (q Queries) claimWebhookDeliveries(ctx context.Context, claims []webhookCla
 // successor to this record, which then sees it, or it waits for this
 // record and sees the delivery finished.
 //
-// The Store's RecordWebhookSuccess runs concurrent records as one
-// statement; the endpoints whose run of failures it ends are locked in id
-// order, as its deliveries are (byID), so two such records cannot
-// deadlock.
-func (q Queries) RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *DueWebhookDelivery, error) {
-	r, err := q.recordWebhookSuccesses(ctx, []webhookSuccess{{id: id, token: token, status: responseStatus}})
-	if err != nil {
-		return false, nil, err
-	}
-	return r[0].recorded, r[0].next, nil
-}
-
-// RecordWebhookSuccess is Queries.RecordWebhookSuccess, in one statement
-// with the records that other goroutines of the process make meanwhile
-// (batcher).
+// It goes to Postgres in one statement with the records that other
+// goroutines of the process make meanwhile (batcher); the endpoints whose
+// run of failures it ends are locked in id order, as its deliveries are
+// (byID), so two such statements cannot deadlock.
 func (s *Store) RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *DueWebhookDelivery, error) {
 	r, err := s.successes.do(ctx, webhookSuccess{id: id, token: token, status: responseStatus})
 	return r.recorded, r.next, err
@@ -222,12 +206,4 @@ func (q Queries) recordWebhookSuccesses(ctx context.Context, successes []webhook
 // in that order (ReadyWebhookDeliveries too), so no two can deadlock.
 func byID[T any](in []T, id func(T) string) []T {
 	return slices.SortedFunc(slices.Values(in), func(a, b T) int { return strings.Compare(id(a), id(b)) })
-}
-
-// orNotFound answers ErrNotFound for a nil row.
-func orNotFound[T any](row *T, err error) (*T, error) {
-	if err == nil && row == nil {
-		return nil, ErrNotFound
-	}
-	return row, err
 }
