@@ -178,6 +178,33 @@ func AsRefusal(err error) *Refusal {
 	return &Refusal{Code: apierr.ChannelUnavailable, Reason: "the provider could not be reached"}
 }
 
+// OutcomeUnknown says whether err is a provider call whose request went
+// out but whose answer never came (a timeout, a reset or an EOF after the
+// request was written; a relay that took the data and dropped): the
+// provider may have delivered the message, so it is neither accepted nor
+// refused and must never be sent again. An error says so by a method
+// OutcomeUnknown() bool anywhere in its chain; the first one found decides.
+func OutcomeUnknown(err error) bool {
+	var u interface{ OutcomeUnknown() bool }
+	return errors.As(err, &u) && u.OutcomeUnknown()
+}
+
+// NotSent marks err as a failure before the customer's message went out (a
+// media upload that got no answer, say): whatever its cause, the send was
+// refused, not left unknown.
+func NotSent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notSent{err}
+}
+
+type notSent struct{ err error }
+
+func (e notSent) Error() string        { return e.err.Error() }
+func (e notSent) Unwrap() error        { return e.err }
+func (e notSent) OutcomeUnknown() bool { return false }
+
 // DefaultRetryAfter is the wait of a provider rate limit that gives none
 // (live.md section 10).
 const DefaultRetryAfter = 60 * time.Second

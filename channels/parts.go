@@ -4,7 +4,8 @@ package channels
 // send and gathers their ids. A refusal of the first part is the send's
 // error (nothing went out); a refusal of a later one ends the send with the
 // parts so far accepted and Receipt.Failed set (the message went out in
-// part).
+// part). A later part whose outcome is unknown (OutcomeUnknown) ends it the
+// same way: it is never sent again.
 func SendParts(n int, send func(i int) (string, error)) (*Receipt, error) {
 	receipt := &Receipt{}
 	for i := range n {

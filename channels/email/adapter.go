@@ -46,6 +46,9 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 		defer cancel()
 	}
 	if err := a.Relay.Submit(ctx, BounceAddress(m.ID, e.Domain), Recipients(e.To, e.Cc), raw); err != nil {
+		if channels.OutcomeUnknown(err) {
+			return nil, err // the relay may have the mail: no refusal
+		}
 		return nil, Refusal(err)
 	}
 	return &channels.Receipt{ProviderIDs: []string{"<" + MessageID(m.ID, e.Domain) + ">"}}, nil

@@ -247,13 +247,28 @@ func TestRelayRefusalsMap(t *testing.T) {
 	}
 }
 
+// A relay that took the whole mail and dropped before its reply may deliver
+// it: the outcome is unknown, never a refusal that a retry would send again.
+func TestRelayDropAfterDataIsUnknown(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.DropAfterData()
+	sink.Start(t)
+	_, err := adapter(sink).Send(context.Background(), message("<p>x</p>", nil))
+	if err == nil || !channels.OutcomeUnknown(err) {
+		t.Fatalf("error %v, want an unknown outcome", err)
+	}
+	if len(sink.Mails()) != 1 {
+		t.Fatalf("the relay kept %d mails, want the 1 it read", len(sink.Mails()))
+	}
+}
+
 func TestRelayUnreachable(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
 	a := &email.Adapter{Relay: &email.Relay{Addr: addr, TLS: email.None}, Timeout: time.Second}
 	_, err := a.Send(context.Background(), message("<p>x</p>", nil))
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || channels.OutcomeUnknown(err) {
 		t.Fatalf("refusal %v", err)
 	}
 }

@@ -111,7 +111,14 @@ type SubmitError struct {
 	Recipient string
 	SMTP      *smtp.SMTPError
 	Err       error
+	// Unknown: the relay took the whole mail (DATA and its final dot) and
+	// the connection broke before its reply: it may deliver the mail.
+	Unknown bool
 }
+
+// OutcomeUnknown says the relay may have taken the mail
+// (channels.OutcomeUnknown).
+func (e *SubmitError) OutcomeUnknown() bool { return e.Unknown }
 
 func (e *SubmitError) Error() string {
 	if e.Recipient != "" {
@@ -156,7 +163,13 @@ func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byt
 		return stageErr(StageData, "", err)
 	}
 	if err := w.Close(); err != nil {
-		return stageErr(StageData, "", err)
+		// Close writes the final dot and reads the reply: a reply is an
+		// answer; no reply after the whole mail went out is an unknown
+		// outcome, never a refusal (the mail may be on its way).
+		err := stageErr(StageData, "", err)
+		se := err.(*SubmitError)
+		se.Unknown = se.SMTP == nil
+		return err
 	}
 	_ = c.Quit() // the mail is accepted; a failed QUIT changes nothing
 	return nil

@@ -178,7 +178,7 @@ func (a *Adapter) commentReply(ctx context.Context, n *node, commentID, text str
 		return nil, err
 	}
 	if out.ID == "" {
-		return nil, &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider took the reply without an id"}
+		return nil, &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider took the reply without an id"}
 	}
 	return &channels.Receipt{ProviderIDs: []string{out.ID}}, nil
 }
@@ -191,7 +191,7 @@ func (a *Adapter) message(ctx context.Context, n *node, body map[string]any) (st
 		return "", err
 	}
 	if out.MessageID == "" {
-		return "", &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider accepted the message without a message_id"}
+		return "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider accepted the message without a message_id"}
 	}
 	return out.MessageID, nil
 }

@@ -10,14 +10,19 @@ package meta
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -137,7 +142,8 @@ func (c *Client) Do(ctx context.Context, method, target, token, contentType stri
 		return nil
 	}
 	if err := json.Unmarshal(answer.body, out); err != nil {
-		return &Error{HTTPStatus: answer.status, Message: "the provider's answer is not the JSON it documents", Err: err}
+		// Meta took the request (2xx) but what it said is lost.
+		return &Error{HTTPStatus: answer.status, Unanswered: true, Message: "the provider's answer is not the JSON it documents", Err: err}
 	}
 	return nil
 }
@@ -174,14 +180,24 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
+	// Whether the request was written tells a refusal (nothing reached
+	// Meta: a dial refused, a DNS failure) from an unknown outcome.
+	var written atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) { written.Store(written.Load() || i.Err == nil) },
+	}))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, transportError(ctx, err, written.Load())
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, transportError(ctx, err)
+		// A refusal's status is a refusal however its body ends; an
+		// acceptance whose body broke off lost the id Meta gave.
+		e := transportError(ctx, err, resp.StatusCode >= 200 && resp.StatusCode <= 299)
+		e.HTTPStatus = resp.StatusCode
+		return nil, e
 	}
 	a := &answer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: raw}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -194,19 +210,48 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 }
 
 // transportError describes a failed exchange without its URL (a paging or
-// media URL may carry a token in its query).
-func transportError(ctx context.Context, err error) *Error {
+// media URL may carry a token in its query); written says the request went
+// out whole, so the provider may have acted on it.
+func transportError(ctx context.Context, err error, written bool) *Error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Timeout: true, Message: "the provider did not answer in time", Err: errors.Unwrap(err)}
+		msg := "the provider did not answer in time"
+		if !written {
+			msg = "the provider could not be reached in time"
+		}
+		return &Error{Timeout: true, Unanswered: written, Message: msg, Err: errors.Unwrap(err)}
 	case errors.Is(err, context.Canceled):
-		return &Error{Message: "the call was cancelled", Err: context.Canceled}
+		return &Error{Unanswered: written, Message: "the call was cancelled", Err: context.Canceled}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return &Error{Message: "the provider could not be reached", Err: err}
+	if written {
+		return &Error{Unanswered: true, Message: "the connection was lost after the request was sent: " + cause(err), Err: err}
+	}
+	return &Error{Message: "the provider could not be reached: " + cause(err), Err: err}
+}
+
+// cause names why a connection failed, for an operator, without addresses
+// or URLs: DNS, refused, reset, TLS, or the error's own last words.
+func cause(err error) string {
+	var dnsErr *net.DNSError
+	var tlsErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dnsErr):
+		return "DNS lookup failed"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	case errors.As(err, &tlsErr), errors.As(err, &recErr):
+		return "TLS handshake failed"
+	}
+	return "network error"
 }
 
 // log writes one line per call: method, path (no query: it may carry a

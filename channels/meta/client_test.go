@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,8 +94,56 @@ func TestClientTimeout(t *testing.T) {
 	if !errors.As(err, &e) || !e.Timeout {
 		t.Fatalf("error %#v, want a timeout", err)
 	}
+	if !channels.OutcomeUnknown(err) {
+		t.Fatalf("a request written and not answered in time is an unknown outcome: %#v", err)
+	}
 	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable {
 		t.Fatalf("refusal %+v", r)
+	}
+}
+
+// A provider that reads the request and drops the connection may have
+// acted on it: the outcome is unknown, not a refusal.
+func TestClientDropAfterReadingIsUnknown(t *testing.T) {
+	g := metatest.New(t)
+	g.Queue(metatest.Script{PathSuffix: "/messages", Drop: true})
+	err := g.Config(5*time.Second).Graph().PostJSON(context.Background(), "T", map[string]any{"a": 1}, nil, "1", "messages")
+	if !channels.OutcomeUnknown(err) {
+		t.Fatalf("error %#v, want an unknown outcome", err)
+	}
+	if n := len(g.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") })); n != 1 {
+		t.Fatalf("the stand-in saw %d requests, want 1 (a POST is never retried by the transport)", n)
+	}
+	if channels.OutcomeUnknown(channels.NotSent(err)) {
+		t.Fatal("NotSent must make the outcome known")
+	}
+}
+
+// A TLS handshake that never completes times out before the request is
+// written: a refusal (nothing reached the provider), never unknown.
+func TestClientTimeoutBeforeWritingIsARefusal(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepted, never answered
+		}
+	}()
+	err = meta.Config{GraphURL: "https://" + l.Addr().String(), Timeout: 100 * time.Millisecond}.Graph().
+		PostJSON(context.Background(), "T", map[string]any{}, nil, "1", "messages")
+	var e *meta.Error
+	if !errors.As(err, &e) || !e.Timeout {
+		t.Fatalf("error %#v, want a timeout", err)
+	}
+	if channels.OutcomeUnknown(err) {
+		t.Fatalf("nothing was written, yet the outcome is unknown: %#v", err)
 	}
 }
 
@@ -106,7 +155,7 @@ func TestClientConnectionErrorAnd5xx(t *testing.T) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	err = meta.Config{GraphURL: "http://" + addr, Timeout: time.Second}.Graph().PostJSON(context.Background(), "T", map[string]any{}, nil, "1", "messages")
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider could not be reached" {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider could not be reached: connection refused" || channels.OutcomeUnknown(err) {
 		t.Fatalf("connection refused: %+v", r)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

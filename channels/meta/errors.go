@@ -28,6 +28,10 @@ type Error struct {
 	FBTraceID  string
 	// Timeout: no answer within the client's timeout.
 	Timeout bool
+	// Unanswered: the request was written but its answer never came whole
+	// (a timeout, a reset or an EOF after the write, a 2xx whose body broke
+	// off), so Meta may have acted on it (OutcomeUnknown).
+	Unanswered bool
 	// RetryAfter is the wait the answer asked for (Retry-After, or Meta's
 	// usage headers' estimated_time_to_regain_access), 0 when none.
 	RetryAfter time.Duration
@@ -44,6 +48,10 @@ func (e *Error) Error() string {
 	}
 	return "meta: " + e.Reason()
 }
+
+// OutcomeUnknown says the request went out and no answer came: for a send,
+// the customer may have the message (channels.OutcomeUnknown).
+func (e *Error) OutcomeUnknown() bool { return e.Unanswered }
 
 // Unwrap is the transport error, if any.
 func (e *Error) Unwrap() error { return e.Err }

@@ -137,7 +137,9 @@ func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p p
 		if len(p.file.Content) > 0 {
 			id, err := a.Upload(ctx, creds, p.file)
 			if err != nil {
-				return "", err
+				// An upload is not the customer's message: whatever became
+				// of it, nothing reached the customer.
+				return "", channels.NotSent(err)
 			}
 			media["id"] = id
 		} else {
@@ -167,7 +169,7 @@ func (a *Adapter) post(ctx context.Context, creds *channels.Credentials, endpoin
 		return "", err
 	}
 	if len(out.Messages) == 0 || out.Messages[0].ID == "" {
-		return "", &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider accepted the message without a message id"}
+		return "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider accepted the message without a message id"}
 	}
 	return out.Messages[0].ID, nil
 }
@@ -204,7 +206,7 @@ func (a *Adapter) Upload(ctx context.Context, creds *channels.Credentials, f *ch
 		return "", err
 	}
 	if out.ID == "" {
-		return "", &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider took the upload without a media id"}
+		return "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider took the upload without a media id"}
 	}
 	return out.ID, nil
 }

@@ -5,6 +5,7 @@ package emailtest
 
 import (
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -32,6 +33,7 @@ type Sink struct {
 	mails   []Mail
 	rcpt    map[string]*smtp.SMTPError
 	data    *smtp.SMTPError
+	drop    bool
 	users   map[string]string
 	authed  []string
 	arrived chan struct{}
@@ -85,6 +87,14 @@ func (s *Sink) RefuseData(e *smtp.SMTPError) {
 	s.data = e
 }
 
+// DropAfterData makes the relay read a whole mail, keep it, and close the
+// connection without a reply: the sender cannot know it was taken.
+func (s *Sink) DropAfterData() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop = true
+}
+
 // Mails returns the accepted mails so far.
 func (s *Sink) Mails() []Mail {
 	s.mu.Lock()
@@ -103,10 +113,11 @@ func (s *Sink) Authenticated() []string {
 }
 
 // NewSession implements smtp.Backend.
-func (s *Sink) NewSession(c *smtp.Conn) (smtp.Session, error) { return &session{sink: s}, nil }
+func (s *Sink) NewSession(c *smtp.Conn) (smtp.Session, error) { return &session{sink: s, conn: c}, nil }
 
 type session struct {
 	sink   *Sink
+	conn   *smtp.Conn
 	authed bool
 	mail   Mail
 }
@@ -163,6 +174,10 @@ func (ss *session) Data(r io.Reader) error {
 	select {
 	case ss.sink.arrived <- struct{}{}:
 	default:
+	}
+	if ss.sink.drop {
+		_ = ss.conn.Conn().Close()
+		return errors.New("emailtest: dropped after DATA")
 	}
 	return nil
 }

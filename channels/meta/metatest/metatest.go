@@ -133,6 +133,10 @@ type Script struct {
 	Header http.Header
 	// Delay is waited before answering (or until the caller gives up).
 	Delay time.Duration
+	// Drop closes the connection after reading the request, with no
+	// answer (after Delay, if any): the request reached Meta, its answer
+	// never came.
+	Drop bool
 	// Times is how many requests it answers: 0 once, -1 always.
 	Times int
 }

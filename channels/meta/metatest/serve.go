@@ -40,6 +40,12 @@ func (s *Server) handler(host string) http.Handler {
 				return
 			}
 		}
+		if script != nil && script.Drop {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
 		for k, v := range a.header {
 			w.Header()[k] = v
 		}
