@@ -66,6 +66,9 @@ type Resolver struct {
 	Seal seal.Key
 	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).
 	ProviderTimeout time.Duration
+	// ProviderUnknownAfter is how long a send with no provider answer waits
+	// for a status (MSGSVC_PROVIDER_UNKNOWN_AFTER; 15m when 0).
+	ProviderUnknownAfter time.Duration
 	// Refresher re-syncs a WhatsApp number's templates soon (after a
 	// 132001); nil does nothing.
 	Refresher send.TemplateRefresher
@@ -136,7 +139,7 @@ func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
 func (r *Resolver) sends() *send.Service {
 	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
-		Email: r.mailEnvelope(), Pacer: r.Pacer}
+		UnknownAfter: r.ProviderUnknownAfter, Email: r.mailEnvelope(), Pacer: r.Pacer}
 }
 
 // DeliverSandbox completes the sandbox sends that are due: delivered or

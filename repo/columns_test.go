@@ -33,6 +33,7 @@ var columnLists = map[string]columnList{
 	"EmailDomain":           {EmailDomain{}, emailDomainColumns, "email_domains"},
 	"File":                  {File{}, fileColumns, "files"},
 	"IdempotencyRecord":     {IdempotencyRecord{}, idempotencyColumns, "idempotency_keys"},
+	"SendCreations":         {SendCreations{}, sendCreationsColumns, "send_creations"},
 	"Event":                 {Event{}, eventColumns, "events"},
 	"Workspace":             {Workspace{}, workspaceColumns, "workspaces"},
 	"APIKey":                {APIKey{}, apiKeyColumns, "api_keys"},

@@ -17,10 +17,13 @@ type IdempotencyRecord struct {
 	ResponseStatus *int      `db:"response_status"`
 	ResponseBody   []byte    `db:"response_body"`
 	CreatedAt      time.Time `db:"created_at"`
+	// MessageID is the message a send reserved under the key (nil before
+	// its reserve, and for other requests).
+	MessageID *string `db:"message_id"`
 }
 
 const idempotencyColumns = `api_key_id, key, workspace_id, livemode, request_hash, request_id,
-	response_status, response_body, created_at`
+	response_status, response_body, created_at, message_id`
 
 // ClaimIdempotencyKey inserts the record unless the key exists; it reports
 // whether this request now owns the key. It runs as its own statement, so a
@@ -37,14 +40,27 @@ func (q Queries) IdempotencyKey(ctx context.Context, apiKeyID, key string) (*Ide
 	return one[IdempotencyRecord](ctx, q, `SELECT `+idempotencyColumns+` FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`, apiKeyID, key)
 }
 
-// RetakeIdempotencyKey gives a key whose record expired to a new request. It
-// succeeds only if the record is still the one the caller read, so two
-// requests retaking the same key agree on one owner.
-func (q Queries) RetakeIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, oldRequestID string) (bool, error) {
+// RetakeIdempotencyKey gives a key whose record expired, or whose request
+// died before it reserved anything, to a new request. It succeeds only if
+// the record is still the one the caller read, so two requests retaking
+// the same key agree on one owner; unless expired, a key bound to a
+// message (or answered) is never retaken.
+func (q Queries) RetakeIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, oldRequestID string, expired bool) (bool, error) {
 	n, err := q.exec(ctx, `UPDATE idempotency_keys SET workspace_id = $4, livemode = $5, request_hash = $6,
-		request_id = $7, response_status = NULL, response_body = NULL, created_at = $8
-		WHERE api_key_id = $1 AND key = $2 AND request_id = $3`,
-		rec.APIKeyID, rec.Key, oldRequestID, rec.WorkspaceID, rec.Livemode, rec.RequestHash, rec.RequestID, rec.CreatedAt)
+		request_id = $7, response_status = NULL, response_body = NULL, created_at = $8, message_id = NULL
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3
+		AND ($9 OR (message_id IS NULL AND response_status IS NULL))`,
+		rec.APIKeyID, rec.Key, oldRequestID, rec.WorkspaceID, rec.Livemode, rec.RequestHash, rec.RequestID, rec.CreatedAt, expired)
+	return n == 1, err
+}
+
+// BindIdempotencyKey names the message a send reserves under its key, in
+// the reserve's transaction; false when the request no longer owns the key
+// (a retry took it over), and the reserve must not commit.
+func (q Queries) BindIdempotencyKey(ctx context.Context, apiKeyID, key, requestID, messageID string) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE idempotency_keys SET message_id = $4
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3 AND message_id IS NULL`,
+		apiKeyID, key, requestID, messageID)
 	return n == 1, err
 }
 

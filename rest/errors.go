@@ -58,6 +58,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		entry, _ = apierr.Lookup(apierr.InternalError)
 		e = &apierr.Error{Code: apierr.InternalError, Message: entry.Message}
 	}
+	if e.RetryAfter <= 0 && entry.Status == http.StatusServiceUnavailable {
+		// Every 503 says when to come back (channel_unavailable included).
+		e.RetryAfter = unavailableRetry
+	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
 )
@@ -54,8 +55,16 @@ func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := s.Resolver.MetaHooks().Accept(r.Context(), raw)
 	if err != nil {
-		slog.Error("meta hook not stored", "request_id", requestID(r.Context()), "err", err)
-		http.Error(w, "not stored; retry", http.StatusInternalServerError)
+		// Meta retries a hook it got no 200 for: whatever kept it from
+		// being stored (an outage, mostly), the answer is "retry later",
+		// never 500.
+		log := slog.Error
+		if unavailable(err) {
+			log = slog.Warn
+		}
+		log("meta hook not stored; Meta retries it", "request_id", requestID(r.Context()), "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
+		http.Error(w, "not stored; retry", http.StatusServiceUnavailable)
 		return
 	}
 	slog.Info("meta hook stored", "request_id", requestID(r.Context()), "hook_id", id, "bytes", len(raw))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 	"github.com/msgsvc/msgsvc/graph/metahook"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -210,11 +211,11 @@ func (h *metaHooks) wantSettledEvents(id string) {
 	}
 }
 
-// sweepUnknown lets a held send outlive the provider timeout and the grace,
+// sweepUnknown lets a held send outlive MSGSVC_PROVIDER_UNKNOWN_AFTER,
 // runs the sweep, and returns the message it gave up as provider_unknown.
 func (h *metaHooks) sweepUnknown() string {
 	h.T.Helper()
-	h.Clock.Advance(5 * time.Minute)
+	h.Clock.Advance(send.DefaultUnknownAfter + time.Second)
 	if err := h.Resolver.SweepSending(h.T.Context()); err != nil {
 		h.T.Fatal(err)
 	}

@@ -27,6 +27,13 @@ const (
 	// abandonedAfter frees a key whose request never finished (its process
 	// died): no request runs that long, so a retry may take the key over.
 	abandonedAfter = 5 * time.Minute
+	// abandonedSendAfter frees the key of a send that died before its
+	// reserve bound the key to a message: a send reaches its reserve within
+	// a few seconds, and one that is only slow loses the key at its reserve
+	// (send.KeyBinding) instead of sending twice.
+	abandonedSendAfter = 30 * time.Second
+	// inProgressRetry is the Retry-After of a 409 idempotency_in_progress.
+	inProgressRetry = time.Second
 )
 
 // sendRoutes check an over-long Idempotency-Key among their own field rules,
@@ -45,9 +52,13 @@ func serve(w http.ResponseWriter, r *http.Request, h endpoint) {
 
 // idempotent runs a POST under its Idempotency-Key. Postgres decides: the
 // key row is claimed with INSERT … ON CONFLICT DO NOTHING before the request
-// runs, so a duplicate on any API process sees it and answers 409 while the
-// first runs, 422 if its body differs, or the stored first answer once it
-// is final. A 5xx or 429 is not final: the key is released for a retry.
+// runs, so a duplicate on any API process sees it and answers 422 if its
+// body differs, the stored first answer once it is final, the current state
+// of the message a send bound the key to (201, or 202 while sending), or
+// 409 while the first runs and has bound nothing. A 5xx or 429 of a request
+// that bound nothing is not final: the key is released for a retry. Once a
+// send bound the key, every answer is final (docs/api.md, Delivery
+// guarantees).
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Actor, key string, h endpoint) {
 	body, err := readBody(r)
 	if err != nil {
@@ -66,14 +77,16 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 	sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
 	rec := &repo.IdempotencyRecord{APIKeyID: a.KeyID, Key: key, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
 		RequestHash: hex.EncodeToString(sum[:]), RequestID: requestID(r.Context()), CreatedAt: s.now()}
-	prior, err := s.claim(r.Context(), rec)
+	prior, err := s.claim(r.Context(), rec, sendRoutes[r.URL.Path])
 	switch {
 	case err != nil:
 		writeError(w, r, err)
 	case prior != nil && prior.RequestHash != rec.RequestHash:
 		writeError(w, r, apierr.New(apierr.IdempotencyKeyReused, "Idempotency-Key %q was used with a different request; use a new key.", key))
+	case prior != nil && prior.ResponseStatus == nil && prior.MessageID != nil:
+		s.answerFromMessage(w, r, a, rec, prior, h)
 	case prior != nil && prior.ResponseStatus == nil:
-		writeError(w, r, apierr.New(apierr.IdempotencyInProgress, "A request with Idempotency-Key %q is still running; retry shortly.", key))
+		writeError(w, r, inProgress(key))
 	case prior != nil:
 		// The first answer, as it was sent, request id included.
 		w.Header().Set("X-Request-Id", prior.RequestID)
@@ -88,25 +101,83 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 	}
 }
 
+func inProgress(key string) error {
+	e := apierr.New(apierr.IdempotencyInProgress, "A request with Idempotency-Key %q is still running; retry shortly.", key)
+	e.RetryAfter = inProgressRetry
+	return e
+}
+
+// answerFromMessage answers a retry of a send whose key is bound to a
+// message and has no final answer stored (the first request is still
+// calling the provider, died, or could not store its answer): the
+// message's current state, 202 while it is sending and 201 once settled,
+// and never a second provider call. A bound message that no longer exists
+// was refused (a refusal removes it) without its answer stored: nothing
+// reached the customer, so the request runs again.
+func (s *Server) answerFromMessage(w http.ResponseWriter, r *http.Request, a *auth.Actor, rec *repo.IdempotencyRecord, prior *repo.IdempotencyRecord, h endpoint) {
+	msg, err := s.Resolver.Query().Message(r.Context(), *prior.MessageID)
+	if e, ok := apierr.As(err); ok && e.Code == apierr.MessageNotFound {
+		ok, err := s.Resolver.Store.RetakeIdempotencyKey(r.Context(), rec, prior.RequestID, true)
+		switch {
+		case err != nil:
+			writeError(w, r, err)
+		case !ok:
+			writeError(w, r, inProgress(rec.Key))
+		default:
+			s.runClaimed(w, r, rec, h)
+		}
+		return
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	status := http.StatusCreated
+	if msg.Status == "sending" {
+		status = http.StatusAccepted
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeJSON(w, status, dataBody{msg})
+}
+
 // runClaimed runs the request that owns a key and stores its final answer.
 func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.IdempotencyRecord, h endpoint) {
 	// A client hanging up must not leave the key in progress.
 	ctx := context.WithoutCancel(r.Context())
-	store := s.Resolver.Store
-	finished := false
-	defer func() {
-		if !finished {
-			if err := store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID); err != nil {
-				slog.Error("release idempotency key; it stays in progress until abandoned", "request_id", requestID(r.Context()), "err", err)
-			}
-		}
-	}()
+	var binding *send.KeyBinding
+	if sendRoutes[r.URL.Path] {
+		binding = &send.KeyBinding{APIKeyID: rec.APIKeyID, Key: rec.Key, RequestID: rec.RequestID}
+		r = r.WithContext(send.WithKeyBinding(r.Context(), binding))
+	}
 	rw := &recorder{ResponseWriter: w}
 	serve(rw, r, h)
-	if rw.status >= 500 || rw.status == http.StatusTooManyRequests {
-		return
+	switch bound := binding != nil && binding.MessageID != ""; {
+	case bound && rw.status == http.StatusAccepted:
+		// Sending: the key answers from the message until it settles.
+	case bound:
+		// The message exists, or existed and was refused: the answer is
+		// final. Unstored, the key still answers from the message.
+		s.finish(ctx, r, rec, rw)
+	case rw.status >= 500 || rw.status == http.StatusTooManyRequests || !s.finish(ctx, r, rec, rw):
+		s.release(ctx, r, rec)
 	}
-	finished = s.finish(ctx, r, rec, rw)
+}
+
+// release forgets a key whose request bound nothing and reached no final
+// answer, retrying a failed write; a key it cannot release is abandoned
+// after abandonedSendAfter (a send) or abandonedAfter.
+func (s *Server) release(ctx context.Context, r *http.Request, rec *repo.IdempotencyRecord) {
+	for attempt := 1; attempt <= finishAttempts; attempt++ {
+		err := s.Resolver.Store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID)
+		if err == nil {
+			return
+		}
+		slog.Error("release idempotency key", "request_id", requestID(r.Context()), "attempt", attempt, "err", err)
+		if attempt < finishAttempts {
+			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+		}
+	}
+	slog.Error("idempotency key not released; a retry takes it over once abandoned", "request_id", requestID(r.Context()))
 }
 
 // finishAttempts is how often storing a final answer is tried before the key
@@ -131,8 +202,9 @@ func (s *Server) finish(ctx context.Context, r *http.Request, rec *repo.Idempote
 }
 
 // claim takes the key for this request (nil) or returns the record that
-// holds it. An expired or abandoned record is taken over.
-func (s *Server) claim(ctx context.Context, rec *repo.IdempotencyRecord) (*repo.IdempotencyRecord, error) {
+// holds it. An expired record is taken over, and so is an abandoned one
+// that bound no message and has no answer.
+func (s *Server) claim(ctx context.Context, rec *repo.IdempotencyRecord, isSend bool) (*repo.IdempotencyRecord, error) {
 	store := s.Resolver.Store
 	for range 3 {
 		ok, err := store.ClaimIdempotencyKey(ctx, rec)
@@ -146,16 +218,20 @@ func (s *Server) claim(ctx context.Context, rec *repo.IdempotencyRecord) (*repo.
 		if err != nil {
 			return nil, err
 		}
-		expired := !rec.CreatedAt.Before(prior.CreatedAt.Add(idempotencyTTL)) ||
-			(prior.ResponseStatus == nil && !rec.CreatedAt.Before(prior.CreatedAt.Add(abandonedAfter)))
-		if !expired {
+		abandon := abandonedAfter
+		if isSend {
+			abandon = abandonedSendAfter
+		}
+		expired := !rec.CreatedAt.Before(prior.CreatedAt.Add(idempotencyTTL))
+		abandoned := prior.ResponseStatus == nil && prior.MessageID == nil && !rec.CreatedAt.Before(prior.CreatedAt.Add(abandon))
+		if !expired && !abandoned {
 			return prior, nil
 		}
-		if ok, err = store.RetakeIdempotencyKey(ctx, rec, prior.RequestID); err != nil || ok {
+		if ok, err = store.RetakeIdempotencyKey(ctx, rec, prior.RequestID, expired); err != nil || ok {
 			return nil, err
 		}
 	}
-	return nil, apierr.New(apierr.IdempotencyInProgress, "A request with Idempotency-Key %q is still running; retry shortly.", rec.Key)
+	return nil, inProgress(rec.Key)
 }
 
 // keyTooLong answers an over-long key, unless the body is not even a JSON

@@ -13,7 +13,17 @@ func (s *Server) sendMessage(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	out, err := s.Resolver.Mutation().SendMessage(r.Context(), in)
-	return http.StatusCreated, out, err
+	return sentStatus(out), out, err
+}
+
+// sentStatus is 201 for a message the provider took (or the sandbox), 202
+// for one still sending: the provider's answer never came, and its status
+// settles the message (docs/api.md, Delivery guarantees).
+func sentStatus(m *model.Message) int {
+	if m != nil && m.Status == "sending" {
+		return http.StatusAccepted
+	}
+	return http.StatusCreated
 }
 
 func (s *Server) sendMarketingMessage(r *http.Request) (int, any, error) {
@@ -22,7 +32,7 @@ func (s *Server) sendMarketingMessage(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	out, err := s.Resolver.Mutation().SendMarketingMessage(r.Context(), in)
-	return http.StatusCreated, out, err
+	return sentStatus(out), out, err
 }
 
 func (s *Server) getMessage(r *http.Request) (int, any, error) {

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -117,6 +118,7 @@ func TestPostgresOutage(t *testing.T) {
 			api := resttest.New(t, func(a *resttest.API) {
 				a.Resolver.Store = proxy.store(t, a.Store)
 				a.Resolver.KeyCache = &auth.CachedKeys{Store: a.Resolver.Store, Clock: a.Clock.Now, TTL: time.Hour}
+				a.Server.Meta = rest.MetaHooks{AppSecret: hookSecret}
 			})
 			api.Want(api.Do("GET", "/v1/conversations", "test_all", nil), 200, "") // warms the key cache
 			proxy.stop(mode == "silent")
@@ -129,6 +131,19 @@ func TestPostgresOutage(t *testing.T) {
 				if r.Header.Get("Retry-After") != "5" {
 					t.Errorf("Retry-After %q, want 5", r.Header.Get("Retry-After"))
 				}
+			}
+			// Meta's hooks are not stored: 503 with Retry-After, so Meta
+			// retries them, never 500.
+			raw := []byte(`{"object":"whatsapp_business_account","entry":[]}`)
+			req, _ := http.NewRequest("POST", api.HTTP.URL+"/hooks/meta", bytes.NewReader(raw))
+			req.Header.Set("X-Hub-Signature-256", signature(raw))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" {
+				t.Errorf("/hooks/meta with Postgres down: %d Retry-After %q, want 503 and 5", resp.StatusCode, resp.Header.Get("Retry-After"))
 			}
 			// GraphQL answers 200 with the error's code, as for any error.
 			status, body := graphql(t, api, "admin-token", "ws_main", `{ usage { period } }`)

@@ -20,10 +20,13 @@ type LiveConfig struct {
 	MetaAPIVersion    string // MSGSVC_META_API_VERSION
 	// MetaAppSecret keys X-Hub-Signature-256 on /hooks/meta; empty means
 	// /hooks/meta answers 503.
-	MetaAppSecret     string
-	MetaVerifyToken   string        // MSGSVC_META_VERIFY_TOKEN
-	ProviderTimeout   time.Duration // MSGSVC_PROVIDER_TIMEOUT
-	TemplateSyncEvery time.Duration // MSGSVC_TEMPLATE_SYNC_EVERY
+	MetaAppSecret   string
+	MetaVerifyToken string        // MSGSVC_META_VERIFY_TOKEN
+	ProviderTimeout time.Duration // MSGSVC_PROVIDER_TIMEOUT
+	// ProviderUnknownAfter is how long a send whose provider call got no
+	// answer waits for a status before it fails as provider_unknown.
+	ProviderUnknownAfter time.Duration // MSGSVC_PROVIDER_UNKNOWN_AFTER
+	TemplateSyncEvery    time.Duration // MSGSVC_TEMPLATE_SYNC_EVERY
 	// SMTPRelay is the outbound relay (nil: live email answers 503).
 	SMTPRelay    *url.URL
 	SMTPAddr     string // MSGSVC_SMTP_ADDR; empty turns the listener off
@@ -74,6 +77,7 @@ func loadLive(get func(name, def string) string, env, secret string) (LiveConfig
 		into      *time.Duration
 	}{
 		{"MSGSVC_PROVIDER_TIMEOUT", "15s", &c.ProviderTimeout},
+		{"MSGSVC_PROVIDER_UNKNOWN_AFTER", "15m", &c.ProviderUnknownAfter},
 		{"MSGSVC_TEMPLATE_SYNC_EVERY", "15m", &c.TemplateSyncEvery},
 	} {
 		v, err := time.ParseDuration(get(d.name, d.def))

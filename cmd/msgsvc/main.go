@@ -222,6 +222,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 	resolver.PublicURL = cfg.PublicURL
 	resolver.Seal = cfg.Seal
 	resolver.ProviderTimeout = cfg.Live.ProviderTimeout
+	resolver.ProviderUnknownAfter = cfg.Live.ProviderUnknownAfter
 	resolver.Adapters = map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}
 	wireMeta(resolver, cfg, client)
 	if err := wireEmail(cfg.Live, resolver); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -59,7 +60,7 @@ const (
 )
 
 // namedOf is what a status naming m (by biz_opaque_callback_data) may do
-// to it: wait for a send still sending, settle one the sweep gave up as
+// to it: settle a send still sending or one the sweep gave up as
 // provider_unknown (not knowing is ours; Meta's status says it took the
 // message), nothing to any other.
 func namedOf(m *repo.Message) named {
@@ -98,9 +99,13 @@ func (s *Service) settleNamed(ctx context.Context, st *meta.WhatsAppStatus) (nam
 }
 
 // settleOn settles the named message if it is one of acc's: sent with the
-// wamid as its provider id (part 0: a provider_unknown message has none),
-// sent_at the status's time, delivery.error and failed_at cleared, and
-// message.status; no message.sent, its failure was announced already.
+// wamid as its provider id, sent_at the status's time, and an event. A
+// message still sending (its provider call got no answer, its process died,
+// or its confirm has not committed yet) gets what its reserve created
+// announced and message.sent: Meta's status says it took the message, and
+// a confirm that comes later finds it settled. One the sweep gave up as
+// provider_unknown (delivery.error and failed_at cleared) gets
+// message.status: its failure was announced already.
 func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *meta.WhatsAppStatus) (named, error) {
 	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true, Channels: []string{"whatsapp"}}
 	n := namedNothing
@@ -114,19 +119,24 @@ func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *m
 		if err != nil || conv.AccountID != acc.AccountID {
 			return err
 		}
-		if n = namedOf(m); n != namedSettled {
+		if n = namedOf(m); n == namedNothing {
 			return nil
 		}
 		at := model.NewTimestamp(s.Clock.Now())
 		if !st.Timestamp.IsZero() {
 			at = model.NewTimestamp(st.Timestamp)
 		}
-		wamid := st.ID
+		wamid, was := st.ID, n
 		m.Status = "sent"
 		if m.Delivery, err = json.Marshal(model.Delivery{ProviderMessageID: &wamid, SentAt: &at}); err != nil {
 			return err
 		}
-		ok, err := q.SettleUnknownMessage(ctx, m)
+		var ok bool
+		if was == namedSending {
+			ok, err = q.ConfirmMessage(ctx, m)
+		} else {
+			ok, err = q.SettleUnknownMessage(ctx, m)
+		}
 		if err == nil && ok {
 			ok, err = q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp", ProviderID: wamid,
 				MessageID: m.ID, Status: "sent"})
@@ -137,9 +147,19 @@ func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *m
 		if !ok {
 			return fmt.Errorf("metahook: message %s or wamid %s settled meanwhile", m.ID, wamid)
 		}
+		n = namedSettled
+		out := view.Message(m)
+		if was == namedSending {
+			slog.Info("meta hook: a message still sending settled by its status's biz_opaque_callback_data",
+				"message_id", m.ID, "wamid", wamid)
+			if err := send.AnnounceCreations(ctx, q, s.Events, scope, m.ID); err != nil {
+				return err
+			}
+			return s.Events.Record(ctx, q, scope, event.MessageSent, view.Conversation(conv), out)
+		}
 		slog.Warn("meta hook: a provider_unknown message settled by its status's biz_opaque_callback_data",
 			"message_id", m.ID, "wamid", wamid)
-		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
+		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err != nil {
 		return namedNothing, err

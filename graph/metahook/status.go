@@ -49,14 +49,14 @@ func (s *Service) status(ctx context.Context, st *meta.WhatsAppStatus, received 
 // stored only at confirm), so a status of an unknown wamid is processed
 // again (ErrStatusEarly) while its hook is younger than EarlyStatusWait or
 // while a send on the number is still sending; after that it is logged and
-// dropped: a send is sending for at most the provider timeout and the sweep's
-// grace, so the wait is bounded.
+// dropped: a send is sending for at most MSGSVC_PROVIDER_UNKNOWN_AFTER, so
+// the wait is bounded.
 //
 // A status of an unknown wamid that carries biz_opaque_callback_data (our
 // message id, which every /messages send carries) goes to settle first: a
-// message the sweep gave up as provider_unknown (its process died before
-// confirm stored the wamid) is settled with the wamid and the status then
-// applied through apply; one still sending is processed again.
+// message still sending (its provider call got no answer, or its process
+// died before confirm stored the wamid) or given up as provider_unknown is
+// settled with the wamid and the status then applied through apply.
 func (s *Service) statusOf(ctx context.Context, st *meta.WhatsAppStatus, received time.Time, apply func(context.Context) (bool, error), settle func(context.Context) (named, error)) error {
 	known, err := apply(ctx)
 	if err != nil || known {

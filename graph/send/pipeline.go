@@ -17,24 +17,28 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// The live send runs in three steps (live.md 3), none holding a transaction
-// or a lock while the provider is called:
+// The live send runs in three steps (docs/architecture.md), none holding a
+// transaction or a lock while the provider is called:
 //
 //	reserve: every rule, the quota unit taken, the message stored as
-//	         sending (its place in the conversation taken), in one short
-//	         transaction;
+//	         sending (its place in the conversation taken), the
+//	         Idempotency-Key bound to it, in one short transaction;
 //	call:    the adapter, within ProviderTimeout;
-//	confirm: sent with the provider's ids and message.sent; or release:
-//	         the message removed and the quota unit given back, the
-//	         provider's refusal mapped (refused) and acted on (needs_reauth,
-//	         rate-limit holds, a template refresh).
+//	confirm: sent with the provider's ids, the reserve's creations and
+//	         message.sent; or release: the message and what its reserve
+//	         created removed, the quota unit given back, the provider's
+//	         refusal mapped (refused) and acted on (needs_reauth, rate-limit
+//	         holds, a template refresh); or, when the request went out and
+//	         no answer came (channels.OutcomeUnknown), unknown: the message
+//	         stays sending, answered 202 (exactly.go).
 //
 // A process that dies between reserve and confirm leaves the message
-// sending; SweepSending fails it with provider_unknown, never sending it a
-// second time. A provider answer that comes after the sweep (a stalled
-// process) still settles the message: confirm stores its ids and status,
-// or answers it as it is when a status naming it by biz_opaque_callback_data
-// settled it first (graph/metahook).
+// sending, as an unknown outcome does: a status naming it settles it
+// (graph/metahook), or SweepSending fails it with provider_unknown after
+// UnknownAfter, never sending it a second time. A provider answer that
+// comes after the sweep (a stalled process) still settles the message:
+// confirm stores its ids and status, or answers it as it is when a status
+// settled it first.
 
 // DefaultProviderTimeout bounds one provider call when none is configured.
 const DefaultProviderTimeout = 15 * time.Second
@@ -59,9 +63,6 @@ type reservation struct {
 	ob    *channels.Message
 	// period is the quota month a unit was taken from; "" when none was.
 	period string
-	// recorded says the reservation recorded events (contact.created,
-	// conversation.created), which its commit must announce.
-	recorded bool
 	// sent is the answer of a sandbox send, accepted in the reserve's own
 	// transaction (sandboxAccept); nil for a live one.
 	sent *model.Message
@@ -82,6 +83,9 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			return err
 		}
 		msgID := repo.NewID("msg_", r.Clock.Now())
+		if err := bindKey(ctx, q, msgID); err != nil {
+			return err
+		}
 		content, err := r.channelRules(ctx, q, a, req, t, msgID)
 		if err != nil {
 			return err
@@ -110,9 +114,11 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		if !a.Livemode {
 			return r.sandboxAccept(ctx, q, res, req, t)
 		}
-		res.recorded, err = r.store(ctx, q, a.Scope(), req, t, res.msg)
-		return err
+		return r.store(ctx, q, a.Scope(), req, t, res.msg, true)
 	})
+	if b := keyBindingFrom(ctx); err == nil && b != nil {
+		b.MessageID = res.msg.ID
+	}
 	return res, err
 }
 
@@ -130,7 +136,7 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 		return err
 	}
 	s := res.actor.Scope()
-	if _, err := r.store(ctx, q, s, req, t, msg); err != nil {
+	if err := r.store(ctx, q, s, req, t, msg, false); err != nil {
 		return err
 	}
 	res.sent = view.Message(msg)
@@ -281,14 +287,13 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			slog.Warn("send: the provider answered after the sweep gave the message up; settled", "message_id", msg.ID, "status", msg.Status)
 			return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 		}
+		if err := AnnounceCreations(ctx, q, r.Events, s, msg.ID); err != nil {
+			return err
+		}
 		if err := r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
 			return err
 		}
 		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
-	if err != nil {
-		slog.Error("send: confirm failed; the sweep settles the message", "message_id", msg.ID, "err", err)
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }

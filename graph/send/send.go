@@ -60,6 +60,11 @@ type Service struct {
 	Email EmailEnvelope
 	// Pacer spaces live WhatsApp calls of one number; nil paces nothing.
 	Pacer *Pacer
+	// UnknownAfter is how long a message whose provider call got no answer
+	// waits for the provider's status before it is failed as
+	// provider_unknown (MSGSVC_PROVIDER_UNKNOWN_AFTER; DefaultUnknownAfter
+	// when 0).
+	UnknownAfter time.Duration
 }
 
 // htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the
@@ -111,25 +116,35 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 		r.Events.Committed(context.WithoutCancel(ctx))
 		return res.sent, nil
 	}
-	if res.recorded {
-		// A reply in an existing conversation records nothing before the
-		// provider answers: announcing would only cost the response two
-		// Redis round trips (docs/performance.md).
-		r.Events.Committed(ctx)
-	}
 	// Reserved: from here on the message is settled whatever the client
 	// does, and no transaction or lock is held while the provider answers.
+	// The reserve recorded no event: what it created is announced with the
+	// message's settle, and removed with its release.
 	ctx = context.WithoutCancel(ctx)
+	pending := view.Message(res.msg)
+	r.Files.SignAttachments(pending)
 	receipt, callErr := r.call(ctx, res.ob)
-	if callErr != nil {
-		return nil, r.release(ctx, res, callErr)
+	switch {
+	case callErr == nil:
+		var out *model.Message
+		err := r.settleRetrying(ctx, "confirm", res.msg.ID, true, func(ctx context.Context) (err error) {
+			out, err = r.confirm(ctx, res, receipt)
+			return err
+		})
+		if err != nil && !isDecision(err) {
+			// The provider took the message: it is never answered as
+			// refused. It stays sending until the background's confirm,
+			// a status or the sweep settles it.
+			return pending, nil
+		}
+		if err == nil {
+			r.Events.Committed(ctx)
+		}
+		return out, err
+	case channels.OutcomeUnknown(callErr):
+		return r.unknown(ctx, res, pending, callErr), nil
 	}
-	out, err := r.confirm(ctx, res, receipt)
-	if err != nil {
-		return nil, err
-	}
-	r.Events.Committed(ctx)
-	return out, nil
+	return nil, r.release(ctx, res, callErr)
 }
 
 // prepare builds the message as stored (status sending) and as its adapter
@@ -189,22 +204,26 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	return msg, ob, nil
 }
 
-// store writes a reserved message, with the conversation it starts, and
-// records contact.created and conversation.created in that order
-// (message.sent follows when the provider accepted it). It reports whether
-// it recorded an event.
-func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message) (bool, error) {
+// store writes a reserved message, with the conversation it starts. A
+// sandbox send records contact.created and conversation.created in that
+// order (message.sent follows); a live one (deferred) keeps what it created
+// in send_creations instead, announced when its message is settled
+// (AnnounceCreations) or removed when the provider refuses it.
+func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message, deferred bool) error {
 	now := msg.CreatedAt
-	if t.newContact {
+	creations := &repo.SendCreations{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode}
+	if t.newContact && deferred {
+		creations.ContactID = &t.contact.ID
+	} else if t.newContact {
 		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
-			return false, err
+			return err
 		}
 	}
 	created := t.conv == nil
 	if created {
 		var err error
 		if t.conv, err = conversation.Start(ctx, q, s, t.acc, t.contact, false, now); err != nil {
-			return false, fmt.Errorf("send: %w", err)
+			return fmt.Errorf("send: %w", err)
 		}
 		if req.channel == "email" {
 			t.conv.Subject = &req.subject
@@ -212,24 +231,30 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 	}
 	msg.ConversationID = t.conv.ID
 	if err := conversation.Save(ctx, q, s, t.conv, t.contact, created, now); err != nil {
-		return false, fmt.Errorf("send: %w", err)
+		return fmt.Errorf("send: %w", err)
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
-		return false, fmt.Errorf("send: insert message: %w", err)
+		return fmt.Errorf("send: insert message: %w", err)
 	}
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
 			if _, dup := err.(*repo.ConflictError); dup {
-				return false, apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
+				return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 			}
-			return false, err
+			return err
 		}
 	}
-	if created {
+	switch {
+	case created && deferred:
+		creations.ConversationID = &t.conv.ID
+	case created:
 		convOut := view.Conversation(t.conv)
-		return true, r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
+		return r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
 	}
-	return t.newContact, nil
+	if creations.ContactID == nil && creations.ConversationID == nil {
+		return nil
+	}
+	return q.InsertSendCreations(ctx, creations)
 }
 
 // accountOf is the sending account as an adapter needs it.

@@ -69,8 +69,11 @@ func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, 
 }
 
 // release undoes a reservation the provider refused and answers the
-// refusal's API error: the message removed, the quota unit given back, and
-// what the refusal says about the account acted on.
+// refusal's API error: the message and what its reserve created removed,
+// the quota unit given back, and what the refusal says about the account
+// acted on. A database error is tried again (settleRetrying); one that
+// persists leaves the message sending for the sweep, and the refusal is
+// answered all the same.
 func (r *Service) release(ctx context.Context, res *reservation, callErr error) error {
 	refusal := channels.AsRefusal(callErr)
 	msg, acc := res.msg, res.ob.Account
@@ -79,36 +82,8 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	}
 	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
 		"code", refusal.Code, "reason", refusal.Reason)
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		// The conversation before the message, which ReleaseMessage removes
-		// and then takes off the conversation's count: the order every
-		// writer locks the two in (graph/metahook/callback.go).
-		s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
-		if _, err := q.LockConversation(ctx, s, msg.ConversationID); err != nil {
-			return ignoreGone(err) // and the message with it
-		}
-		removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
-		if err != nil || !removed {
-			return err
-		}
-		if res.period != "" {
-			if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period); err != nil {
-				return err
-			}
-		}
-		if refusal.NeedsReauth {
-			if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
-				return err
-			}
-		}
-		if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
-			who := ""
-			if refusal.Hold == channels.HoldRecipient {
-				who = res.ob.To
-			}
-			return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
-		}
-		return nil
+	err := r.settleRetrying(ctx, "release", msg.ID, false, func(ctx context.Context) error {
+		return r.Store.InTx(ctx, func(q repo.Queries) error { return r.releaseIn(ctx, q, res, refusal) })
 	})
 	if err != nil {
 		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
@@ -119,4 +94,47 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 		}
 	}
 	return refused(refusal)
+}
+
+// releaseIn is release's transaction.
+func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservation, refusal *channels.Refusal) error {
+	msg, acc := res.msg, res.ob.Account
+	// The conversation before the message, which ReleaseMessage removes
+	// and then takes off the conversation's count: the order every
+	// writer locks the two in (graph/metahook/callback.go).
+	s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
+	if _, err := q.LockConversation(ctx, s, msg.ConversationID); err != nil {
+		return ignoreGone(err) // and the message with it
+	}
+	removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
+	if err != nil || !removed {
+		return err
+	}
+	created, err := q.TakeSendCreations(ctx, msg.ID)
+	if err != nil {
+		return err
+	}
+	if created != nil {
+		if err := q.RemoveCreations(ctx, created); err != nil {
+			return err
+		}
+	}
+	if res.period != "" {
+		if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period); err != nil {
+			return err
+		}
+	}
+	if refusal.NeedsReauth {
+		if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
+			return err
+		}
+	}
+	if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
+		who := ""
+		if refusal.Hold == channels.HoldRecipient {
+			who = res.ob.To
+		}
+		return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -12,19 +11,13 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// sendingGrace is how long past the provider timeout a message may stay
-// sending before the sweep gives it up.
-const sendingGrace = time.Minute
-
-// SweepSending fails messages left sending by a process that died between
-// reserve and confirm: their outcome is unknown, so they become failed with
-// provider_unknown and are never sent again.
+// SweepSending fails messages still sending UnknownAfter after their
+// reserve: their provider call got no answer, or the process making it
+// died, and no status of the provider named them since. Their outcome is
+// unknown, so they become failed with provider_unknown and are never sent
+// again; a status that names them later still settles them forward.
 func (r *Service) SweepSending(ctx context.Context) error {
-	timeout := r.ProviderTimeout
-	if timeout <= 0 {
-		timeout = DefaultProviderTimeout
-	}
-	stale, err := r.Store.StaleSendingMessages(ctx, r.Clock.Now().Add(-timeout-sendingGrace), 100)
+	stale, err := r.Store.StaleSendingMessages(ctx, r.Clock.Now().Add(-r.unknownAfter()), 100)
 	for _, m := range stale {
 		if err := r.giveUp(ctx, m.WorkspaceID, m.ID); err != nil {
 			return err
@@ -51,7 +44,10 @@ func (r *Service) giveUp(ctx context.Context, workspaceID, messageID string) err
 		at := model.NewTimestamp(r.Clock.Now())
 		m.Status = "failed"
 		if m.Delivery, err = json.Marshal(model.Delivery{FailedAt: &at, Error: &model.DeliveryError{Code: "provider_unknown",
-			Message: "The service stopped while the provider was being called; whether it took the message is unknown, and it is not sent again."}}); err != nil {
+			Message: "No answer or status of the provider said whether it took the message; it is not sent again."}}); err != nil {
+			return err
+		}
+		if err := AnnounceCreations(ctx, q, r.Events, s, m.ID); err != nil {
 			return err
 		}
 		if _, err := q.ConfirmMessage(ctx, m); err != nil {

@@ -1,0 +1,234 @@
+package rest_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta/metatest"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+)
+
+// Exactly once to the customer (docs/api.md, Delivery guarantees), tried
+// with live WhatsApp sends against the Graph API stand-in.
+
+// sends counts the provider's /messages requests.
+func (h *metaHooks) sends() int {
+	return len(h.graph.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") }))
+}
+
+// eventsOf counts the events of a type about an object id.
+func (h *metaHooks) eventsOf(typ, id string) int {
+	return h.count(`SELECT count(*) FROM events WHERE type = $1 AND envelope->'data'->>'id' = $2`, typ, id)
+}
+
+// An ambiguous provider outcome (the connection dropped after Meta read the
+// request, or an answer later than the timeout) is no refusal: 202 with the
+// message sending, retries with the key answer from the message without a
+// second provider call, and Meta's status (by biz_opaque_callback_data)
+// settles it, announced once.
+func TestAmbiguousOutcomeIsKeptSendingAndSettledByStatus(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"drop", "late"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			h := newMetaHooks(t)
+			wa := whatsapp.New(h.graph.Config(300 * time.Millisecond))
+			h.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": wa}
+			sc := metatest.Script{PathSuffix: "/messages", Drop: true}
+			if fault == "late" {
+				sc = metatest.Script{PathSuffix: "/messages", Delay: 3 * time.Second}
+			}
+			h.graph.Queue(sc)
+			body := map[string]any{"conversation_id": "conv_live", "text": "your order shipped"}
+			first := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "amb-1"), 202, "").Data()
+			id, _ := first["id"].(string)
+			if first["status"] != "sending" || id == "" {
+				t.Fatalf("first answer %v, want the message sending", first)
+			}
+			for range 2 {
+				again := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "amb-1"), 202, "")
+				if again.Data()["id"] != id || again.Header.Get("Idempotent-Replayed") != "true" {
+					t.Fatalf("retry answered %v (replayed %q), want message %s", again.Data(), again.Header.Get("Idempotent-Replayed"), id)
+				}
+			}
+			if n := h.sends(); n != 1 {
+				t.Fatalf("the provider got %d sends, want 1", n)
+			}
+			if n := h.eventsOf("message.sent", id); n != 0 {
+				t.Fatalf("%d message.sent before any status, want 0", n)
+			}
+			at := resttest.Epoch.Unix() + 60
+			st := waStatus("wamid.AMB_"+fault, "delivered", at)
+			st["biz_opaque_callback_data"] = id
+			h.deliver(waChange("messages", waValue("statuses", st)))
+			got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data()
+			d := got["delivery"].(map[string]any)
+			if got["status"] != "delivered" || d["provider_message_id"] != "wamid.AMB_"+fault || d["error"] != nil {
+				t.Fatalf("after the status: %v", got)
+			}
+			if s, st := h.eventsOf("message.sent", id), h.eventsOf("message.status", id); s != 1 || st != 1 {
+				t.Fatalf("%d message.sent and %d message.status, want 1 and 1", s, st)
+			}
+			settled := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "amb-1"), 201, "").Data()
+			if settled["id"] != id || settled["status"] != "delivered" || h.sends() != 1 {
+				t.Fatalf("retry after the status: %v, %d sends", settled, h.sends())
+			}
+		})
+	}
+}
+
+// With no status within MSGSVC_PROVIDER_UNKNOWN_AFTER the sweep fails the
+// message as provider_unknown; a status after that still settles it.
+func TestAmbiguousOutcomeWithoutStatusBecomesProviderUnknown(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Drop: true})
+	id, _ := h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": "conv_live", "text": "hello"}), 202, "").Data()["id"].(string)
+	h.Clock.Advance(send.DefaultUnknownAfter - time.Minute)
+	if err := h.Resolver.SweepSending(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data(); got["status"] != "sending" {
+		t.Fatalf("before MSGSVC_PROVIDER_UNKNOWN_AFTER the sweep settled it: %v", got)
+	}
+	h.Clock.Advance(2 * time.Minute)
+	if err := h.Resolver.SweepSending(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data()
+	if got["status"] != "failed" || got["delivery"].(map[string]any)["error"].(map[string]any)["code"] != "provider_unknown" {
+		t.Fatalf("after the sweep: %v", got)
+	}
+	st := waStatus("wamid.LATE_STATUS", "read", resttest.Epoch.Unix()+3600)
+	st["biz_opaque_callback_data"] = id
+	h.deliver(waChange("messages", waValue("statuses", st)))
+	if got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data(); got["status"] != "read" {
+		t.Fatalf("a status after the give-up did not settle it forward: %v", got)
+	}
+	if h.sends() != 1 {
+		t.Fatalf("%d sends, want 1", h.sends())
+	}
+}
+
+// A retry while the first request is still calling the provider answers
+// the message as it is (202 sending), not 409, and calls nothing; so does a
+// retry after the key would count as abandoned (the serving process died).
+func TestRetryDuringTheCallAnswersFromTheMessage(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	held := h.holdSendWithKey("wamid.HELD", "table for two", "held-1")
+	body := map[string]any{"conversation_id": "conv_live", "text": "table for two"}
+	during := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "held-1"), 202, "").Data()
+	if during["status"] != "sending" {
+		t.Fatalf("retry during the call: %v", during)
+	}
+	h.Clock.Advance(10 * time.Minute) // far past any abandonment
+	if again := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "held-1"), 202, "").Data(); again["id"] != during["id"] {
+		t.Fatalf("retry much later: %v, want %v", again, during["id"])
+	}
+	ans := held.finish(t)
+	if ans.status != 201 || ans.body["id"] != during["id"] {
+		t.Fatalf("the first request answered %d %v", ans.status, ans.body)
+	}
+	final := h.Want(sendMsg(h.API, "live_all", body, "Idempotency-Key", "held-1"), 201, "").Data()
+	if final["id"] != during["id"] || final["status"] != "sent" || h.sends() != 1 {
+		t.Fatalf("after the answer: %v, %d sends", final, h.sends())
+	}
+}
+
+// A refused send leaves nothing behind: not the contact, not the
+// conversation its reserve created, no event; and its answer is replayed
+// under the key without a second provider call.
+func TestRefusedSendLeavesNothing(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	contacts := h.count(`SELECT count(*) FROM contacts`)
+	convs := h.count(`SELECT count(*) FROM conversations`)
+	events := h.count(`SELECT count(*) FROM events`)
+	for _, c := range []struct {
+		code, status int
+		want         string
+	}{{131026, 400, "recipient_unreachable"}, {131000, 500, "channel_unavailable"}} {
+		h.graph.Fail("/messages", c.status, c.code, 0, "")
+		body := map[string]any{"channel": "whatsapp", "to": "+15550007001", "whatsapp_account_id": "wa_main",
+			"template": tpl("order_update", "R")}
+		key := "refused-" + c.want
+		first := h.Do("POST", "/v1/messages", "live_all", body, "Idempotency-Key", key)
+		if first.Code() != c.want {
+			t.Fatalf("refusal %d answered %d %s", c.code, first.Status, first.Raw)
+		}
+		if first.Status == 503 && first.Header.Get("Retry-After") == "" {
+			t.Error("503 channel_unavailable without Retry-After")
+		}
+		if n, m, e := h.count(`SELECT count(*) FROM contacts`), h.count(`SELECT count(*) FROM conversations`),
+			h.count(`SELECT count(*) FROM events`); n != contacts || m != convs || e != events {
+			t.Fatalf("after %s: contacts %d→%d, conversations %d→%d, events %d→%d", c.want, contacts, n, convs, m, events, e)
+		}
+		if n := h.count(`SELECT count(*) FROM send_creations`); n != 0 {
+			t.Fatalf("%d send_creations rows left", n)
+		}
+		sent := h.sends()
+		again := h.Do("POST", "/v1/messages", "live_all", body, "Idempotency-Key", key)
+		if again.Status != first.Status || again.Code() != c.want || again.Header.Get("Idempotent-Replayed") != "true" || h.sends() != sent {
+			t.Fatalf("retry of %s: %d %s replayed %q, %d sends (want %d)", c.want, again.Status, again.Code(),
+				again.Header.Get("Idempotent-Replayed"), h.sends(), sent)
+		}
+	}
+}
+
+// A live send that creates a contact and a conversation announces them
+// with message.sent once the provider took it, in that order.
+func TestAcceptedSendAnnouncesItsCreations(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	body := map[string]any{"channel": "whatsapp", "to": "+15550007002", "whatsapp_account_id": "wa_main",
+		"template": tpl("order_update", "S")}
+	msg := h.Want(sendMsg(h.API, "live_all", body), 201, "").Data()
+	var types []string
+	if err := h.Store.DB.Select(&types, `SELECT type FROM events WHERE conversation_id = $1 OR
+		(type = 'contact.created' AND envelope->'data'->>'id' = (SELECT contact_id FROM conversations WHERE id = $1))
+		ORDER BY seq`, msg["conversation_id"]); err != nil {
+		t.Fatal(err)
+	}
+	if want := "contact.created conversation.created message.sent"; strings.Join(types, " ") != want {
+		t.Fatalf("events %v, want %s", types, want)
+	}
+}
+
+// holdSendWithKey is holdSend with an Idempotency-Key.
+func (h *metaHooks) holdSendWithKey(wamid, text, key string) *heldSend {
+	h.T.Helper()
+	s := &heldSend{arrived: make(chan struct{}), release: make(chan struct{}), done: make(chan heldAnswer, 1)}
+	var once sync.Once
+	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Status: 200,
+		Match: func(r metatest.Request) bool {
+			once.Do(func() { s.req = r; close(s.arrived) })
+			<-s.release
+			return true
+		},
+		Body: map[string]any{"messaging_product": "whatsapp",
+			"contacts": []any{map[string]any{"input": "15550009005", "wa_id": "15550009005"}},
+			"messages": []any{map[string]any{"id": wamid}}}})
+	go func() {
+		r := sendMsg(h.API, "live_all", map[string]any{"conversation_id": "conv_live", "text": text}, "Idempotency-Key", key)
+		s.done <- heldAnswer{status: r.Status, body: r.Data()}
+	}()
+	select {
+	case <-s.arrived:
+	case <-time.After(10 * time.Second):
+		h.T.Fatal("the send never reached the stand-in")
+	}
+	h.T.Cleanup(func() {
+		select {
+		case <-s.release:
+		default:
+			close(s.release)
+		}
+	})
+	return s
+}
