@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // AccountProvider is a channel account's sealed provider credentials.
@@ -211,19 +213,33 @@ type ProviderHook struct {
 	ReceivedAt  time.Time  `db:"received_at"`
 	ProcessedAt *time.Time `db:"processed_at"`
 	Attempts    int        `db:"attempts"`
+	// OrderKeys are the customers the hook is about (migration 0020).
+	OrderKeys pq.StringArray `db:"order_keys"`
 }
 
 // InsertProviderHook stores a webhook payload durably before it is answered.
 func (q Queries) InsertProviderHook(ctx context.Context, h *ProviderHook) error {
-	_, err := q.exec(ctx, `INSERT INTO provider_hooks (id, source, payload, received_at) VALUES ($1, $2, $3, $4)`,
-		h.ID, h.Source, h.Payload, h.ReceivedAt)
+	_, err := q.exec(ctx, `INSERT INTO provider_hooks (id, source, payload, received_at, order_keys) VALUES ($1, $2, $3, $4, $5)`,
+		h.ID, h.Source, h.Payload, h.ReceivedAt, array(h.OrderKeys))
 	return err
 }
 
 // ProviderHook returns one stored webhook.
 func (q Queries) ProviderHook(ctx context.Context, id string) (*ProviderHook, error) {
-	return one[ProviderHook](ctx, q, `SELECT id, source, payload, received_at, processed_at, attempts
+	return one[ProviderHook](ctx, q, `SELECT id, source, payload, received_at, processed_at, attempts, order_keys
 		FROM provider_hooks WHERE id = $1`, id)
+}
+
+// PendingPredecessors lists the unprocessed hooks received before h that
+// share a customer with it, oldest first: they are processed before it.
+func (q Queries) PendingPredecessors(ctx context.Context, h *ProviderHook, limit int) ([]string, error) {
+	var out []string
+	if len(h.OrderKeys) == 0 {
+		return nil, nil
+	}
+	return out, q.selectRows(ctx, &out, `SELECT id FROM provider_hooks WHERE processed_at IS NULL
+		AND order_keys && $1 AND (received_at, id) < ($2, $3) ORDER BY received_at, id LIMIT $4`,
+		array(h.OrderKeys), h.ReceivedAt, h.ID, limit)
 }
 
 // PendingProviderHooks lists the ids of unprocessed webhooks received before

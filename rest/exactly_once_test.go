@@ -232,3 +232,36 @@ func (h *metaHooks) holdSendWithKey(wamid, text, key string) *heldSend {
 	})
 	return s
 }
+
+// A customer's messages keep their order when the job of the earlier hook
+// died: processing the later hook first processes the earlier one, so both
+// are stored and announced as the customer sent them.
+func TestInboundOrderSurvivesALostHookJob(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	at := resttest.Epoch.Unix()
+	first := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.ORDER_1", at, "text", map[string]any{"body": "first"}))))
+	second := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.ORDER_2", at+1, "text", map[string]any{"body": "second"}))))
+	// first's job died: only second's runs.
+	if err := h.Resolver.ProcessMetaHook(t.Context(), second); err != nil {
+		t.Fatal(err)
+	}
+	if !h.hookProcessed(first) || !h.hookProcessed(second) {
+		t.Fatalf("processed: first %v, second %v; want both", h.hookProcessed(first), h.hookProcessed(second))
+	}
+	var texts []string
+	if err := h.Store.DB.Select(&texts, `SELECT envelope->'data'->>'text' FROM events
+		WHERE type = 'message.received' ORDER BY seq`); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(texts, ",") != "first,second" {
+		t.Fatalf("message.received in order %v, want first,second", texts)
+	}
+	// first's job, run at last, changes nothing.
+	if err := h.Resolver.ProcessMetaHook(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.count(`SELECT count(*) FROM messages WHERE text IN ('first', 'second')`); n != 2 {
+		t.Fatalf("%d messages, want 2", n)
+	}
+}

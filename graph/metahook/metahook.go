@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -31,6 +30,7 @@ type Store interface {
 	InsertProviderHook(ctx context.Context, h *repo.ProviderHook) error
 	ProviderHook(ctx context.Context, id string) (*repo.ProviderHook, error)
 	PendingProviderHooks(ctx context.Context, before time.Time, limit int) ([]string, error)
+	PendingPredecessors(ctx context.Context, h *repo.ProviderHook, limit int) ([]string, error)
 	FinishProviderHook(ctx context.Context, id string, at time.Time, lastErr string) error
 	AccountProvidersByKey(ctx context.Context, channel, key string) ([]repo.AccountProvider, error)
 	AccountProviders(ctx context.Context, channel string) ([]repo.AccountProvider, error)
@@ -71,15 +71,14 @@ type Service struct {
 	EarlyStatusWait time.Duration
 }
 
-// order serialises processing within the process, so the events of one
-// conversation are handled in the order their payloads arrived.
-var order sync.Mutex
-
 // Accept stores a signed payload durably and queues its processing; the
 // caller answers 200 once it returns nil.
 func (s *Service) Accept(ctx context.Context, raw []byte) (string, error) {
 	now := s.Clock.Now()
 	h := &repo.ProviderHook{ID: repo.NewID("hook_", now), Source: "meta", Payload: raw, ReceivedAt: now}
+	if p, err := meta.ParseWebhook(raw); err == nil {
+		h.OrderKeys = orderKeys(p)
+	}
 	if err := s.Store.InsertProviderHook(ctx, h); err != nil {
 		return "", fmt.Errorf("metahook: store: %w", err)
 	}
@@ -106,12 +105,27 @@ func (s *Service) SweepHooks(ctx context.Context) error {
 	return err
 }
 
-// Process handles one stored hook once: a processed hook is skipped, a
-// failed one is retried by its job or the sweep. A payload that does not
-// parse is marked processed (logged): retrying cannot fix it.
+// Process handles one stored hook once, after the older pending hooks of
+// its customers (order.go): a processed hook is skipped, a failed one is
+// retried by its job or the sweep. A payload that does not parse is marked
+// processed (logged): retrying cannot fix it.
 func (s *Service) Process(ctx context.Context, hookID string) error {
-	order.Lock()
-	defer order.Unlock()
+	h, err := s.Store.ProviderHook(ctx, hookID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil
+	}
+	if err != nil || h.ProcessedAt != nil {
+		return err
+	}
+	defer lockKeys(h.OrderKeys)()
+	if err := s.catchUp(ctx, h); err != nil {
+		return err
+	}
+	return s.processLocked(ctx, hookID)
+}
+
+// processLocked handles one stored hook, its customers' stripes held.
+func (s *Service) processLocked(ctx context.Context, hookID string) error {
 	h, err := s.Store.ProviderHook(ctx, hookID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil

@@ -14,3 +14,10 @@ CREATE TABLE send_creations (
     contact_id      text,
     conversation_id text
 );
+
+-- The customers a stored Meta hook is about (whatsapp:{phone_number_id}:{wa_id},
+-- instagram:{account}:{customer}): a hook is processed after every older
+-- pending hook of the same customer, so a customer's messages keep their
+-- order across a crash, and hooks of different customers go in parallel.
+ALTER TABLE provider_hooks ADD COLUMN order_keys text[] NOT NULL DEFAULT '{}';
+CREATE INDEX provider_hooks_pending_keys ON provider_hooks USING gin (order_keys) WHERE processed_at IS NULL;
