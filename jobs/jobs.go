@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 )
 
 // Queue is the asynq queue msgsvc uses (MSGSVC_QUEUE); webhook deliveries
@@ -31,6 +32,8 @@ func WebhookQueue(queue string) string { return queue + "-webhooks" }
 type Client struct {
 	asynq     *asynq.Client
 	inspector *asynq.Inspector
+	// redis registers the queues again (RegisterQueues).
+	redis redis.UniversalClient
 	// Queue is the asynq queue tasks go to; tests give each their own.
 	Queue string
 
@@ -80,6 +83,7 @@ func (c *Client) paused() bool { return time.Now().UnixNano() < c.pausedUntil.Lo
 // and starts its background enqueueing.
 func NewClient(opt asynq.RedisConnOpt) *Client {
 	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue}
+	c.redis, _ = opt.MakeRedisClient().(redis.UniversalClient)
 	c.announcer = NewCoalescer(c.announce, announceAgainAfter)
 	ctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
@@ -92,7 +96,28 @@ func NewClient(opt asynq.RedisConnOpt) *Client {
 func (c *Client) Close() error {
 	c.stop()
 	c.background.Wait()
-	return errors.Join(c.asynq.Close(), c.inspector.Close())
+	errs := errors.Join(c.asynq.Close(), c.inspector.Close())
+	if c.redis != nil {
+		errs = errors.Join(errs, c.redis.Close())
+	}
+	return errs
+}
+
+// allQueues is the Redis set in which asynq lists the queues it knows:
+// its inspector (GET /admin/queues, the queue metrics) reads only those.
+const allQueues = "asynq:queues"
+
+// RegisterQueues lists the client's queues in asynq's set of queues again.
+// asynq adds a queue there once per process, at its first enqueue, so a
+// Redis that lost its data (a restart without persistence, a failover to
+// an empty replica) would forget them until every process restarts; the
+// sweeps call this every pass, so metrics and /admin/queues come back
+// within one.
+func (c *Client) RegisterQueues(ctx context.Context) error {
+	if c.redis == nil {
+		return nil
+	}
+	return c.redis.SAdd(ctx, allQueues, c.Queue, WebhookQueue(c.Queue)).Err()
 }
 
 // DeleteArchived deletes the tasks asynq archived in the client's queue: a

@@ -29,6 +29,8 @@ type Sweeps struct {
 	Idempotency IdempotencyPurger
 	// Archive, when set, drops archived tasks with the purges.
 	Archive ArchiveCleaner
+	// Queues, when set, lists the queues in asynq's set again every pass.
+	Queues QueueRegistrar
 	// Sending is nil when nothing sends live (some tests).
 	Sending SendingSweeper
 	// MetaHooks is nil when no Meta webhooks are processed (some tests).
@@ -41,6 +43,11 @@ type Sweeps struct {
 // (retried until accepted); mail.Notices is one.
 type NoticeSender interface {
 	SendNotices(ctx context.Context) error
+}
+
+// QueueRegistrar lists the queues in asynq's set of queues; Client is one.
+type QueueRegistrar interface {
+	RegisterQueues(ctx context.Context) error
 }
 
 // MetaHookSweeper processes stored Meta webhooks whose task was lost.
@@ -70,6 +77,9 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
+			if s.Queues != nil {
+				step("queue registration", s.Queues.RegisterQueues)
+			}
 			step("webhook fan-out", s.Webhooks.FanOut)
 			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)
 			if s.Sending != nil {

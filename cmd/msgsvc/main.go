@@ -255,6 +255,6 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
 	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
 	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every)
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Queues: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every)
 	return srv.Shutdown, nil
 }
