@@ -38,7 +38,7 @@ type metaHooks struct {
 	graph *metatest.Server
 }
 
-func newMetaHooks(t *testing.T) *metaHooks {
+func newMetaHooks(t testing.TB) *metaHooks {
 	t.Helper()
 	api := resttest.New(t, func(a *resttest.API) {
 		a.Server.Meta = rest.MetaHooks{AppSecret: hookSecret, VerifyToken: hookVerify}
