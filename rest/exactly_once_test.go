@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"database/sql"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -263,5 +265,37 @@ func TestInboundOrderSurvivesALostHookJob(t *testing.T) {
 	}
 	if n := h.count(`SELECT count(*) FROM messages WHERE text IN ('first', 'second')`); n != 2 {
 		t.Fatalf("%d messages, want 2", n)
+	}
+}
+
+// A confirm that meets database connections Postgres closed (a failover, a
+// pooler's restart) after Meta took the message goes through: 201 sent,
+// never a refusal, and the key answers it.
+func TestConfirmSurvivesClosedConnections(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	held := h.holdSendWithKey("wamid.TERMINATED", "see you at 8", "terminated-1")
+	var db string
+	if err := h.Store.DB.Get(&db, `SELECT current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := sql.Open("postgres", repotest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var killed int
+	if err := admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = $1 AND pid <> pg_backend_pid()`, db).Scan(&killed); err != nil || killed == 0 {
+		t.Fatalf("terminated %d connections (%v), want some", killed, err)
+	}
+	ans := held.finish(t)
+	if ans.status != 201 || ans.body["status"] != "sent" {
+		t.Fatalf("the send answered %d %v, want 201 sent", ans.status, ans.body)
+	}
+	again := h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": "conv_live", "text": "see you at 8"},
+		"Idempotency-Key", "terminated-1"), 201, "").Data()
+	if again["id"] != ans.body["id"] || h.sends() != 1 {
+		t.Fatalf("the retry answered %v, %d sends", again, h.sends())
 	}
 }
