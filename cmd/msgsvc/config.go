@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/rest/clientaddr"
 )
 
 // Config is the service's configuration, read from the environment
@@ -51,6 +52,9 @@ type Config struct {
 	// PublicURL is where clients reach the API; signed file links start
 	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
 	PublicURL string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (MSGSVC_TRUSTED_PROXIES, default none).
+	TrustedProxies clientaddr.Proxies
 	// Sweep is when lost tasks are caught up (MSGSVC_SWEEP_*).
 	Sweep SweepConfig
 	// Live configures the live channels, own processing and operations.
@@ -112,6 +116,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("MSGSVC_EGRESS_IPS: %q is not an IP address", ip)
 		}
 		c.EgressIPs = append(c.EgressIPs, ip)
+	}
+	if c.TrustedProxies, err = clientaddr.Parse(get("MSGSVC_TRUSTED_PROXIES", "")); err != nil {
+		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
 	}
 	if c.EgressIPs == nil {
 		c.EgressIPs = []string{}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != "127.0.0.1:8080" || c.WebhookTimeout != 10*time.Second || c.WebhookGiveUpAfter != 72*time.Hour ||
 		c.SandboxDeliveryDelay != 2*time.Second || c.EventRetention != 720*time.Hour || c.WebhookAllowInsecure ||
-		c.Queue != "msgsvc" || c.Production || c.DBMaxConns != 40 ||
+		c.Queue != "msgsvc" || c.Production || c.DBMaxConns != 40 || len(c.TrustedProxies) != 0 ||
 		!c.DBPrepare {
 		t.Errorf("defaults %+v", c)
 	}
@@ -35,14 +36,14 @@ func TestConfigValues(t *testing.T) {
 	c, err := loadConfig(env(map[string]string{
 		"MSGSVC_WEBHOOK_RETRY_SCHEDULE": "1s, 2s,3s", "MSGSVC_WEBHOOK_ALLOW_INSECURE": "true",
 		"MSGSVC_EGRESS_IPS": "203.0.113.10,203.0.113.11", "MSGSVC_SECRET": "conformance-secret-0123456789",
-		"MSGSVC_DB_MAX_CONNS": "12", "MSGSVC_DB_PREPARE": "false",
+		"MSGSVC_DB_MAX_CONNS": "12", "MSGSVC_DB_PREPARE": "false", "MSGSVC_TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(c.WebhookRetrySchedule, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}) ||
 		!c.WebhookAllowInsecure || len(c.EgressIPs) != 2 || c.SecretGenerated || c.DBMaxConns != 12 ||
-		c.DBPrepare {
+		c.DBPrepare || len(c.TrustedProxies) != 2 || !c.TrustedProxies.Trusts(netip.MustParseAddr("fd00::1")) {
 		t.Errorf("config %+v", c)
 	}
 }
@@ -61,6 +62,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_QUEUE":                  "a{b}",
 		"MSGSVC_DB_MAX_CONNS":           "0",
 		"MSGSVC_DB_PREPARE":             "sometimes",
+		"MSGSVC_TRUSTED_PROXIES":        "10.0.0.0/8,10.0.0.0/40",
 	}
 	for name, value := range cases {
 		_, err := loadConfig(env(map[string]string{name: value}))

@@ -188,7 +188,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
 		}
 		limiter := rest.NewRedisLimiter(rdb)
-		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken,
+		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
