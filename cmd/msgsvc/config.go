@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,9 +69,18 @@ type Config struct {
 // or asynq's hash tags give a meaning to.
 var queueName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// loadConfig reads the environment; an invalid value is an error that names
-// its variable.
+// loadConfig reads the environment, each variable NAME also as NAME_FILE
+// (fileEnv); an invalid value is an error that names its variable.
 func loadConfig(getenv func(string) string) (*Config, error) {
+	env := &fileEnv{getenv: getenv, read: os.ReadFile}
+	c, err := readConfig(env.get)
+	if env.err != nil {
+		return nil, env.err
+	}
+	return c, err
+}
+
+func readConfig(getenv func(string) string) (*Config, error) {
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
@@ -136,6 +146,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
 		return nil, err
 	}
+	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
+		return nil, err
+	}
 	if c.Sweep, err = loadSweep(get); err != nil {
 		return nil, err
 	}
@@ -176,6 +189,21 @@ func (c *Config) loadWebhooks(get func(name, def string) string, duration func(n
 	}
 	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkPublicURL refuses to run in production without an https://
+// MSGSVC_PUBLIC_URL: file, unsubscribe and widget links and Meta's webhook
+// would otherwise point at the listen address.
+func (c *Config) checkPublicURL(set string) error {
+	switch {
+	case !c.Production:
+		return nil
+	case set == "":
+		return fmt.Errorf("MSGSVC_PUBLIC_URL: required in production: the https:// address clients reach the API at (file, unsubscribe and widget links start with it)")
+	case !strings.HasPrefix(c.PublicURL, "https://"):
+		return fmt.Errorf("MSGSVC_PUBLIC_URL: %q is not https://; production needs the TLS address clients reach the API at", c.PublicURL)
 	}
 	return nil
 }
