@@ -20,10 +20,14 @@ import (
 // Config is the service's configuration, read from the environment
 // (decisions 9).
 type Config struct {
-	DatabaseURL          string
-	RedisURL             string
-	Addr                 string
+	DatabaseURL string
+	RedisURL    string
+	Addr        string
+	// Secret is the service secret that signs and seals (MSGSVC_SECRET, a
+	// comma-separated list: its first); PreviousSecrets are the rest of
+	// the list, which still verify and open.
 	Secret               string
+	PreviousSecrets      []string
 	AdminToken           string
 	WebhookAllowInsecure bool
 	WebhookRetrySchedule []time.Duration
@@ -60,8 +64,9 @@ type Config struct {
 	Sweep SweepConfig
 	// Live configures the live channels, own processing and operations.
 	Live LiveConfig
-	// Seal seals provider credentials at rest (MSGSVC_ENCRYPTION_KEY, or
-	// derived from MSGSVC_SECRET).
+	// Seal seals provider credentials at rest (MSGSVC_ENCRYPTION_KEY's
+	// first key, or the one derived from MSGSVC_SECRET's first) and opens
+	// them with any of its keys.
 	Seal seal.Key
 }
 
@@ -152,7 +157,7 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Sweep, err = loadSweep(get); err != nil {
 		return nil, err
 	}
-	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), c.Secret); err != nil {
+	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -209,8 +214,18 @@ func (c *Config) checkPublicURL(set string) error {
 }
 
 // checkSecret refuses a short MSGSVC_SECRET and, outside production, makes
-// up a random one when none is given.
+// up a random one when none is given. A list (comma-separated) rotates the
+// secret: the first signs, every one verifies.
 func (c *Config) checkSecret(env string) error {
+	if list := strings.Split(c.Secret, ","); len(list) > 1 {
+		for i, s := range list {
+			if list[i] = strings.TrimSpace(s); len(list[i]) < 16 {
+				return fmt.Errorf("MSGSVC_SECRET: secret %d of the list: use at least 16 characters", i+1)
+			}
+		}
+		c.Secret, c.PreviousSecrets = list[0], list[1:]
+		return nil
+	}
 	if c.Secret == "" {
 		if env == "production" {
 			return fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")

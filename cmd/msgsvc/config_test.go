@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"net/netip"
 	"reflect"
 	"strings"
@@ -72,5 +73,43 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 	}
 	if _, err := loadConfig(env(map[string]string{"MSGSVC_ENV": "production"})); err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_SECRET:") {
 		t.Errorf("production without a secret: %v", err)
+	}
+}
+
+func TestSecretAndKeyLists(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "the-new-secret-0123, the-old-secret-0123"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Secret != "the-new-secret-0123" || len(c.PreviousSecrets) != 1 || c.PreviousSecrets[0] != "the-old-secret-0123" {
+		t.Errorf("secret %q, previous %q", c.Secret, c.PreviousSecrets)
+	}
+	// Unset, the key is derived from the secrets: the first one's seals,
+	// the others' open.
+	old, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "the-old-secret-0123"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, _ := old.Seal.Seal([]byte("token"), "row")
+	if got, err := c.Seal.Open(sealed, "row"); err != nil || string(got) != "token" {
+		t.Errorf("a value of the old secret's key: %q, %v", got, err)
+	}
+	// Values sealed before MSGSVC_ENCRYPTION_KEY was set still open.
+	withKey, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "the-old-secret-0123", "MSGSVC_ENCRYPTION_KEY": key32('n')}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := withKey.Seal.Open(sealed, "row"); err != nil || string(got) != "token" {
+		t.Errorf("a value of the derived key once MSGSVC_ENCRYPTION_KEY is set: %q, %v", got, err)
+	}
+	for name, vars := range map[string]map[string]string{
+		"MSGSVC_SECRET: secret 2 of the list":              {"MSGSVC_SECRET": "the-new-secret-0123,short"},
+		"MSGSVC_ENCRYPTION_KEY: key 2 of the list":         {"MSGSVC_ENCRYPTION_KEY": key32('n') + ",not-base64!"},
+		"MSGSVC_ENCRYPTION_KEY: key 1 of the list":         {"MSGSVC_ENCRYPTION_KEY": "," + key32('n')},
+		"MSGSVC_ENCRYPTION_KEY: seal: the key is 16 bytes": {"MSGSVC_ENCRYPTION_KEY": base64.StdEncoding.EncodeToString(make([]byte, 16))},
+	} {
+		if _, err := loadConfig(env(vars)); err == nil || !strings.HasPrefix(err.Error(), name) {
+			t.Errorf("%v: %v, want %s…", vars, err, name)
+		}
 	}
 }
