@@ -8,7 +8,8 @@ import (
 // fileEnv is the environment with NAME_FILE: any variable NAME may instead
 // be given as NAME_FILE, the path of a file holding its value (a container
 // Secret mounted as a file), read once at start. Setting both is an error,
-// and so is a file that cannot be read; the first such error is kept in err.
+// and so is a file that cannot be read or is empty; the first such error is
+// kept in err.
 type fileEnv struct {
 	getenv func(string) string
 	read   func(string) ([]byte, error)
@@ -31,7 +32,11 @@ func (f *fileEnv) get(name string) string {
 		f.fail(fmt.Errorf("%s_FILE: %w", name, err))
 		return ""
 	}
-	return strings.TrimRight(string(raw), "\r\n")
+	v := strings.TrimRight(string(raw), "\r\n")
+	if strings.TrimSpace(v) == "" {
+		f.fail(fmt.Errorf("%s_FILE: %s is empty", name, path))
+	}
+	return v
 }
 
 func (f *fileEnv) fail(err error) {

@@ -79,6 +79,10 @@ func TestSecretFileErrors(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_SECRET_FILE: open "+missing) {
 		t.Errorf("missing file: %v", err)
 	}
+	empty := secretFile(t, "\n")
+	if _, err := loadConfig(env(map[string]string{"DATABASE_URL_FILE": empty})); err == nil || err.Error() != "DATABASE_URL_FILE: "+empty+" is empty" {
+		t.Errorf("empty file: %v", err)
+	}
 	if err != nil && strings.Contains(err.Error(), "a-secret") {
 		t.Errorf("the error shows a secret: %v", err)
 	}
