@@ -7,7 +7,7 @@ import (
 
 // unsubscribeLinks signs and reads the List-Unsubscribe links of emails.
 func (r *Resolver) unsubscribeLinks() mail.Links {
-	return mail.Links{Secret: r.Secret, PublicURL: r.PublicURL}
+	return mail.Links{Secrets: r.secrets(), PublicURL: r.PublicURL}
 }
 
 // mailEnvelope completes outbound emails (DKIM key, thread headers,

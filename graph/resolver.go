@@ -25,6 +25,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -39,9 +40,12 @@ type Enqueuer interface {
 
 // Resolver holds the dependencies of every resolver.
 type Resolver struct {
-	Store  *repo.Store
-	Jobs   Enqueuer
-	Secret string
+	Store *repo.Store
+	Jobs  Enqueuer
+	// Secret is the service secret that signs (MSGSVC_SECRET's first);
+	// PreviousSecrets are the rest of its list, which still verify.
+	Secret          string
+	PreviousSecrets []string
 	// Clock returns the current time; tests inject their own.
 	Clock func() time.Time
 	// Adapters send live messages, one per channel; a channel without one
@@ -104,10 +108,15 @@ func (r *Resolver) contacts() *contact.Service {
 	return &contact.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Cursors: r.cursors()}
 }
 
-func (r *Resolver) cursors() cursor.Signer { return cursor.Signer{Secret: r.Secret} }
+func (r *Resolver) cursors() cursor.Signer { return cursor.Signer{Secrets: r.secrets()} }
+
+// secrets are the service secrets, the signing one first.
+func (r *Resolver) secrets() signing.Secrets {
+	return append(signing.Secrets{r.Secret}, r.PreviousSecrets...)
+}
 
 func (r *Resolver) files() *files.Service {
-	return &files.Service{Store: r.Store, Clock: r.Clock, Secret: r.Secret, PublicURL: r.PublicURL}
+	return &files.Service{Store: r.Store, Clock: r.Clock, Secrets: r.secrets(), PublicURL: r.PublicURL}
 }
 
 // FileContent returns the file a signed link names (see files.Service).
@@ -122,7 +131,7 @@ func (r *Resolver) WebhookService() *webhook.Service {
 	if r.Jobs != nil {
 		jobs = r.Jobs
 	}
-	return &webhook.Service{Store: r.Store, Jobs: jobs, Clock: r.Clock, Cursors: r.cursors(), Secret: r.Secret, Config: r.Webhooks}
+	return &webhook.Service{Store: r.Store, Jobs: jobs, Clock: r.Clock, Cursors: r.cursors(), Secrets: r.secrets(), Config: r.Webhooks}
 }
 
 func (r *Resolver) conversations() *conversation.Service {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -15,8 +16,9 @@ import (
 )
 
 // requestInfo is what the request log learns while the request runs: the
-// caller, once the key is known.
+// client's address, and the caller once the key is known.
 type requestInfo struct {
+	client    netip.Addr
 	workspace string
 	livemode  bool
 	known     bool
@@ -31,6 +33,16 @@ func noteCaller(ctx context.Context, a *auth.Actor) {
 	}
 }
 
+// clientIP is the address of the request's client (see
+// clientaddr.Proxies.Of), nil when it has none.
+func clientIP(r *http.Request) net.IP {
+	info, ok := r.Context().Value(requestInfoKey).(*requestInfo)
+	if !ok || !info.client.IsValid() {
+		return nil
+	}
+	return net.IP(info.client.AsSlice())
+}
+
 // routeOf is the matched route pattern of a request, never its raw path.
 func routeOf(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
@@ -41,13 +53,14 @@ func routeOf(r *http.Request) string {
 	return "unmatched"
 }
 
-// observe writes one log line per request (request id, workspace, route
-// pattern, status, duration) and records the request's metrics. It logs no
-// URL, query, header or body: those can hold tokens and messages.
+// observe writes one log line per request (request id, client address,
+// workspace, route pattern, status, duration) and records the request's
+// metrics. It logs no URL, query, header or body: those can hold tokens and
+// messages.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{}
+		info := &requestInfo{client: s.TrustedProxies.Of(r.RemoteAddr, r.Header.Values("X-Forwarded-For"))}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey, info)))
 		status, d, route := sw.code(), time.Since(start), routeOf(r)
@@ -59,6 +72,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		attrs := []slog.Attr{slog.String("request_id", requestID(r.Context())), slog.String("method", r.Method),
 			slog.String("route", route), slog.Int("status", status),
 			slog.Float64("duration_ms", float64(d.Microseconds())/1000)}
+		if info.client.IsValid() {
+			attrs = append(attrs, slog.String("client_ip", info.client.String()))
+		}
 		if info.known {
 			attrs = append(attrs, slog.String("workspace", info.workspace), slog.Bool("livemode", info.livemode))
 		}

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/clientaddr"
 )
 
 // Server is the HTTP facade over the resolvers.
@@ -31,6 +31,10 @@ type Server struct {
 	// Playground serves GraphiQL over /graphql at /admin/graphql, behind
 	// the admin token: for development only (not with MSGSVC_ENV=production).
 	Playground bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (MSGSVC_TRUSTED_PROXIES); the client address keys the
+	// widget's per-IP limit, API keys' ip_allowlist and the request log.
+	TrustedProxies clientaddr.Proxies
 	// QueuesRedis pings the Redis the dashboard reads; when it fails the
 	// dashboard answers 503 service_unavailable. nil skips the check.
 	QueuesRedis func(context.Context) error
@@ -175,12 +179,4 @@ func (s *Server) authenticate(r *http.Request) (*auth.Actor, *repo.Workspace, er
 		return nil, nil, apierr.New(apierr.InvalidAPIKey, "Send the API key as Authorization: Bearer <key>.")
 	}
 	return s.Resolver.Authenticate(r.Context(), strings.TrimSpace(secret), clientIP(r))
-}
-
-func clientIP(r *http.Request) net.IP {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return net.ParseIP(host)
 }

@@ -26,8 +26,9 @@ const (
 
 // widgetAPI is the test API with website chat wired as cmd/msgsvc wires
 // it: the commit listener, the website adapter, a hub and the visitor API
-// (rate limit per visitor per minute). every is the hub's safety check.
-func widgetAPI(t testing.TB, rateLimit int, every time.Duration) *resttest.API {
+// (rate limit per visitor per minute). every is the hub's safety check;
+// more configures the API further.
+func widgetAPI(t testing.TB, rateLimit int, every time.Duration, more ...func(*resttest.API)) *resttest.API {
 	t.Helper()
 	key, err := seal.New("", "test-secret-0123456789")
 	if err != nil {
@@ -45,6 +46,9 @@ func widgetAPI(t testing.TB, rateLimit int, every time.Duration) *resttest.API {
 			t.Fatal(err)
 		}
 		a.Server.Widget = startWidget(t, a, rateLimit, every)
+		for _, c := range more {
+			c(a)
+		}
 	})
 }
 

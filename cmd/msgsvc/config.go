@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,15 +14,20 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/rest/clientaddr"
 )
 
 // Config is the service's configuration, read from the environment
 // (decisions 9).
 type Config struct {
-	DatabaseURL          string
-	RedisURL             string
-	Addr                 string
+	DatabaseURL string
+	RedisURL    string
+	Addr        string
+	// Secret is the service secret that signs and seals (MSGSVC_SECRET, a
+	// comma-separated list: its first); PreviousSecrets are the rest of
+	// the list, which still verify and open.
 	Secret               string
+	PreviousSecrets      []string
 	AdminToken           string
 	WebhookAllowInsecure bool
 	WebhookRetrySchedule []time.Duration
@@ -51,12 +57,16 @@ type Config struct {
 	// PublicURL is where clients reach the API; signed file links start
 	// with it (MSGSVC_PUBLIC_URL, default http:// + MSGSVC_ADDR).
 	PublicURL string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (MSGSVC_TRUSTED_PROXIES, default none).
+	TrustedProxies clientaddr.Proxies
 	// Sweep is when lost tasks are caught up (MSGSVC_SWEEP_*).
 	Sweep SweepConfig
 	// Live configures the live channels, own processing and operations.
 	Live LiveConfig
-	// Seal seals provider credentials at rest (MSGSVC_ENCRYPTION_KEY, or
-	// derived from MSGSVC_SECRET).
+	// Seal seals provider credentials at rest (MSGSVC_ENCRYPTION_KEY's
+	// first key, or the one derived from MSGSVC_SECRET's first) and opens
+	// them with any of its keys.
 	Seal seal.Key
 }
 
@@ -64,9 +74,18 @@ type Config struct {
 // or asynq's hash tags give a meaning to.
 var queueName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// loadConfig reads the environment; an invalid value is an error that names
-// its variable.
+// loadConfig reads the environment, each variable NAME also as NAME_FILE
+// (fileEnv); an invalid value is an error that names its variable.
 func loadConfig(getenv func(string) string) (*Config, error) {
+	env := &fileEnv{getenv: getenv, read: os.ReadFile}
+	c, err := readConfig(env.get)
+	if env.err != nil {
+		return nil, env.err
+	}
+	return c, err
+}
+
+func readConfig(getenv func(string) string) (*Config, error) {
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
@@ -113,6 +132,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		}
 		c.EgressIPs = append(c.EgressIPs, ip)
 	}
+	if c.TrustedProxies, err = clientaddr.Parse(get("MSGSVC_TRUSTED_PROXIES", "")); err != nil {
+		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
+	}
 	if c.EgressIPs == nil {
 		c.EgressIPs = []string{}
 	}
@@ -129,10 +151,13 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
 		return nil, err
 	}
+	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
+		return nil, err
+	}
 	if c.Sweep, err = loadSweep(get); err != nil {
 		return nil, err
 	}
-	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), c.Secret); err != nil {
+	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -173,9 +198,34 @@ func (c *Config) loadWebhooks(get func(name, def string) string, duration func(n
 	return nil
 }
 
+// checkPublicURL refuses to run in production without an https://
+// MSGSVC_PUBLIC_URL: file, unsubscribe and widget links and Meta's webhook
+// would otherwise point at the listen address.
+func (c *Config) checkPublicURL(set string) error {
+	switch {
+	case !c.Production:
+		return nil
+	case set == "":
+		return fmt.Errorf("MSGSVC_PUBLIC_URL: required in production: the https:// address clients reach the API at (file, unsubscribe and widget links start with it)")
+	case !strings.HasPrefix(c.PublicURL, "https://"):
+		return fmt.Errorf("MSGSVC_PUBLIC_URL: %q is not https://; production needs the TLS address clients reach the API at", c.PublicURL)
+	}
+	return nil
+}
+
 // checkSecret refuses a short MSGSVC_SECRET and, outside production, makes
-// up a random one when none is given.
+// up a random one when none is given. A list (comma-separated) rotates the
+// secret: the first signs, every one verifies.
 func (c *Config) checkSecret(env string) error {
+	if list := strings.Split(c.Secret, ","); len(list) > 1 {
+		for i, s := range list {
+			if list[i] = strings.TrimSpace(s); len(list[i]) < 16 {
+				return fmt.Errorf("MSGSVC_SECRET: secret %d of the list: use at least 16 characters", i+1)
+			}
+		}
+		c.Secret, c.PreviousSecrets = list[0], list[1:]
+		return nil
+	}
 	if c.Secret == "" {
 		if env == "production" {
 			return fmt.Errorf("MSGSVC_SECRET: required in production (it signs cursors and file links)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -43,9 +44,9 @@ type LiveConfig struct {
 	LogFormat    string // "text" or "json"
 }
 
-// loadLive reads live.md 1's variables; secret is MSGSVC_SECRET, from which
-// the sealing key is derived when MSGSVC_ENCRYPTION_KEY is unset.
-func loadLive(get func(name, def string) string, env, secret string) (LiveConfig, seal.Key, error) {
+// loadLive reads live.md 1's variables; secrets are MSGSVC_SECRET's, from
+// which the sealing keys are derived (sealKey).
+func loadLive(get func(name, def string) string, env string, secrets []string) (LiveConfig, seal.Key, error) {
 	c := LiveConfig{
 		MetaAPIVersion:  get("MSGSVC_META_API_VERSION", "v24.0"),
 		MetaAppSecret:   get("MSGSVC_META_APP_SECRET", ""),
@@ -107,11 +108,42 @@ func loadLive(get func(name, def string) string, env, secret string) (LiveConfig
 	if c.LogFormat = get("MSGSVC_LOG_FORMAT", def); c.LogFormat != "text" && c.LogFormat != "json" {
 		return c, seal.Key{}, fmt.Errorf("MSGSVC_LOG_FORMAT: %q is not text or json", c.LogFormat)
 	}
-	key, err := seal.New(get("MSGSVC_ENCRYPTION_KEY", ""), secret)
-	if err != nil {
-		return c, seal.Key{}, fmt.Errorf("MSGSVC_ENCRYPTION_KEY: %w", err)
+	key, err := sealKey(get("MSGSVC_ENCRYPTION_KEY", ""), secrets)
+	return c, key, err
+}
+
+// sealKey is the ring of MSGSVC_ENCRYPTION_KEY (comma-separated keys: the
+// first seals, every one opens) followed by the keys derived from each
+// MSGSVC_SECRET, which open too: unset, the first secret's key seals, and
+// values sealed before MSGSVC_ENCRYPTION_KEY was set still open (until
+// msgsvc rekey re-seals them).
+func sealKey(encoded string, secrets []string) (seal.Key, error) {
+	var keys []seal.Key
+	if encoded != "" {
+		list := strings.Split(encoded, ",")
+		for i, e := range list {
+			var k seal.Key
+			err := errors.New("an empty key in the list")
+			if e = strings.TrimSpace(e); e != "" {
+				k, err = seal.New(e, "")
+			}
+			if err != nil && len(list) > 1 {
+				return seal.Key{}, fmt.Errorf("MSGSVC_ENCRYPTION_KEY: key %d of the list: %w", i+1, err)
+			}
+			if err != nil {
+				return seal.Key{}, fmt.Errorf("MSGSVC_ENCRYPTION_KEY: %w", err)
+			}
+			keys = append(keys, k)
+		}
 	}
-	return c, key, nil
+	for _, s := range secrets {
+		k, err := seal.New("", s)
+		if err != nil {
+			return seal.Key{}, fmt.Errorf("MSGSVC_ENCRYPTION_KEY: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	return seal.Ring(keys...), nil
 }
 
 func httpURL(name, v string) (string, error) {

@@ -26,7 +26,8 @@ func TestLiveConfigDefaults(t *testing.T) {
 	if got, err := c.Seal.Open(sealed, "row"); err != nil || string(got) != "token" {
 		t.Fatalf("Open = %q, %v", got, err)
 	}
-	prod, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-production-secret", "MSGSVC_ENV": "production"}))
+	prod, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-production-secret", "MSGSVC_ENV": "production",
+		"MSGSVC_PUBLIC_URL": "https://chat.example.com"}))
 	if err != nil || prod.Live.LogFormat != "json" || !prod.Production || c.Production {
 		t.Fatalf("production log format %+v, %v; development is production: %v", prod, err, c.Production)
 	}

@@ -61,7 +61,7 @@ func TestProductionLogsShowNoSecretTokenOrBody(t *testing.T) {
 	graph := metatest.New(t)
 	graph.SetTemplates("1022901293400", metatest.Template("order_update", "en_US", "APPROVED", "UTILITY", "Order {{1}} shipped"))
 	graph.SetOnboarding("1022901293400", "ONBOARDED")
-	in := newInstallation(t, map[string]string{"MSGSVC_ENV": "production", "MSGSVC_META_GRAPH_URL": graph.Graph.URL,
+	in := newInstallation(t, map[string]string{"MSGSVC_ENV": "production", "MSGSVC_PUBLIC_URL": "https://chat.example.com", "MSGSVC_META_GRAPH_URL": graph.Graph.URL,
 		"MSGSVC_META_APP_SECRET": "meta-app-secret-for-the-log-test", "MSGSVC_META_VERIFY_TOKEN": "meta-verify-token-for-the-log-test"})
 	accessToken := in.connectWhatsApp()
 	p := in.serve("run")

@@ -1,5 +1,5 @@
 // Command msgsvc is the one binary of the service: run, serve, worker,
-// migrate and seed (decisions 9).
+// migrate, seed and rekey (decisions 9).
 package main
 
 import (
@@ -33,6 +33,8 @@ commands:
   serve            the HTTP API only
   worker           the background workers only
   migrate          create the database if missing, apply migrations
+  rekey            re-seal stored credentials and secrets with the first
+                   MSGSVC_ENCRYPTION_KEY and MSGSVC_SECRET
   seed --file F    load a workspace fixture, idempotently
   listen --api URL --key KEY --forward URL [--events a,b]
                    forward the key's events to a local URL, signed
@@ -65,6 +67,8 @@ func run(args []string) error {
 		return migrate(ctx, cfg)
 	case "seed":
 		return seedFile(ctx, cfg, args[1:])
+	case "rekey":
+		return rekey(ctx, cfg, os.Stdout)
 	case "serve":
 		return start(ctx, cfg, true, false)
 	case "worker":
@@ -188,7 +192,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
 		}
 		limiter := rest.NewRedisLimiter(rdb)
-		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken,
+		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
@@ -218,7 +222,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 // wireResolver builds the resolver with every channel's adapter and the
 // processing configuration; the returned func releases what it opened.
 func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.Resolver, func(), error) {
-	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, Clock: time.Now}
+	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, PreviousSecrets: cfg.PreviousSecrets, Clock: time.Now}
 	resolver.PublicURL = cfg.PublicURL
 	resolver.Seal = cfg.Seal
 	resolver.ProviderTimeout = cfg.Live.ProviderTimeout

@@ -94,7 +94,8 @@ func Key(channel string, c *channels.Credentials) string {
 // Vault seals and opens credentials with the service's key.
 type Vault struct{ Key seal.Key }
 
-func aad(workspaceID, accountID string) string {
+// SealAAD binds sealed credentials to their workspace and account.
+func SealAAD(workspaceID, accountID string) string {
 	return "account_providers:" + workspaceID + "/" + accountID
 }
 
@@ -107,7 +108,7 @@ func (v Vault) Seal(workspaceID, accountID, channel string, c channels.Credentia
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
-	sealed, err := v.Key.Seal(raw, aad(workspaceID, accountID))
+	sealed, err := v.Key.Seal(raw, SealAAD(workspaceID, accountID))
 	if err != nil {
 		return nil, fmt.Errorf("credentials: seal: %w", err)
 	}
@@ -117,7 +118,7 @@ func (v Vault) Seal(workspaceID, accountID, channel string, c channels.Credentia
 
 // Open unseals a stored row.
 func (v Vault) Open(p *repo.AccountProvider) (*channels.Credentials, error) {
-	raw, err := v.Key.Open(p.Sealed, aad(p.WorkspaceID, p.AccountID))
+	raw, err := v.Key.Open(p.Sealed, SealAAD(p.WorkspaceID, p.AccountID))
 	if err != nil {
 		return nil, fmt.Errorf("credentials of %s: %w", p.AccountID, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -27,8 +28,9 @@ type cursorBody struct {
 	ID   string    `json:"i"`
 }
 
-// Signer signs and checks the cursors of every list under the service secret.
-type Signer struct{ Secret string }
+// Signer signs the cursors of every list under the service secret, and
+// takes back those of any of the secrets.
+type Signer struct{ Secrets signing.Secrets }
 
 // Encode signs a list position so that only cursors this service returned,
 // for this list, are accepted back.
@@ -38,11 +40,11 @@ func (r Signer) Encode(list string, p repo.Position) string {
 		panic(fmt.Sprintf("cursor: encode %s: %v", list, err)) // a struct of strings and a time always encodes
 	}
 	payload := base64.RawURLEncoding.EncodeToString(body)
-	return payload + "." + r.mac(payload)
+	return payload + "." + mac(r.Secrets.Signing(), payload)
 }
 
-func (r Signer) mac(payload string) string {
-	m := hmac.New(sha256.New, []byte("cursor:"+r.Secret))
+func mac(secret, payload string) string {
+	m := hmac.New(sha256.New, []byte("cursor:"+secret))
 	m.Write([]byte(payload))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
@@ -60,8 +62,8 @@ func (r Signer) Page(list string, limit *int, after *string) (repo.Page, error) 
 		return p, nil
 	}
 	bad := apierr.New(apierr.InvalidCursor, "starting_after is not a cursor this list returned.")
-	payload, mac, ok := strings.Cut(*after, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(r.mac(payload))) {
+	payload, sig, ok := strings.Cut(*after, ".")
+	if !ok || !r.Secrets.Verify(sig, func(secret string) string { return mac(secret, payload) }) {
 		return p, bad
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(payload)

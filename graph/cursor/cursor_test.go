@@ -5,14 +5,20 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
 func TestPage(t *testing.T) {
-	s := Signer{Secret: "secret-one"}
+	s := Signer{Secrets: signing.Secrets{"secret-one"}}
 	pos := repo.Position{At: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC), ID: "conv_1"}
 	good := s.Encode("conversations", pos)
 	tampered := good[:len(good)-2] + "xx"
+	// After a rotation the new secret signs and the old one still verifies.
+	rotated := Signer{Secrets: signing.Secrets{"secret-two", "secret-one"}}
+	if rotated.Encode("conversations", pos) != (Signer{Secrets: signing.Secrets{"secret-two"}}).Encode("conversations", pos) {
+		t.Fatal("a rotated signer does not sign with its first secret")
+	}
 	limit := func(n int) *int { return &n }
 	str := func(v string) *string { return &v }
 	tests := []struct {
@@ -32,7 +38,8 @@ func TestPage(t *testing.T) {
 		{"limit over 100", s, "conversations", limit(101), nil, apierr.InvalidLimit, 0, false},
 		{"tampered", s, "conversations", nil, &tampered, apierr.InvalidCursor, 0, false},
 		{"another list", s, "contacts", nil, &good, apierr.InvalidCursor, 0, false},
-		{"another secret", Signer{Secret: "secret-two"}, "conversations", nil, &good, apierr.InvalidCursor, 0, false},
+		{"another secret", Signer{Secrets: signing.Secrets{"secret-two"}}, "conversations", nil, &good, apierr.InvalidCursor, 0, false},
+		{"rotated: the old secret's cursor", rotated, "conversations", nil, &good, "", 25, true},
 		{"no signature", s, "conversations", nil, str("abc"), apierr.InvalidCursor, 0, false},
 	}
 	for _, tt := range tests {

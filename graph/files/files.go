@@ -23,6 +23,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -134,9 +135,10 @@ type Store interface {
 
 // Service stores uploads and signs their links.
 type Service struct {
-	Store  Store
-	Clock  clock.Clock
-	Secret string
+	Store Store
+	Clock clock.Clock
+	// Secrets sign links (the first) and check them (every one).
+	Secrets signing.Secrets
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
 }
@@ -181,9 +183,9 @@ func (r *Service) Upload(ctx context.Context, in model.UploadFileInput) (*model.
 		Size: f.Size, CreatedAt: model.NewTimestamp(now)}, nil
 }
 
-// fileMAC signs a file id and an expiry time.
-func (r *Service) mac(id string, expires int64) string {
-	m := hmac.New(sha256.New, []byte("file:"+r.Secret))
+// mac signs a file id and an expiry time.
+func mac(secret, id string, expires int64) string {
+	m := hmac.New(sha256.New, []byte("file:"+secret))
 	m.Write([]byte(id + "." + strconv.FormatInt(expires, 10)))
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
@@ -192,14 +194,14 @@ func (r *Service) mac(id string, expires int64) string {
 func (r *Service) URL(id string) string {
 	expires := r.Clock.Now().Add(linkTTL).Unix()
 	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?expires=" +
-		strconv.FormatInt(expires, 10) + "&signature=" + r.mac(id, expires)
+		strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), id, expires)
 }
 
 // Content returns the file a signed link names, while the link is valid.
 func (r *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
 	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || !hmac.Equal([]byte(signature), []byte(r.mac(id, exp))) || !r.Clock.Now().Before(time.Unix(exp, 0)) {
+	if err != nil || !r.Secrets.Verify(signature, func(secret string) string { return mac(secret, id, exp) }) || !r.Clock.Now().Before(time.Unix(exp, 0)) {
 		return nil, bad
 	}
 	f, err := r.Store.FileByID(ctx, id)

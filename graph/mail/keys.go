@@ -16,8 +16,8 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// keyAAD binds a sealed DKIM key to its workspace and domain.
-func keyAAD(workspaceID, domain string) string {
+// KeyAAD binds a sealed DKIM key to its workspace and domain.
+func KeyAAD(workspaceID, domain string) string {
 	return "email_domains:" + workspaceID + ":" + domain
 }
 
@@ -29,7 +29,7 @@ func SealDKIM(key seal.Key, workspaceID, domain, selector, keyPEM string) (repo.
 	if _, err := email.ParseKey(keyPEM); err != nil {
 		return repo.DomainKey{}, fmt.Errorf("dkim.private_key_pem: %w", err)
 	}
-	sealed, err := key.Seal([]byte(keyPEM), keyAAD(workspaceID, domain))
+	sealed, err := key.Seal([]byte(keyPEM), KeyAAD(workspaceID, domain))
 	if err != nil {
 		return repo.DomainKey{}, err
 	}
@@ -50,7 +50,7 @@ func (k DKIMKeys) Key(ctx context.Context, q repo.Queries, workspaceID, domain s
 	if err != nil {
 		return nil, err
 	}
-	pemKey, err := k.Seal.Open(dk.Sealed, keyAAD(workspaceID, domain))
+	pemKey, err := k.Seal.Open(dk.Sealed, KeyAAD(workspaceID, domain))
 	if err != nil {
 		return nil, fmt.Errorf("mail: DKIM key of %s: %w", domain, err)
 	}

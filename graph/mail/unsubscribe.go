@@ -10,6 +10,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -29,7 +30,8 @@ var ErrBadToken = errors.New("mail: the unsubscribe link is not valid")
 
 // Links makes and reads the signed unsubscribe links.
 type Links struct {
-	Secret    string
+	// Secrets sign tokens (the first) and check them (every one).
+	Secrets   signing.Secrets
 	PublicURL string
 }
 
@@ -44,7 +46,7 @@ func (l Links) Token(u Unsubscribe) string {
 	}
 	payload := strings.Join([]string{tokenVersion, u.WorkspaceID, mode, u.ContactID, u.Domain}, "|")
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(l.mac(payload))
+	return enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString([]byte(unsubscribeMAC(l.Secrets.Signing(), payload)))
 }
 
 // URL is the List-Unsubscribe link of u.
@@ -52,10 +54,10 @@ func (l Links) URL(u Unsubscribe) string {
 	return strings.TrimRight(l.PublicURL, "/") + "/unsubscribe/" + l.Token(u)
 }
 
-func (l Links) mac(payload string) []byte {
-	m := hmac.New(sha256.New, []byte(l.Secret))
+func unsubscribeMAC(secret, payload string) string {
+	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte("msgsvc-unsubscribe\x00" + payload))
-	return m.Sum(nil)[:18]
+	return string(m.Sum(nil)[:18])
 }
 
 // Parse checks a token's signature (in constant time) and reads it.
@@ -67,7 +69,7 @@ func (l Links) Parse(token string) (Unsubscribe, error) {
 	enc := base64.RawURLEncoding
 	payload, err1 := enc.DecodeString(body)
 	mac, err2 := enc.DecodeString(sig)
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, l.mac(string(payload))) {
+	if err1 != nil || err2 != nil || !l.Secrets.Verify(string(mac), func(secret string) string { return unsubscribeMAC(secret, string(payload)) }) {
 		return Unsubscribe{}, ErrBadToken
 	}
 	parts := strings.Split(string(payload), "|")

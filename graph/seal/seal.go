@@ -15,9 +15,10 @@ import (
 	"fmt"
 )
 
-// Key is a 32-byte AES-256 key. Its zero value seals nothing: Seal and Open
+// Key is a 32-byte AES-256 key, or a ring of them for rotation (Ring): the
+// first seals, every one opens. Its zero value seals nothing: Seal and Open
 // refuse with ErrNoKey.
-type Key struct{ k []byte }
+type Key struct{ k [][]byte }
 
 // ErrNoKey says the service was started without an encryption key.
 var ErrNoKey = errors.New("seal: no encryption key configured")
@@ -35,7 +36,7 @@ func New(encoded, secret string) (Key, error) {
 			return Key{}, errors.New("seal: neither an encryption key nor a secret to derive one from")
 		}
 		sum := sha256.Sum256([]byte("msgsvc-seal-v1\x00" + secret))
-		return Key{k: sum[:]}, nil
+		return Key{k: [][]byte{sum[:]}}, nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(encoded)
 	if err != nil {
@@ -44,26 +45,37 @@ func New(encoded, secret string) (Key, error) {
 	if len(raw) != 32 {
 		return Key{}, fmt.Errorf("seal: the key is %d bytes; 32 are needed", len(raw))
 	}
-	return Key{k: raw}, nil
+	return Key{k: [][]byte{raw}}, nil
+}
+
+// Ring is one key of several: the first key's first seals, and a value
+// any of their keys sealed opens.
+func Ring(keys ...Key) Key {
+	var ring Key
+	for _, k := range keys {
+		ring.k = append(ring.k, k.k...)
+	}
+	return ring
 }
 
 // String never shows the key.
 func (Key) String() string { return "seal.Key(redacted)" }
 
-func (k Key) aead() (cipher.AEAD, error) {
+func (k Key) aead(i int) (cipher.AEAD, error) {
 	if len(k.k) == 0 {
 		return nil, ErrNoKey
 	}
-	block, err := aes.NewCipher(k.k)
+	block, err := aes.NewCipher(k.k[i])
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
 	return cipher.NewGCM(block)
 }
 
-// Seal encrypts plaintext bound to aad (for example "channel_accounts:wa_main").
+// Seal encrypts plaintext bound to aad (for example "channel_accounts:wa_main")
+// with the first key.
 func (k Key) Seal(plaintext []byte, aad string) (string, error) {
-	g, err := k.aead()
+	g, err := k.aead(0)
 	if err != nil {
 		return "", err
 	}
@@ -74,19 +86,43 @@ func (k Key) Seal(plaintext []byte, aad string) (string, error) {
 	return base64.StdEncoding.EncodeToString(g.Seal(nonce, nonce, plaintext, []byte(aad))), nil
 }
 
-// Open decrypts a value Seal made with the same key and aad.
+// Open decrypts a value Seal made with one of the keys and the same aad.
 func (k Key) Open(sealed, aad string) ([]byte, error) {
-	g, err := k.aead()
-	if err != nil {
-		return nil, err
+	out, _, err := k.open(sealed, aad)
+	return out, err
+}
+
+// open is Open that also tells which key opened the value.
+func (k Key) open(sealed, aad string) ([]byte, int, error) {
+	if len(k.k) == 0 {
+		return nil, 0, ErrNoKey
 	}
 	raw, err := base64.StdEncoding.DecodeString(sealed)
-	if err != nil || len(raw) < g.NonceSize() {
-		return nil, ErrOpen
-	}
-	out, err := g.Open(nil, raw[:g.NonceSize()], raw[g.NonceSize():], []byte(aad))
 	if err != nil {
-		return nil, ErrOpen
+		return nil, 0, ErrOpen
 	}
-	return out, nil
+	for i := range k.k {
+		g, err := k.aead(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(raw) < g.NonceSize() {
+			return nil, 0, ErrOpen
+		}
+		if out, err := g.Open(nil, raw[:g.NonceSize()], raw[g.NonceSize():], []byte(aad)); err == nil {
+			return out, i, nil
+		}
+	}
+	return nil, 0, ErrOpen
+}
+
+// Reseal makes a value sealed with any key one sealed with the first: it
+// answers the value again and changed=false when the first key sealed it.
+func (k Key) Reseal(sealed, aad string) (resealed string, changed bool, err error) {
+	plain, i, err := k.open(sealed, aad)
+	if err != nil || i == 0 {
+		return sealed, false, err
+	}
+	resealed, err = k.Seal(plain, aad)
+	return resealed, err == nil, err
 }

@@ -79,3 +79,43 @@ func TestNew(t *testing.T) {
 		t.Fatalf("zero key Seal err = %v", err)
 	}
 }
+
+func TestRingSealsWithTheFirstKeyAndOpensWithAll(t *testing.T) {
+	oldKey, _ := New(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("o", 32))), "")
+	newKey, _ := New(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("n", 32))), "")
+	ring := Ring(newKey, oldKey)
+	byOld, err := oldKey.Seal([]byte("old-token"), "row")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ring.Open(byOld, "row"); err != nil || string(got) != "old-token" {
+		t.Fatalf("old-key value through the ring: %q, %v", got, err)
+	}
+	byRing, err := ring.Seal([]byte("new-token"), "row")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := newKey.Open(byRing, "row"); err != nil || string(got) != "new-token" {
+		t.Fatalf("the ring did not seal with its first key: %q, %v", got, err)
+	}
+	if _, err := oldKey.Open(byRing, "row"); !errors.Is(err, ErrOpen) {
+		t.Fatalf("the old key opens a new value: %v", err)
+	}
+	if _, err := ring.Open(byOld, "other row"); !errors.Is(err, ErrOpen) {
+		t.Fatalf("the ring opens another row's value: %v", err)
+	}
+
+	resealed, changed, err := ring.Reseal(byOld, "row")
+	if err != nil || !changed {
+		t.Fatalf("Reseal of an old-key value: changed %v, %v", changed, err)
+	}
+	if got, err := newKey.Open(resealed, "row"); err != nil || string(got) != "old-token" {
+		t.Fatalf("resealed value under the first key: %q, %v", got, err)
+	}
+	if again, changed, err := ring.Reseal(byRing, "row"); err != nil || changed || again != byRing {
+		t.Fatalf("Reseal of a first-key value: changed %v, %v", changed, err)
+	}
+	if _, _, err := newKey.Reseal(byOld, "row"); !errors.Is(err, ErrOpen) {
+		t.Fatalf("Reseal of a value no key opens: %v", err)
+	}
+}

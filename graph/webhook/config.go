@@ -15,6 +15,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -77,8 +78,9 @@ type Service struct {
 	Jobs    Enqueuer
 	Clock   clock.Clock
 	Cursors cursor.Signer
-	// Secret seals the endpoints' signing secrets.
-	Secret string
+	// Secrets seal the endpoints' signing secrets (the first) and open them
+	// (every one).
+	Secrets signing.Secrets
 	// Config is nil for the defaults.
 	Config *Config
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -25,11 +26,11 @@ func newWebhookSecret() (string, error) {
 	return WebhookSecretPrefix + hex.EncodeToString(b), nil
 }
 
-// secretAEAD is AES-256-GCM under a key derived from MSGSVC_SECRET. Signing
-// needs the secret itself, so it is sealed rather than hashed; a database
-// dump alone does not reveal it.
-func (r *Service) secretAEAD() (cipher.AEAD, error) {
-	key, err := hkdf.Key(sha256.New, []byte(r.Secret), nil, "msgsvc webhook signing secrets v1", 32)
+// secretAEAD is AES-256-GCM under a key derived from a service secret
+// (MSGSVC_SECRET). Signing needs the secret itself, so it is sealed rather
+// than hashed; a database dump alone does not reveal it.
+func secretAEAD(secret string) (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, []byte(secret), nil, "msgsvc webhook signing secrets v1", 32)
 	if err != nil {
 		return nil, err
 	}
@@ -40,10 +41,10 @@ func (r *Service) secretAEAD() (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// sealSecret encrypts a secret, bound to its endpoint id so a sealed value
-// copied to another row does not open.
+// sealSecret encrypts a secret under the signing service secret, bound to
+// its endpoint id so a sealed value copied to another row does not open.
 func (r *Service) sealSecret(endpointID, secret string) ([]byte, error) {
-	aead, err := r.secretAEAD()
+	aead, err := secretAEAD(r.Secrets.Signing())
 	if err != nil {
 		return nil, err
 	}
@@ -59,18 +60,42 @@ func (r *Service) sealSecret(endpointID, secret string) ([]byte, error) {
 var errSecretSealed = errors.New("the signing secret cannot be decrypted (was MSGSVC_SECRET changed?); roll the secret")
 
 func (r *Service) openSecret(endpointID string, sealed []byte) (string, error) {
-	aead, err := r.secretAEAD()
-	if err != nil {
-		return "", err
+	plain, _, err := r.open(endpointID, sealed)
+	return plain, err
+}
+
+// open opens a sealed secret with each service secret in turn and tells
+// which one (its index) opened it.
+func (r *Service) open(endpointID string, sealed []byte) (string, int, error) {
+	secrets := r.Secrets
+	if len(secrets) == 0 {
+		secrets = signing.Secrets{""}
 	}
-	if len(sealed) < aead.NonceSize() {
-		return "", errSecretSealed
+	for i, secret := range secrets {
+		aead, err := secretAEAD(secret)
+		if err != nil {
+			return "", 0, err
+		}
+		if len(sealed) < aead.NonceSize() {
+			return "", 0, errSecretSealed
+		}
+		if plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(endpointID)); err == nil {
+			return string(plain), i, nil
+		}
 	}
-	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(endpointID))
-	if err != nil {
-		return "", errSecretSealed
+	return "", 0, errSecretSealed
+}
+
+// ResealSecret makes an endpoint's signing secret sealed under any service
+// secret one sealed under the signing one (msgsvc rekey); changed is false
+// when it already was.
+func (r *Service) ResealSecret(endpointID string, sealed []byte) (resealed []byte, changed bool, err error) {
+	plain, i, err := r.open(endpointID, sealed)
+	if err != nil || i == 0 {
+		return sealed, false, err
 	}
-	return string(plain), nil
+	resealed, err = r.sealSecret(endpointID, plain)
+	return resealed, err == nil, err
 }
 
 // signingSecrets are the secrets that sign a request at now: the current
