@@ -78,13 +78,33 @@ func run(args []string) error {
 }
 
 func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) error {
-	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
 	defer store.Close()
-	store.SetPrepare(cfg.DBPrepare)
 	return fn(store)
+}
+
+// openStore opens the database of DATABASE_URL with the pool settings. With
+// MSGSVC_DB_PREPARE on it checks that the connection keeps prepared
+// statements, and refuses to go on behind a pooler that does not: such a
+// pooler runs one client's statement with another's parameters.
+func openStore(ctx context.Context, cfg *Config) (*repo.Store, error) {
+	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	store.SetMaxConns(cfg.DBMaxConns)
+	store.SetPrepare(cfg.DBPrepare)
+	if err := store.CheckPrepared(ctx); err != nil {
+		store.Close()
+		if errors.Is(err, repo.ErrPreparedLost) {
+			return nil, fmt.Errorf("MSGSVC_DB_PREPARE: %w", err)
+		}
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	return store, nil
 }
 
 func seedFile(ctx context.Context, cfg *Config, args []string) error {
@@ -140,13 +160,11 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if cfg.SecretGenerated {
 		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors, file links and webhook signing secrets die with this process")
 	}
-	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
 	defer store.Close()
-	store.SetMaxConns(cfg.DBMaxConns)
-	store.SetPrepare(cfg.DBPrepare)
 	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("REDIS_URL: %w", err)
