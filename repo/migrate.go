@@ -144,3 +144,21 @@ func migrationList(fsys fs.ReadDirFS) ([]migration, error) {
 	sort.Slice(list, func(i, j int) bool { return list[i].version < list[j].version })
 	return list, nil
 }
+
+// ErrReadOnly says the database takes no writes: a standby, or a session
+// with default_transaction_read_only on.
+var ErrReadOnly = errors.New("the database session is read-only (a standby, or default_transaction_read_only)")
+
+// Ready is the database's readiness: it answers, takes writes
+// (ErrReadOnly when not), and has every migration this binary ships
+// (ErrSchemaBehind when not).
+func (s *Store) Ready(ctx context.Context) error {
+	var readOnly string
+	if err := s.DB.GetContext(ctx, &readOnly, `SELECT current_setting('transaction_read_only')`); err != nil {
+		return err
+	}
+	if readOnly == "on" {
+		return ErrReadOnly
+	}
+	return s.SchemaCurrent(ctx)
+}

@@ -3,6 +3,8 @@ package repo_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -153,5 +155,42 @@ func TestCheckPrepared(t *testing.T) {
 	store.SetPrepare(false)
 	if err := store.SchemaCurrent(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Readiness tells the truth about the database: a read-only session (a
+// standby, default_transaction_read_only) and a schema missing this
+// binary's migrations are not ready.
+func TestReady(t *testing.T) {
+	ctx := t.Context()
+	name := repotest.NewDatabase(t)
+	if err := openPooled(t, repotest.URL(name), true).Ready(ctx); err != nil {
+		t.Fatalf("a migrated, writable database: %v", err)
+	}
+	admin, err := sqlx.Connect("postgres", repotest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` SET default_transaction_read_only = on`); err != nil {
+		t.Fatal(err)
+	}
+	if err := openPooled(t, repotest.URL(name), true).Ready(ctx); !errors.Is(err, repo.ErrReadOnly) {
+		t.Fatalf("a read-only database: %v, want ErrReadOnly", err)
+	}
+
+	empty := openPooled(t, repotest.URL(repotest.EmptyDatabase(t)), true)
+	if err := empty.Ready(ctx); !errors.Is(err, repo.ErrSchemaBehind) {
+		t.Fatalf("an unmigrated database: %v, want ErrSchemaBehind", err)
+	}
+	// One migration missing is found too.
+	store := openPooled(t, repotest.URL(repotest.NewDatabase(t)), true)
+	var last int
+	if err := store.DB.Get(&last, `DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations) RETURNING version`); err != nil {
+		t.Fatal(err)
+	}
+	err = store.Ready(ctx)
+	if !errors.Is(err, repo.ErrSchemaBehind) || !strings.Contains(err.Error(), fmt.Sprintf("missing %d", last)) {
+		t.Fatalf("a database missing migration %d: %v", last, err)
 	}
 }

@@ -13,13 +13,16 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 )
 
 // Config is the service's configuration, read from the environment
 // (decisions 9).
 type Config struct {
-	DatabaseURL          string
-	RedisURL             string
+	DatabaseURL string
+	RedisURL    string
+	// Redis is RedisURL parsed, for every Redis client of the process.
+	Redis                *redisconn.Options
 	Addr                 string
 	Secret               string
 	AdminToken           string
@@ -88,6 +91,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 		AdminToken:  get("MSGSVC_ADMIN_TOKEN", ""),
 	}
 	var err error
+	if c.Redis, err = redisconn.Parse(c.RedisURL); err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("MSGSVC_ADDR: %q is not host:port", c.Addr)
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
-	"github.com/redis/go-redis/v9"
 )
 
 const usage = `usage: msgsvc <command>
@@ -144,13 +144,9 @@ const keyCacheTTL = 5 * time.Second
 // announceKeyChange tells running servers that keys or workspaces may have
 // changed, so a revoked key stops at once rather than after keyCacheTTL.
 func announceKeyChange(ctx context.Context, cfg *Config) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err == nil {
-		rdb := redis.NewClient(opt)
-		defer rdb.Close()
-		err = auth.Announce(ctx, rdb)
-	}
-	if err != nil {
+	rdb := cfg.Redis.Client()
+	defer rdb.Close()
+	if err := auth.Announce(ctx, rdb); err != nil {
 		slog.Warn("running servers were not told of the new keys; they pick them up within "+keyCacheTTL.String(), "err", err)
 	}
 }
@@ -165,10 +161,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		return err
 	}
 	defer store.Close()
-	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("REDIS_URL: %w", err)
-	}
+	redisOpt := cfg.Redis.Asynq()
 	ops, err := startOperations(cfg, store, redisOpt)
 	if err != nil {
 		return err
@@ -192,14 +185,10 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		defer stop()
 	}
 	if api {
-		ropt, err := redis.ParseURL(cfg.RedisURL)
-		if err != nil {
-			return fmt.Errorf("REDIS_URL: %w", err)
-		}
 		if err := serveMail(ctx, cfg.Live, resolver, client, errs); err != nil {
 			return err
 		}
-		rdb := redis.NewClient(ropt)
+		rdb := cfg.Redis.Client()
 		defer rdb.Close()
 		resolver.KeyCache = &auth.CachedKeys{Store: store, Clock: time.Now, TTL: keyCacheTTL}
 		if err := auth.Listen(ctx, rdb, resolver.KeyCache); err != nil {
@@ -249,7 +238,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
 		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
 		SweepGrace: cfg.Sweep.Grace}
-	closeWakes, err := wireWebsite(resolver, cfg.RedisURL)
+	closeWakes, err := wireWebsite(resolver, cfg.Redis)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -272,6 +261,12 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
 	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
 	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every)
-	return srv.Shutdown, nil
+	queueRedis := cfg.Redis.Client()
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices(),
+		Queue: func(ctx context.Context) (string, error) {
+			s, err := redisconn.Describe(ctx, queueRedis)
+			return s.RunID + " " + s.Role, err
+		},
+		Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
+	return func() { srv.Shutdown(); queueRedis.Close() }, nil
 }
