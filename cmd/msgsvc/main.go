@@ -83,6 +83,11 @@ func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) err
 		return err
 	}
 	defer store.Close()
+	if err := store.SchemaCurrent(ctx); err != nil {
+		// Not fatal: `msgsvc migrate` may be running now. /readyz says
+		// not ready, and requests answer 503, until it is done.
+		slog.Error("DATABASE_URL: the database is not ready for this binary", "err", err)
+	}
 	return fn(store)
 }
 
@@ -161,6 +166,11 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.SchemaCurrent(ctx); err != nil {
+		// Not fatal: `msgsvc migrate` may be running now. /readyz says
+		// not ready, and requests answer 503, until it is done.
+		slog.Error("DATABASE_URL: the database is not ready for this binary", "err", err)
+	}
 	redisOpt := cfg.Redis.Asynq()
 	ops, err := startOperations(cfg, store, redisOpt)
 	if err != nil {
