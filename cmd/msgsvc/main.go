@@ -269,9 +269,10 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunAIDispatch(ctx, client, time.Second)
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
-	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
-	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
 	queueRedis := cfg.Redis.Client()
+	lease := jobs.TemplateSyncLease(queueRedis, cfg.Queue)
+	go jobs.RunTemplateSync(ctx, jobs.LeasedTemplateSync(resolver, lease, cfg.Live.TemplateSyncEvery), cfg.Live.TemplateSyncEvery)
+	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
 	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices(),
 		Queue: func(ctx context.Context) (string, error) {
 			s, err := redisconn.Describe(ctx, queueRedis)
