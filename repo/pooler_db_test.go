@@ -194,3 +194,22 @@ func TestReady(t *testing.T) {
 		t.Fatalf("a database missing migration %d: %v", last, err)
 	}
 }
+
+// The batches' pool sets its session in the options startup parameter,
+// which PgBouncer refuses unless told to take it: the check at start says
+// what to set.
+func TestCheckBatchPoolThroughPgBouncer(t *testing.T) {
+	name := repotest.NewDatabase(t)
+	refusing := repotest.PgBouncer(t)
+	err := openPooled(t, refusing(name), true).CheckBatchPool(t.Context())
+	if !errors.Is(err, repo.ErrStartupOptions) || !strings.Contains(err.Error(), "track_extra_parameters") {
+		t.Fatalf("through PgBouncer refusing options: %v, want ErrStartupOptions", err)
+	}
+	ignoring := repotest.PgBouncer(t, "ignore_startup_parameters = extra_float_digits, options")
+	if err := openPooled(t, ignoring(name), true).CheckBatchPool(t.Context()); err != nil {
+		t.Fatalf("through PgBouncer ignoring options: %v", err)
+	}
+	if err := openPooled(t, repotest.URL(name), true).CheckBatchPool(t.Context()); err != nil {
+		t.Fatalf("directly on Postgres: %v", err)
+	}
+}

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // maxPrepared bounds how many statement texts a pool keeps prepared. The
@@ -205,7 +207,26 @@ func (s *Store) CheckPrepared(ctx context.Context) error {
 			break
 		}
 	}
-	_, err = run()
+	if _, err := run(); err != nil {
+		return err
+	}
+	return s.CheckBatchPool(ctx)
+}
+
+// ErrStartupOptions says the server refused the batches' connections for
+// their session settings (the options startup parameter): PgBouncer takes
+// it only when told to (track_extra_parameters, ignore_startup_parameters).
+var ErrStartupOptions = errors.New("the database refused the webhook batches' session settings (the options startup parameter): with PgBouncer set track_extra_parameters = IntervalStyle, plan_cache_mode, enable_seqscan, or add options to ignore_startup_parameters; or set MSGSVC_DB_PREPARE=false")
+
+// CheckBatchPool connects the batches' pool (used with prepared statements
+// on) and returns ErrStartupOptions (wrapped) when the server refuses its
+// session settings.
+func (s *Store) CheckBatchPool(ctx context.Context) error {
+	err := s.batchDB.PingContext(ctx)
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && (pqErr.Code == "08P01" || strings.Contains(pqErr.Message, "startup parameter")) {
+		return fmt.Errorf("%w (%v)", ErrStartupOptions, err)
+	}
 	return err
 }
 

@@ -104,7 +104,7 @@ func openStore(ctx context.Context, cfg *Config) (*repo.Store, error) {
 	store.SetPrepare(cfg.DBPrepare)
 	if err := store.CheckPrepared(ctx); err != nil {
 		store.Close()
-		if errors.Is(err, repo.ErrPreparedLost) {
+		if errors.Is(err, repo.ErrPreparedLost) || errors.Is(err, repo.ErrStartupOptions) {
 			return nil, fmt.Errorf("MSGSVC_DB_PREPARE: %w", err)
 		}
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)

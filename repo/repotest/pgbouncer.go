@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -19,8 +20,8 @@ import (
 // ends, and returns the URL of a database name through it (the same
 // database as withDatabase(AdminURL(), name), pooled). A test is skipped,
 // saying so, where the pgbouncer binary is absent (.ci/services installs
-// it).
-func PgBouncer(t testing.TB) func(name string) string {
+// it). extra are lines added to the [pgbouncer] section.
+func PgBouncer(t testing.TB, extra ...string) func(name string) string {
 	t.Helper()
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
@@ -69,8 +70,11 @@ auth_file = %s
 pool_mode = transaction
 max_client_conn = 200
 default_pool_size = 20
-ignore_startup_parameters = extra_float_digits
-`, admin.Hostname(), admin.Port(), port, auth)
+%s
+`, admin.Hostname(), admin.Port(), port, auth, strings.Join(extra, "\n"))
+	if !strings.Contains(conf, "ignore_startup_parameters") {
+		conf += "ignore_startup_parameters = extra_float_digits\n"
+	}
 	if carriesPrepared(bin) {
 		// Like the versions before 1.21, which carry none.
 		conf += "max_prepared_statements = 0\n"
