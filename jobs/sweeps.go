@@ -37,6 +37,36 @@ type Sweeps struct {
 	MetaHooks MetaHookSweeper
 	// Notices is nil when no owner notices are sent (some tests).
 	Notices NoticeSender
+	// Queue, when set, names the Redis server the queue is on (its run
+	// id and role, redisconn.Describe). When the name changes (a
+	// failover promoted another server, a restart may have lost the
+	// queue, the server became a replica or stopped being one),
+	// Resweep runs at once, not after the sweep's grace.
+	Queue func(ctx context.Context) (string, error)
+	// Resweep hands every due webhook delivery a task at once
+	// (webhook.Service.ResweepDeliveries).
+	Resweep func(ctx context.Context) error
+}
+
+// queueWatch notices a change of the server the queue is on.
+type queueWatch struct {
+	name func(ctx context.Context) (string, error)
+	last string
+}
+
+// changed asks the server's name and says whether it differs from the
+// last one known (never for the first, nor while it cannot be asked).
+func (w *queueWatch) changed(ctx context.Context) bool {
+	if w.name == nil {
+		return false
+	}
+	name, err := w.name(ctx)
+	if err != nil {
+		return false
+	}
+	changed := w.last != "" && name != w.last
+	w.last = name
+	return changed
 }
 
 // NoticeSender sends the owner notices that are due through the mail relay
@@ -67,6 +97,7 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var lastPurge time.Time
+	queue := &queueWatch{name: s.Queue}
 	step := func(name string, fn func(context.Context) error) {
 		if err := fn(ctx); err != nil && ctx.Err() == nil {
 			slog.Warn("periodic "+name, "err", err)
@@ -79,6 +110,10 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 		case now := <-tick.C:
 			if s.Queues != nil {
 				step("queue registration", s.Queues.RegisterQueues)
+			}
+			if queue.changed(ctx) && s.Resweep != nil {
+				slog.Info("the job queue's Redis server changed; handing every due webhook delivery a task")
+				step("webhook delivery resweep", s.Resweep)
 			}
 			step("webhook fan-out", s.Webhooks.FanOut)
 			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)

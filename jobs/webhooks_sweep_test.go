@@ -45,3 +45,46 @@ func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 		t.Errorf("%d deliveries swept, want %d", swept, n)
 	}
 }
+
+// TestResweepSkipsTheGrace: a due delivery within the sweep's grace is left
+// to its task by the periodic sweep, and handed a task at once by the
+// resweep a worker runs when the queue's Redis server changed (its task
+// may have been lost with the old primary).
+func TestResweepSkipsTheGrace(t *testing.T) {
+	t.Parallel()
+	cfg := jobstest.Config()
+	cfg.SweepGrace = 30 * time.Second
+	w := jobstest.New(t, cfg) // no worker, so nothing is attempted
+	rc := jobstest.NewReceiver(t, nil)
+	w.CreateEndpoint(rc.URL, onlyMessages)
+	ctx := auth.WithActor(t.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
+	text := "hi"
+	in := model.SimulateInboundInput{Channel: "website", From: "resweep", Text: &text}
+	if _, err := w.Resolver.Mutation().SimulateInbound(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	svc := w.Resolver.WebhookService()
+	if err := svc.FanOut(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Clock.Advance(time.Second)
+	swept := func() int {
+		var n int
+		if err := w.Store.DB.Get(&n, `SELECT count(*) FROM webhook_deliveries WHERE swept_at IS NOT NULL`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := svc.SweepDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := swept(); n != 0 {
+		t.Fatalf("the periodic sweep handed %d deliveries within the grace", n)
+	}
+	if err := svc.ResweepDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := swept(); n != 1 {
+		t.Fatalf("the resweep handed %d deliveries, want 1", n)
+	}
+}

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql/driver"
 	"slices"
 	"time"
 )
@@ -208,26 +207,27 @@ func (q Queries) SetIntegrationReplies(ctx context.Context, s Scope, id string, 
 	return err
 }
 
-// WithSessionLock runs fn while holding a Postgres advisory lock named by
-// key, on a connection of its own (so the lock goes with the connection if
-// the process dies). ran is false, and fn not run, when another holds it.
-func (s *Store) WithSessionLock(ctx context.Context, key string, fn func() error) (ran bool, err error) {
-	conn, err := s.DB.Connx(ctx)
+// WithLock runs fn while holding a Postgres advisory lock named by key. ran
+// is false, and fn not run, when another holds it.
+//
+// The lock is a transaction's (pg_try_advisory_xact_lock), held by a
+// transaction that stays open while fn runs and is rolled back after it:
+// it goes with the transaction whatever happens (fn's error, a cancelled
+// context, the process dying), and a transaction pooler (PgBouncer in
+// transaction mode) keeps the transaction on one server connection and
+// never hands a lock left behind to another client, as it would a session
+// lock. fn does its work on other connections; the one transaction is all
+// the lock costs.
+func (s *Store) WithLock(ctx context.Context, key string, fn func() error) (ran bool, err error) {
+	tx, err := s.DB.BeginTxx(ctx, nil)
 	if err != nil {
-		return false, err
+		return false, translate(err)
 	}
-	defer conn.Close()
+	defer tx.Rollback() //nolint:errcheck // the rollback is what lets go
 	var ok bool
-	if err := conn.GetContext(ctx, &ok, `SELECT pg_try_advisory_lock(727012, hashtext($1))`, key); err != nil || !ok {
-		return false, err
+	if err := tx.GetContext(ctx, &ok, `SELECT pg_try_advisory_xact_lock(727012, hashtext($1))`, key); err != nil || !ok {
+		return false, translate(err)
 	}
-	defer func() {
-		if _, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(727012, hashtext($1))`, key); uerr != nil {
-			// A connection that may still hold the lock never goes back
-			// to the pool: closing it for good frees the lock.
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-	}()
 	return true, fn()
 }
 

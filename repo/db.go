@@ -34,10 +34,49 @@ func translate(err error) error {
 		return ErrNotFound
 	}
 	var pqErr *pq.Error
-	if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+	if !errors.As(err, &pqErr) {
+		return err
+	}
+	switch {
+	case pqErr.Code == "23505":
 		return &ConflictError{Constraint: pqErr.Constraint}
+	case readOnly(pqErr):
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+	case schemaMissing(pqErr):
+		return fmt.Errorf("%w: %w", ErrSchemaBehind, err)
 	}
 	return err
+}
+
+// readOnly says a Postgres error is a write refused by a read-only
+// session: read_only_sql_transaction (a write under
+// default_transaction_read_only, or on a standby), or a standby refusing a
+// read-write transaction ("cannot set transaction read-write mode during
+// recovery", feature_not_supported).
+func readOnly(e *pq.Error) bool {
+	return e.Code == "25006" || e.Code == "0A000" && strings.Contains(e.Message, "during recovery")
+}
+
+// schemaMissing says a Postgres error names a table, column or function
+// the database lacks: the binary's statements are tested against its own
+// migrations, so the database is behind them (`msgsvc migrate` has not
+// run).
+func schemaMissing(e *pq.Error) bool {
+	switch e.Code {
+	case "42P01", "42703", "42883": // undefined table, column, function
+		return true
+	}
+	return false
+}
+
+// Outage says an error means the database cannot serve now, for a reason
+// of its own and not a bug: it is read-only (ErrReadOnly: a standby, a
+// read-only session) or behind this binary's migrations (ErrSchemaBehind).
+// Connection failures are the caller's to tell (rest's unavailable).
+func Outage(err error) bool {
+	var pqErr *pq.Error
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, ErrSchemaBehind) ||
+		errors.As(err, &pqErr) && readOnly(pqErr)
 }
 
 // Queries runs statements on the database or inside a transaction.
@@ -116,7 +155,7 @@ func (s *Store) Close() error { return errors.Join(s.DB.Close(), s.batchDB.Close
 func (s *Store) InTx(ctx context.Context, fn func(Queries) error) error {
 	tx, err := s.DB.BeginTxx(ctx, nil)
 	if err != nil {
-		return err
+		return translate(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	q := Queries{q: tx, count: s.count, stmts: s.stmts, held: &heldWrites{}}

@@ -3,63 +3,113 @@ package repo
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// migrationLock names the advisory lock migrations take.
+const migrationLock = 727001
+
 // Migrate applies the numbered migrations not yet applied, each in its own
-// transaction, under an advisory lock so concurrent starts do not race.
+// transaction. Each transaction first takes a transaction-level advisory
+// lock and then looks whether its migration is applied, so concurrent runs
+// apply each migration once, one after the other. The lock lives and dies
+// with the transaction, which a transaction pooler (PgBouncer in
+// transaction mode) keeps on one server connection: it works through one,
+// where a session lock would be taken on one server connection and
+// released on another.
 func (s *Store) Migrate(ctx context.Context) error {
-	conn, err := s.DB.Connx(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(727001)`); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(727001)`) //nolint:errcheck
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return err
-	}
 	list, err := migrationList(migrations)
 	if err != nil {
 		return err
 	}
+	err = s.migrationTx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	for _, m := range list {
-		name, version := m.name, m.version
-		var applied bool
-		if err := conn.GetContext(ctx, &applied, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version); err != nil {
+		err := s.migrationTx(ctx, func(tx *sqlx.Tx) error {
+			var applied bool
+			if err := tx.GetContext(ctx, &applied, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.version); err != nil || applied {
+				return err
+			}
+			body, err := migrations.ReadFile("migrations/" + m.name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version)
 			return err
-		}
-		if applied {
-			continue
-		}
-		body, err := migrations.ReadFile("migrations/" + name)
+		})
 		if err != nil {
 			return err
 		}
-		tx, err := conn.BeginTxx(ctx, nil)
-		if err != nil {
-			return err
+	}
+	return nil
+}
+
+// migrationTx runs fn in a transaction holding the migration lock.
+func (s *Store) migrationTx(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	tx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ErrSchemaBehind says the database lacks migrations this binary ships:
+// `msgsvc migrate` has not run since the binary was upgraded.
+var ErrSchemaBehind = errors.New("the database schema is behind this binary's migrations; run `msgsvc migrate`")
+
+// SchemaCurrent returns ErrSchemaBehind (wrapped, naming the versions) when
+// a migration this binary ships is not applied. A database migrated past
+// the binary (a newer binary ran migrate first) is current: migrations only
+// add, so the older binary runs on it.
+func (q Queries) SchemaCurrent(ctx context.Context) error {
+	list, err := migrationList(migrations)
+	if err != nil {
+		return err
+	}
+	var applied []int64
+	err = q.selectRows(ctx, &applied, `SELECT version FROM schema_migrations`)
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "42P01" { // undefined_table
+		return fmt.Errorf("%w (no migration applied)", ErrSchemaBehind)
+	}
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, m := range list {
+		if !slices.Contains(applied, int64(m.version)) {
+			missing = append(missing, strconv.Itoa(m.version))
 		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback() //nolint:errcheck
-			return fmt.Errorf("migration %s: %w", name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, version); err != nil {
-			tx.Rollback() //nolint:errcheck
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w (missing %s)", ErrSchemaBehind, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -93,4 +143,22 @@ func migrationList(fsys fs.ReadDirFS) ([]migration, error) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].version < list[j].version })
 	return list, nil
+}
+
+// ErrReadOnly says the database takes no writes: a standby, or a session
+// with default_transaction_read_only on.
+var ErrReadOnly = errors.New("the database session is read-only (a standby, or default_transaction_read_only)")
+
+// Ready is the database's readiness: it answers, takes writes
+// (ErrReadOnly when not), and has every migration this binary ships
+// (ErrSchemaBehind when not).
+func (s *Store) Ready(ctx context.Context) error {
+	var readOnly string
+	if err := s.DB.GetContext(ctx, &readOnly, `SELECT current_setting('transaction_read_only')`); err != nil {
+		return err
+	}
+	if readOnly == "on" {
+		return ErrReadOnly
+	}
+	return s.SchemaCurrent(ctx)
 }

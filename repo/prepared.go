@@ -2,10 +2,17 @@ package repo
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql/driver"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // maxPrepared bounds how many statement texts a pool keeps prepared. The
@@ -122,4 +129,109 @@ func (s *Store) SetPrepare(on bool) {
 	if on {
 		s.stmts, s.batched.stmts = newStmtCache(s.DB), newStmtCache(s.batchDB)
 	}
+}
+
+// ErrPreparedLost says statements prepared on a connection are not there
+// when it runs them: a transaction pooler (PgBouncer in transaction mode,
+// before 1.21 or with max_prepared_statements = 0) hands each transaction
+// to whichever server connection is free, and a statement prepared on one
+// is missing on the next, or, worse, another client's statement of the
+// same name runs with this one's parameters.
+var ErrPreparedLost = errors.New("prepared statements do not survive on this database connection (a transaction pooler such as PgBouncer before 1.21 or without max_prepared_statements): set MSGSVC_DB_PREPARE=false, or max_prepared_statements in PgBouncer 1.21 or later")
+
+// CheckPrepared tells whether statements prepared on a pool connection run
+// there later, also after the server connection behind it has changed
+// hands: it returns ErrPreparedLost (wrapped) when not, and nil when
+// statements are off (SetPrepare(false)).
+//
+// It prepares a statement on one connection and runs it, then holds the
+// server connection that ran it in a transaction of another connection
+// (a pooler hands out the connection it was last given back first), and
+// runs the statement again: a pooler that does not carry prepared
+// statements then sends it to a server connection without it, which fails
+// or answers another statement's row. Directly on Postgres both runs answer
+// from the connection's own server process.
+func (s *Store) CheckPrepared(ctx context.Context) error {
+	if s.stmts == nil {
+		return nil
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	token := "msgsvc-probe-" + hex.EncodeToString(b)
+	conn, err := s.DB.Connx(ctx)
+	if err != nil {
+		return err
+	}
+	// The probe's connections never go back to the pool: one may be
+	// left in any state by a pooler that lost its statement.
+	defer closeForGood(conn)
+	st, err := conn.PreparexContext(ctx, `SELECT '`+token+`'::text, pg_backend_pid()`)
+	if err != nil {
+		return err
+	}
+	defer st.Close() //nolint:errcheck // the connection is closed after it
+	run := func() (int, error) {
+		var got string
+		var pid int
+		if err := st.QueryRowContext(ctx).Scan(&got, &pid); err != nil {
+			return 0, fmt.Errorf("%w (%v)", ErrPreparedLost, err)
+		}
+		if got != token {
+			return 0, fmt.Errorf("%w (a prepared statement answered another statement's row)", ErrPreparedLost)
+		}
+		return pid, nil
+	}
+	pid, err := run()
+	if err != nil {
+		return err
+	}
+	// Hold the server connection that ran it, when a pooler hands it to
+	// another client connection (a few tries: a pooler may hand out
+	// another idle connection first).
+	for range 3 {
+		other, err := s.DB.Connx(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeForGood(other)
+		tx, err := other.BeginTxx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() //nolint:errcheck // it only held a connection
+		var otherPID int
+		if err := tx.GetContext(ctx, &otherPID, `SELECT pg_backend_pid()`); err != nil {
+			return err
+		}
+		if otherPID == pid {
+			break
+		}
+	}
+	if _, err := run(); err != nil {
+		return err
+	}
+	return s.CheckBatchPool(ctx)
+}
+
+// ErrStartupOptions says the server refused the batches' connections for
+// their session settings (the options startup parameter): PgBouncer takes
+// it only when told to (track_extra_parameters, ignore_startup_parameters).
+var ErrStartupOptions = errors.New("the database refused the webhook batches' session settings (the options startup parameter): with PgBouncer set track_extra_parameters = IntervalStyle, plan_cache_mode, enable_seqscan, or add options to ignore_startup_parameters; or set MSGSVC_DB_PREPARE=false")
+
+// CheckBatchPool connects the batches' pool (used with prepared statements
+// on) and returns ErrStartupOptions (wrapped) when the server refuses its
+// session settings.
+func (s *Store) CheckBatchPool(ctx context.Context) error {
+	err := s.batchDB.PingContext(ctx)
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && (pqErr.Code == "08P01" || strings.Contains(pqErr.Message, "startup parameter")) {
+		return fmt.Errorf("%w (%v)", ErrStartupOptions, err)
+	}
+	return err
+}
+
+// closeForGood closes a connection and keeps it out of the pool.
+func closeForGood(conn *sqlx.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	conn.Close() //nolint:errcheck // closing a connection dropped for good
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 // unavailableRetry is the Retry-After of a 503 service_unavailable: long
@@ -69,12 +70,15 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // unavailable tells an outage of a dependency (Postgres refusing or dropping
-// connections, a dial that timed out, a server shutting down) from a bug: the
-// first is worth a retry, the second is not.
+// connections, a dial that timed out, a server shutting down, a read-only
+// database, a schema behind the migrations) from a bug: the first is worth a
+// retry, the second is not.
 func unavailable(err error) bool {
 	var netErr net.Error
 	var pqErr *pq.Error
 	switch {
+	case repo.Outage(err): // read-only, or behind the migrations
+		return true
 	case errors.As(err, &pqErr):
 		switch pqErr.Code {
 		case "57P01", "57P02", "57P03", "53300": // shutting down, crashed, starting up, too many connections

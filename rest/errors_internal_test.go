@@ -15,6 +15,7 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/repo"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -40,6 +41,10 @@ func TestUnavailableTellsOutagesFromBugs(t *testing.T) {
 		"pq too many connections":  {&pq.Error{Code: "53300"}, true},
 		"pq unique violation":      {&pq.Error{Code: "23505"}, false},
 		"pq undefined table":       {fmt.Errorf("list: %w", &pq.Error{Code: "42P01"}), false},
+		"schema behind (repo)":     {fmt.Errorf("list: %w", fmt.Errorf("%w: %w", repo.ErrSchemaBehind, &pq.Error{Code: "42P01"})), true},
+		"read-only transaction":    {fmt.Errorf("save: %w", &pq.Error{Code: "25006", Message: "cannot execute UPDATE in a read-only transaction"}), true},
+		"standby refuses writes":   {&pq.Error{Code: "0A000", Message: "cannot set transaction read-write mode during recovery"}, true},
+		"feature not supported":    {&pq.Error{Code: "0A000", Message: "FOR UPDATE is not allowed with GROUP BY clause"}, false},
 		"pq bad bytes":             {&pq.Error{Code: "22021"}, false},
 		"a bug":                    {errors.New("nil map"), false},
 		"client went away":         {context.Canceled, false},

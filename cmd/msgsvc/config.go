@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/rest/clientaddr"
 )
 
@@ -22,7 +23,9 @@ import (
 type Config struct {
 	DatabaseURL string
 	RedisURL    string
-	Addr        string
+	// Redis is RedisURL parsed, for every Redis client of the process.
+	Redis *redisconn.Options
+	Addr  string
 	// Secret is the service secret that signs and seals (MSGSVC_SECRET, a
 	// comma-separated list: its first); PreviousSecrets are the rest of
 	// the list, which still verify and open.
@@ -107,6 +110,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		AdminToken:  get("MSGSVC_ADMIN_TOKEN", ""),
 	}
 	var err error
+	if c.Redis, err = redisconn.Parse(c.RedisURL); err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("MSGSVC_ADDR: %q is not host:port", c.Addr)
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
-	"github.com/redis/go-redis/v9"
 )
 
 const usage = `usage: msgsvc <command>
@@ -82,13 +82,38 @@ func run(args []string) error {
 }
 
 func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) error {
-	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
 	defer store.Close()
-	store.SetPrepare(cfg.DBPrepare)
+	if err := store.SchemaCurrent(ctx); err != nil {
+		// Not fatal: `msgsvc migrate` may be running now. /readyz says
+		// not ready, and requests answer 503, until it is done.
+		slog.Error("DATABASE_URL: the database is not ready for this binary", "err", err)
+	}
 	return fn(store)
+}
+
+// openStore opens the database of DATABASE_URL with the pool settings. With
+// MSGSVC_DB_PREPARE on it checks that the connection keeps prepared
+// statements, and refuses to go on behind a pooler that does not: such a
+// pooler runs one client's statement with another's parameters.
+func openStore(ctx context.Context, cfg *Config) (*repo.Store, error) {
+	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	store.SetMaxConns(cfg.DBMaxConns)
+	store.SetPrepare(cfg.DBPrepare)
+	if err := store.CheckPrepared(ctx); err != nil {
+		store.Close()
+		if errors.Is(err, repo.ErrPreparedLost) || errors.Is(err, repo.ErrStartupOptions) {
+			return nil, fmt.Errorf("MSGSVC_DB_PREPARE: %w", err)
+		}
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	return store, nil
 }
 
 func seedFile(ctx context.Context, cfg *Config, args []string) error {
@@ -128,13 +153,9 @@ const keyCacheTTL = 5 * time.Second
 // announceKeyChange tells running servers that keys or workspaces may have
 // changed, so a revoked key stops at once rather than after keyCacheTTL.
 func announceKeyChange(ctx context.Context, cfg *Config) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err == nil {
-		rdb := redis.NewClient(opt)
-		defer rdb.Close()
-		err = auth.Announce(ctx, rdb)
-	}
-	if err != nil {
+	rdb := cfg.Redis.Client()
+	defer rdb.Close()
+	if err := auth.Announce(ctx, rdb); err != nil {
 		slog.Warn("running servers were not told of the new keys; they pick them up within "+keyCacheTTL.String(), "err", err)
 	}
 }
@@ -144,17 +165,17 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	if cfg.SecretGenerated {
 		slog.Warn("MSGSVC_SECRET is not set; using a random one, so cursors, file links and webhook signing secrets die with this process")
 	}
-	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
 	defer store.Close()
-	store.SetMaxConns(cfg.DBMaxConns)
-	store.SetPrepare(cfg.DBPrepare)
-	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("REDIS_URL: %w", err)
+	if err := store.SchemaCurrent(ctx); err != nil {
+		// Not fatal: `msgsvc migrate` may be running now. /readyz says
+		// not ready, and requests answer 503, until it is done.
+		slog.Error("DATABASE_URL: the database is not ready for this binary", "err", err)
 	}
+	redisOpt := cfg.Redis.Asynq()
 	ops, err := startOperations(cfg, store, redisOpt)
 	if err != nil {
 		return err
@@ -178,14 +199,10 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		defer stop()
 	}
 	if api {
-		ropt, err := redis.ParseURL(cfg.RedisURL)
-		if err != nil {
-			return fmt.Errorf("REDIS_URL: %w", err)
-		}
 		if err := serveMail(ctx, cfg.Live, resolver, client, errs); err != nil {
 			return err
 		}
-		rdb := redis.NewClient(ropt)
+		rdb := cfg.Redis.Client()
 		defer rdb.Close()
 		resolver.KeyCache = &auth.CachedKeys{Store: store, Clock: time.Now, TTL: keyCacheTTL}
 		if err := auth.Listen(ctx, rdb, resolver.KeyCache); err != nil {
@@ -236,7 +253,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
 		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
 		SweepGrace: cfg.Sweep.Grace}
-	closeWakes, err := wireWebsite(resolver, cfg.RedisURL)
+	closeWakes, err := wireWebsite(resolver, cfg.Redis)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,8 +274,15 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	go jobs.RunAIDispatch(ctx, client, time.Second)
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
-	go jobs.RunTemplateSync(ctx, resolver, cfg.Live.TemplateSyncEvery)
+	queueRedis := cfg.Redis.Client()
+	lease := jobs.TemplateSyncLease(queueRedis, cfg.Queue)
+	go jobs.RunTemplateSync(ctx, jobs.LeasedTemplateSync(resolver, lease, cfg.Live.TemplateSyncEvery), cfg.Live.TemplateSyncEvery)
 	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Queues: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices()}, cfg.Sweep.Every)
-	return srv.Shutdown, nil
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Queues: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices(),
+		Queue: func(ctx context.Context) (string, error) {
+			s, err := redisconn.Describe(ctx, queueRedis)
+			return s.RunID + " " + s.Role, err
+		},
+		Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
+	return func() { srv.Shutdown(); queueRedis.Close() }, nil
 }

@@ -18,5 +18,12 @@ func migrate(ctx context.Context, cfg *Config) error {
 	if created {
 		slog.Info("created the database DATABASE_URL names")
 	}
-	return withStore(ctx, cfg, func(s *repo.Store) error { return s.Migrate(ctx) })
+	// Migrations run no prepared statement: a pooler that cannot carry
+	// them is no reason to refuse (their lock is a transaction's).
+	store, err := repo.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	defer store.Close()
+	return store.Migrate(ctx)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/msgsvc/msgsvc/ops/health"
 	"github.com/msgsvc/msgsvc/ops/logging"
 	"github.com/msgsvc/msgsvc/ops/metrics"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
 	"github.com/redis/go-redis/v9"
@@ -41,14 +42,10 @@ type operations struct {
 // queue depths, and serves /metrics, pprof and the probes on
 // MSGSVC_METRICS_ADDR. Close stops it all.
 func startOperations(cfg *Config, store *repo.Store, redisOpt asynq.RedisConnOpt) (*operations, error) {
-	ropt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	o := &operations{redis: redis.NewClient(ropt), insp: asynq.NewInspector(redisOpt)}
+	o := &operations{redis: cfg.Redis.Client(), insp: asynq.NewInspector(redisOpt)}
 	o.Probes = &health.Checker{Checks: map[string]health.Check{
-		"postgres": store.DB.PingContext,
-		"redis":    func(ctx context.Context) error { return o.redis.Ping(ctx).Err() },
+		"postgres": store.Ready,
+		"redis":    func(ctx context.Context) error { return redisconn.Ready(ctx, o.redis) },
 	}}
 	o.Queues = asynqmon.New(asynqmon.Options{RootPath: rest.QueuesPath, RedisConnOpt: redisOpt})
 	metrics.SetQueueInspector(o.insp)

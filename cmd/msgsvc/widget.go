@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/rest"
 	"github.com/msgsvc/msgsvc/widget"
 	"github.com/redis/go-redis/v9"
@@ -16,12 +16,8 @@ import (
 // workers too), typing goes both ways between agents and visitors, and live
 // website sends go to the widget adapter. It returns
 // what stops the wake-ups and closes their Redis client.
-func wireWebsite(resolver *graph.Resolver, redisURL string) (func(), error) {
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	rdb := redis.NewClient(opt)
+func wireWebsite(resolver *graph.Resolver, redisOpt *redisconn.Options) (func(), error) {
+	rdb := redisOpt.Client()
 	waker := widget.NewWaker(widget.Publish{Redis: rdb})
 	resolver.CommitListener = waker
 	resolver.Typing = widget.Publish{Redis: rdb}

@@ -20,7 +20,7 @@ import (
 // Store is what the AI's work reads and writes; repo.Store is one.
 type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
-	WithSessionLock(ctx context.Context, key string, fn func() error) (bool, error)
+	WithLock(ctx context.Context, key string, fn func() error) (bool, error)
 	NextAIWork(ctx context.Context, conversationID string) (*repo.AIWork, error)
 	FinishAIWork(ctx context.Context, messageID, outcome string, at time.Time) error
 	ConversationsWithAIWork(ctx context.Context, limit int) ([]string, error)
@@ -71,7 +71,7 @@ type Service struct {
 // that is left behind.
 func (r *Service) Answer(ctx context.Context, conversationID string) error {
 	for {
-		ran, err := r.Store.WithSessionLock(ctx, "ai:"+conversationID, func() error { return r.drain(ctx, conversationID) })
+		ran, err := r.Store.WithLock(ctx, "ai:"+conversationID, func() error { return r.drain(ctx, conversationID) })
 		if err != nil || !ran {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
@@ -94,8 +95,20 @@ const sweepBatch = 500
 // Redis lost it, a worker died holding it, or an enqueue failed. It runs
 // periodically; Postgres, not the queue, knows what is owed.
 func (r *Service) SweepDeliveries(ctx context.Context) error {
+	return r.sweepDeliveries(ctx, r.config().SweepGrace)
+}
+
+// ResweepDeliveries hands the queue every due delivery no attempt holds,
+// without waiting for the grace: the queue was lost or changed hands (a
+// Redis failover or restart), so their tasks may be gone. A delivery whose
+// task survived gets a second one, which finds it claimed or done.
+func (r *Service) ResweepDeliveries(ctx context.Context) error {
+	return r.sweepDeliveries(ctx, 0)
+}
+
+func (r *Service) sweepDeliveries(ctx context.Context, grace time.Duration) error {
 	for {
-		due, err := r.Store.SweepWebhookDeliveries(ctx, r.Clock.Now(), r.config().SweepGrace, sweepBatch)
+		due, err := r.Store.SweepWebhookDeliveries(ctx, r.Clock.Now(), grace, sweepBatch)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 // Package health answers the probes (live.md 9): GET /healthz says the
 // process is up; GET /readyz says Postgres and Redis answered within a
-// bound. Both are outside /v1 and need no key. The answers name each check
+// bound, each as a usable store (the checks are the caller's: a database
+// that takes writes and has the binary's migrations, a Redis primary). Both are outside /v1 and need no key. The answers name each check
 // and its outcome, never an error's text (the probes are public; errors are
 // logged instead).
 package health

@@ -84,46 +84,67 @@ func NewStore(t testing.TB) *repo.Store {
 // start msgsvc processes of their own.
 func NewStoreURL(t testing.TB) (*repo.Store, string) {
 	t.Helper()
-	tpl := template(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "msgsvc_t_" + hex.EncodeToString(b)
-	admin, err := sqlx.Connect("postgres", AdminURL())
-	if err != nil {
-		t.Fatalf("connect to %s: %v", AdminURL(), err)
-	}
-	defer admin.Close()
-	// CREATE DATABASE ... TEMPLATE needs the template to have no other
-	// sessions, so clones are made one at a time.
-	cloneMu.Lock()
-	_, err = admin.Exec(fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s`, name, tpl))
-	cloneMu.Unlock()
-	if err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
+	name := NewDatabase(t)
 	dsn := withDatabase(AdminURL(), name)
 	store, err := repo.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
-	t.Cleanup(func() {
-		store.Close()
-		if admin, err := sqlx.Connect("postgres", AdminURL()); err == nil {
-			_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-			admin.Close()
-		}
-	})
+	t.Cleanup(func() { store.Close() })
 	return store, dsn
+}
+
+// NewDatabase creates a fresh, migrated database, dropped when the test
+// ends (after what the test's later cleanups close), and returns its name.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	tpl := template(t)
+	name := "msgsvc_t_" + randomSuffix()
+	admin := connectAdmin(t)
+	defer admin.Close()
+	// CREATE DATABASE ... TEMPLATE needs the template to have no other
+	// sessions, so clones are made one at a time.
+	cloneMu.Lock()
+	_, err := admin.Exec(fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s`, name, tpl))
+	cloneMu.Unlock()
+	if err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() { dropDatabase(name) })
+	return name
+}
+
+// URL is the URL of a database of the test server.
+func URL(name string) string { return withDatabase(AdminURL(), name) }
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func connectAdmin(t testing.TB) *sqlx.DB {
+	t.Helper()
+	admin, err := sqlx.Connect("postgres", AdminURL())
+	if err != nil {
+		t.Fatalf("connect to %s: %v", AdminURL(), err)
+	}
+	return admin
+}
+
+// dropDatabase drops a test database, closing its sessions.
+func dropDatabase(name string) {
+	if admin, err := sqlx.Connect("postgres", AdminURL()); err == nil {
+		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		admin.Close()
+	}
 }
 
 // Main runs a package's tests and then drops the template database.
 func Main(m *testing.M) {
 	code := m.Run()
 	if templateName != "" {
-		if admin, err := sqlx.Connect("postgres", AdminURL()); err == nil {
-			_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + templateName + ` WITH (FORCE)`)
-			admin.Close()
-		}
+		dropDatabase(templateName)
 	}
 	os.Exit(code)
 }
