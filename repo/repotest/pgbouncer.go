@@ -53,35 +53,7 @@ func PgBouncer(t testing.TB, extra ...string) func(name string) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	pgUser := admin.User.Username()
-	auth := filepath.Join(dir, "users.txt")
-	if err := os.WriteFile(auth, []byte(fmt.Sprintf("%q \"\"\n", pgUser)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ini := filepath.Join(dir, "pgbouncer.ini")
-	conf := fmt.Sprintf(`[databases]
-* = host=%s port=%s
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = trust
-auth_file = %s
-pool_mode = transaction
-max_client_conn = 200
-default_pool_size = 20
-%s
-`, admin.Hostname(), admin.Port(), port, auth, strings.Join(extra, "\n"))
-	if !strings.Contains(conf, "ignore_startup_parameters") {
-		conf += "ignore_startup_parameters = extra_float_digits\n"
-	}
-	if carriesPrepared(bin) {
-		// Like the versions before 1.21, which carry none.
-		conf += "max_prepared_statements = 0\n"
-	}
-	if err := os.WriteFile(ini, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ini := writePgBouncerConfig(t, bin, dir, admin, port, extra)
 	cmd := exec.Command(bin, append(args, ini)...)
 	logf, err := os.Create(filepath.Join(dir, "pgbouncer.log"))
 	if err != nil {
@@ -117,6 +89,42 @@ default_pool_size = 20
 		u.Path = "/" + name
 		return u.String()
 	}
+}
+
+// writePgBouncerConfig writes the config of a pgbouncer on port in front
+// of admin's server, and its users file, into dir.
+func writePgBouncerConfig(t testing.TB, bin, dir string, admin *url.URL, port int, extra []string) string {
+	t.Helper()
+	pgUser := admin.User.Username()
+	auth := filepath.Join(dir, "users.txt")
+	if err := os.WriteFile(auth, []byte(fmt.Sprintf("%q \"\"\n", pgUser)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ini := filepath.Join(dir, "pgbouncer.ini")
+	conf := fmt.Sprintf(`[databases]
+* = host=%s port=%s
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = trust
+auth_file = %s
+pool_mode = transaction
+max_client_conn = 200
+default_pool_size = 20
+%s
+`, admin.Hostname(), admin.Port(), port, auth, strings.Join(extra, "\n"))
+	if !strings.Contains(conf, "ignore_startup_parameters") {
+		conf += "ignore_startup_parameters = extra_float_digits\n"
+	}
+	if carriesPrepared(bin) {
+		// Like the versions before 1.21, which carry none.
+		conf += "max_prepared_statements = 0\n"
+	}
+	if err := os.WriteFile(ini, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ini
 }
 
 // carriesPrepared says whether a pgbouncer binary is 1.21 or later, which
