@@ -73,7 +73,7 @@ func newGraphQLLimits(schema *ast.Schema, cache *lru.LRU[*ast.QueryDocument]) gr
 		}}
 }
 
-func (graphqlLimits) ExtensionName() string                  { return "msgsvc limits" }
+func (graphqlLimits) ExtensionName() string                   { return "msgsvc limits" }
 func (graphqlLimits) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (l graphqlLimits) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {

@@ -3038,7 +3038,7 @@ input UpdateWebhookEndpointInput {
 }
 
 input RollWebhookSecretInput {
-  "0-168"
+  "0-168; 24 when left out"
   graceHours: Int
 }
 `, BuiltIn: false},
