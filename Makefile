@@ -13,6 +13,9 @@ export MSGSVC_ADDR ?= 127.0.0.1:8080
 export MSGSVC_SECRET ?= msgsvc-development-secret-not-for-production
 export MSGSVC_ADMIN_TOKEN ?= msgsvc-development-admin-token
 export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
+# Webhooks to http:// URLs and local addresses, so a receiver on this machine
+# works: development only (docs/configuration.md).
+export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
 .PHONY: run test fuzz bench scaleout services build lint lint-openapi generate check-generated
@@ -23,6 +26,9 @@ run: services build
 	@echo
 	@echo "Test key: $(DEMO_KEY)"
 	@echo "Try:      curl -s -H 'Authorization: Bearer $(DEMO_KEY)' http://$(MSGSVC_ADDR)/v1/channels"
+	@echo "Chat:     http://$(MSGSVC_ADDR)/demo (the demo website's widget)"
+	@echo "GraphQL:  http://$(MSGSVC_ADDR)/admin/graphql (any user, password $(MSGSVC_ADMIN_TOKEN))"
+	@echo "Webhooks: MSGSVC_WEBHOOK_ALLOW_INSECURE=$(MSGSVC_WEBHOOK_ALLOW_INSECURE): http:// and local receivers allowed (development only)"
 	@echo
 	./bin/msgsvc run
 

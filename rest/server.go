@@ -31,6 +31,9 @@ type Server struct {
 	// Playground serves GraphiQL over /graphql at /admin/graphql, behind
 	// the admin token: for development only (not with MSGSVC_ENV=production).
 	Playground bool
+	// Demo serves /demo, a page with the widget of the demo workspace's
+	// website (DemoWebsite): for development only.
+	Demo bool
 	// QueuesRedis pings the Redis the dashboard reads; when it fails the
 	// dashboard answers 503 service_unavailable. nil skips the check.
 	QueuesRedis func(context.Context) error
@@ -66,6 +69,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Handle("/graphql", s.graphql())
 	s.mountWidget(r)
+	if s.Demo && s.Widget != nil {
+		r.Get("/demo", serveDemo)
+	}
 	s.mountOps(r)
 	r.Get("/hooks/meta", s.metaHandshake)
 	r.Post("/hooks/meta", s.metaHook)
