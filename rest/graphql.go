@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/generated"
@@ -80,18 +79,6 @@ func (s *Server) graphql() http.Handler {
 		ctx := s.Resolver.WithLoaders(auth.WithActor(r.Context(), a))
 		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// playground is GraphiQL over /graphql. Only a caller holding the admin
-// token gets the page, so it may prefill the headers /graphql needs,
-// the token included; the workspace is the demo one `make run` seeds.
-func (s *Server) playground() http.Handler {
-	return playground.Handler("msgsvc GraphQL (development)", "/graphql",
-		playground.WithGraphiqlUiHeaders(map[string]string{
-			"Authorization":    "Bearer " + s.AdminToken,
-			"Msgsvc-Workspace": "ws_demo",
-			"Msgsvc-Livemode":  "false",
-		}))
 }
 
 // graphqlErrors keeps a resolver's failure to what the REST API would say of
