@@ -150,7 +150,7 @@ const (
 )
 
 // Refusal is a provider's no (or its absence), with the API code it maps to
-// per live.md section 3, and the provider's own code and text in Reason
+// as docs/api.md lists them, and the provider's own code and text in Reason
 // (for example "131047: Re-engagement message").
 type Refusal struct {
 	Code   apierr.Code
@@ -178,6 +178,5 @@ func AsRefusal(err error) *Refusal {
 	return &Refusal{Code: apierr.ChannelUnavailable, Reason: "the provider could not be reached"}
 }
 
-// DefaultRetryAfter is the wait of a provider rate limit that gives none
-// (live.md section 10).
+// DefaultRetryAfter is the wait of a provider rate limit that gives none.
 const DefaultRetryAfter = 60 * time.Second

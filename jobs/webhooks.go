@@ -64,7 +64,7 @@ func newDeliverTask(p DeliverPayload) (*asynq.Task, error) {
 
 // EventsRecorded is called after a commit that recorded events: it asks for
 // a fan-out and, as the same commit may owe the AI work or free an agent, a
-// dispatch pass (live.md 8). It returns at once: the background announcer
+// dispatch pass. It returns at once: the background announcer
 // enqueues them, coalesced (enqueueCoalesced), and while Redis is known to
 // be down it answers ErrQueueDown. A notice lost in a crash is no event
 // lost: the sweeps fan out whatever Postgres has not.

@@ -50,7 +50,7 @@ func (a *slowAdapter) Send(ctx context.Context, m *channels.Message) (*channels.
 
 // Eight live sends on eight conversations of one workspace and one number,
 // the provider taking 1.5 s each, run side by side: no transaction or lock
-// is held across the provider call (live.md 3). The bound is a lock check,
+// is held across the provider call. The bound is a lock check,
 // not a speed target: serialised sends would take 12 s.
 func TestLiveSendsHoldNoLockAcrossTheProviderCall(t *testing.T) {
 	t.Parallel()
@@ -92,7 +92,7 @@ func TestLiveSendsHoldNoLockAcrossTheProviderCall(t *testing.T) {
 }
 
 // A provider refusal releases the reservation: no message, no quota, and
-// the refusal's consequences for the account (live.md 3 and 4).
+// the refusal's consequences for the account.
 func TestLiveRefusalReleasesAndActs(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)

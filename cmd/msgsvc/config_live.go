@@ -12,7 +12,7 @@ import (
 )
 
 // LiveConfig is the operator configuration of the live channels, own
-// processing and operations (live.md 1). Every provider base URL is
+// processing and operations. Every provider base URL is
 // configurable so tests and staging point at a local stand-in.
 type LiveConfig struct {
 	MetaGraphURL      string // MSGSVC_META_GRAPH_URL
@@ -34,13 +34,14 @@ type LiveConfig struct {
 	// WidgetRateLimit is visitor messages per minute per visitor.
 	WidgetRateLimit int
 	// WhatsAppPace spaces one number's sends at this many a second
-	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing (live.md 4).
+	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing.
 	WhatsAppPace int
 	MetricsAddr  string // MSGSVC_METRICS_ADDR
 	LogFormat    string // "text" or "json"
 }
 
-// loadLive reads live.md 1's variables; secret is MSGSVC_SECRET, from which
+// loadLive reads the providers' variables (docs/configuration.md); secret is
+// MSGSVC_SECRET, from which
 // the sealing key is derived when MSGSVC_ENCRYPTION_KEY is unset.
 func loadLive(get func(name, def string) string, env, secret string) (LiveConfig, seal.Key, error) {
 	c := LiveConfig{

@@ -30,7 +30,7 @@ type Refresher interface {
 }
 
 // Connections connects channel accounts to their providers through the
-// GraphQL admin mutations (live.md 2). Only the admin caller of /graphql
+// GraphQL admin mutations. Only the admin caller of /graphql
 // may use it; a token goes in and never comes out.
 type Connections struct {
 	Store Store

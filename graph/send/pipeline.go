@@ -17,7 +17,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// The live send runs in three steps (live.md 3), none holding a transaction
+// The live send runs in three steps, none holding a transaction
 // or a lock while the provider is called:
 //
 //	reserve: every rule, the quota unit taken, the message stored as

@@ -1,4 +1,4 @@
-// Package health answers the probes (live.md 9): GET /healthz says the
+// Package health answers the probes: GET /healthz says the
 // process is up; GET /readyz says Postgres and Redis answered within a
 // bound. Both are outside /v1 and need no key. The answers name each check
 // and its outcome, never an error's text (the probes are public; errors are
