@@ -55,7 +55,7 @@ fuzz: services
 bench: services
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
-# The scale-out run (docs/performance.md, Scale-out run): one sandbox send
+# The scale-out run (docs/performance.md, The scale-out run): one sandbox send
 # load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every
 # webhook checked for signature, duplicates, order and loss. A measurement,
 # so make test skips it. MSGSVC_SCALEOUT_SECONDS (15), _CONNS (16) and

@@ -103,7 +103,7 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 // deliveries all start at once on an idle worker, and a burst still makes
 // tasks for all of a worker's 10 slots, and for other worker processes, to
 // share. (16 to a task made the lag at 100 sends a second worse,
-// docs/performance.md, fourth round.)
+// the history of docs/performance.md.)
 const DeliverGroupSize = 10
 
 // DeliveriesDue asks for an attempt of each of some deliveries due now, in
