@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -131,6 +132,11 @@ func TestGraphQLIntrospection(t *testing.T) {
 	schema := body["data"].(map[string]any)["__schema"].(map[string]any)
 	if schema["queryType"].(map[string]any)["name"] != "Query" || !strings.Contains(fmt.Sprint(schema["types"]), "Conversation") {
 		t.Errorf("schema %v", schema)
+	}
+	// The full query GraphiQL and schema tools send passes every limit.
+	status, body = graphql(t, api, "admin-token", "ws_main", introspection.Query)
+	if types, _ := body["data"].(map[string]any)["__schema"].(map[string]any)["types"].([]any); status != 200 || body["errors"] != nil || len(types) < 20 {
+		t.Errorf("the introspection query: %d %.500v", status, body)
 	}
 }
 
