@@ -15,6 +15,9 @@ export MSGSVC_ADDR ?= 127.0.0.1:8080
 export MSGSVC_SECRET ?= msgsvc-development-secret-not-for-production
 export MSGSVC_ADMIN_TOKEN ?= msgsvc-development-admin-token
 export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
+# Webhooks to http:// URLs and local addresses, so a receiver on this machine
+# works: development only (docs/configuration.md).
+export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
 .PHONY: run test fuzz bench scaleout services build lint lint-openapi generate check-generated image chart-check
@@ -25,6 +28,9 @@ run: services build
 	@echo
 	@echo "Test key: $(DEMO_KEY)"
 	@echo "Try:      curl -s -H 'Authorization: Bearer $(DEMO_KEY)' http://$(MSGSVC_ADDR)/v1/channels"
+	@echo "Chat:     http://$(MSGSVC_ADDR)/demo (the demo website's widget)"
+	@echo "GraphQL:  http://$(MSGSVC_ADDR)/admin/graphql (any user, password $(MSGSVC_ADMIN_TOKEN))"
+	@echo "Webhooks: MSGSVC_WEBHOOK_ALLOW_INSECURE=$(MSGSVC_WEBHOOK_ALLOW_INSECURE): http:// and local receivers allowed (development only)"
 	@echo
 	./bin/msgsvc run
 
@@ -51,7 +57,7 @@ fuzz: services
 bench: services
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
-# The scale-out run (docs/performance.md, Scale-out run): one sandbox send
+# The scale-out run (docs/performance.md, The scale-out run): one sandbox send
 # load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every
 # webhook checked for signature, duplicates, order and loss. A measurement,
 # so make test skips it. MSGSVC_SCALEOUT_SECONDS (15), _CONNS (16) and

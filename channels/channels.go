@@ -150,7 +150,7 @@ const (
 )
 
 // Refusal is a provider's no (or its absence), with the API code it maps to
-// per live.md section 3, and the provider's own code and text in Reason
+// as docs/api.md lists them, and the provider's own code and text in Reason
 // (for example "131047: Re-engagement message").
 type Refusal struct {
 	Code   apierr.Code
@@ -205,6 +205,5 @@ func (e notSent) Error() string        { return e.err.Error() }
 func (e notSent) Unwrap() error        { return e.err }
 func (e notSent) OutcomeUnknown() bool { return false }
 
-// DefaultRetryAfter is the wait of a provider rate limit that gives none
-// (live.md section 10).
+// DefaultRetryAfter is the wait of a provider rate limit that gives none.
 const DefaultRetryAfter = 60 * time.Second

@@ -10,7 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// The AI's tasks (live.md 8): a dispatch pass after every commit that
+// The AI's tasks: a dispatch pass after every commit that
 // recorded events (and every second), and the answers of one conversation.
 const (
 	TypeAIDispatch = "ai:dispatch"

@@ -11,7 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// Tasks of the Meta channels (live.md 4).
+// Tasks of the Meta channels.
 const (
 	// TypeMetaHook processes one stored /hooks/meta payload.
 	TypeMetaHook = "meta:hook"

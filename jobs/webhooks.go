@@ -64,7 +64,7 @@ func newDeliverTask(p DeliverPayload) (*asynq.Task, error) {
 
 // EventsRecorded is called after a commit that recorded events: it asks for
 // a fan-out and, as the same commit may owe the AI work or free an agent, a
-// dispatch pass (live.md 8). It returns at once: the background announcer
+// dispatch pass. It returns at once: the background announcer
 // enqueues them, coalesced (enqueueCoalesced), and while Redis is known to
 // be down it answers ErrQueueDown. A notice lost in a crash is no event
 // lost: the sweeps fan out whatever Postgres has not.
@@ -103,7 +103,7 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 // deliveries all start at once on an idle worker, and a burst still makes
 // tasks for all of a worker's 10 slots, and for other worker processes, to
 // share. (16 to a task made the lag at 100 sends a second worse,
-// docs/performance.md, fourth round.)
+// the history of docs/performance.md.)
 const DeliverGroupSize = 10
 
 // DeliveriesDue asks for an attempt of each of some deliveries due now, in

@@ -19,7 +19,7 @@ import (
 // plan, knowing the arrays' lengths, is estimated cheaper than the generic
 // one: that planning cost five times the execution (0.3 ms against 0.06),
 // and more events a second went end to end with generic plans than with
-// batching alone (docs/performance.md, fifth round). A generic plan is made
+// batching alone (the history of docs/performance.md). A generic plan is made
 // once per connection, though, with the statistics of that moment, maybe
 // of a table nearly empty, so these statements leave the planner one good
 // plan whatever it estimates: a nested loop over the inputs, by primary

@@ -141,7 +141,7 @@ const connIdleTime = 5 * time.Minute
 // burst that needs more connections than a smaller idle bound would close
 // them as they come back and open them again for the next statements, and
 // a Postgres connection costs a process fork, its authentication and cold
-// caches (docs/performance.md, fourth round).
+// caches (the history of docs/performance.md).
 func (s *Store) SetMaxConns(n int) {
 	s.DB.SetMaxOpenConns(n)
 	s.DB.SetMaxIdleConns(n)

@@ -12,7 +12,7 @@ import (
 // and goes to Postgres with the others held after it, as one statement of
 // data-modifying CTEs, when the transaction next reads or commits: a reply
 // stores its conversation, message and event in one round trip instead of
-// three (docs/performance.md, fourth round).
+// three (the history of docs/performance.md).
 //
 // A statement that runs in the same transaction always sees what was held
 // before it, because it sends them first; only the error of a held write

@@ -107,7 +107,7 @@ func TestLockDueSandboxMessagesSkipsLockedRows(t *testing.T) {
 // and live ones still sent, the pass reads the waiting messages from
 // messages_sandbox_due in its order, so it stops at the batch (no sort, no
 // other scan of messages), and each conversation by its key
-// (docs/performance.md, Fourth round, shows the plan).
+// (the history of docs/performance.md, shows the plan).
 func TestDueSandboxMessagesUseTheIndex(t *testing.T) {
 	store := sendFixture(t)
 	for _, q := range []string{

@@ -63,6 +63,7 @@ func (s *Server) mountOps(r chi.Router) {
 	}
 	if s.Playground {
 		r.Method(http.MethodGet, PlaygroundPath, s.admin(s.playground()))
+		r.Get(graphiqlAssetsPath+"*", graphiqlAsset)
 	}
 }
 

@@ -124,7 +124,7 @@ func dialGraphQL(t *testing.T, api *resttest.API, payload map[string]any) (*webs
 	}
 	var ack wsMessage
 	if err := wsjson.Read(ctx, c, &ack); err != nil {
-		return c, wsMessage{Type: "closed: " + err.Error()}
+		return c, wsMessage{Type: fmt.Sprintf("closed %d: %v", websocket.CloseStatus(err), err)}
 	}
 	return c, ack
 }
@@ -220,6 +220,21 @@ func waitEvent(events <-chan subEvent, within time.Duration, match func(typ stri
 			}
 		case <-timeout:
 			return false
+		}
+	}
+}
+
+// A refused connection_init closes with 4403 (graphql-transport-ws's
+// Forbidden), which clients take as final, not a reason to retry.
+func TestGraphQLWebSocketRefusalIs4403(t *testing.T) {
+	api := resttest.New(t)
+	for _, payload := range []map[string]any{
+		{"Authorization": "Bearer wrong", "Msgsvc-Workspace": "ws_main"},
+		{"Authorization": "Bearer admin-token"},
+	} {
+		_, ack := dialGraphQL(t, api, payload)
+		if !strings.HasPrefix(ack.Type, "closed 4403:") {
+			t.Errorf("%v: %s", payload, ack.Type)
 		}
 	}
 }

@@ -46,6 +46,10 @@ func TestAuthentication(t *testing.T) {
 		if r.Header.Get("X-Request-Id") == "" {
 			t.Errorf("%s: no X-Request-Id", c.name)
 		}
+		// RFC 9110 11.6.1: a 401 names the scheme to authenticate with.
+		if got := r.Header.Get("WWW-Authenticate"); (c.status == 401) != strings.HasPrefix(got, "Bearer ") {
+			t.Errorf("%s: %d with WWW-Authenticate %q", c.name, r.Status, got)
+		}
 	}
 }
 

@@ -116,3 +116,21 @@ func TestConnectAWhatsAppNumberThroughGraphQL(t *testing.T) {
 	connection(t, api, `mutation { rotateChannelToken(accountId: "wa_main", accessToken: "EAAGx") { accountId } }`, "invalid_request")
 	connection(t, api, `{ channelConnection(accountId: "wa_nowhere") { accountId } }`, "invalid_request")
 }
+
+// A bad credential is named as the mutation's caller wrote it (accessToken,
+// input.phoneNumberId), not as the fixture's provider object spells it.
+func TestConnectErrorsNameTheGraphQLArguments(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	for op, want := range map[string]string{
+		`mutation { connectChannelAccount(accountId: "wa_main", input: {phoneNumberId: "106540352242922", wabaId: "102290129340398", accessToken: "EAAG\u2026"}) { accountId } }`: "accessToken must be the token as Meta shows it",
+		`mutation { connectChannelAccount(accountId: "wa_main", input: {phoneNumberId: "+1555", wabaId: "102290129340398", accessToken: "EAAGx"}) { accountId } }`:                "input.phoneNumberId must be",
+		`mutation { connectChannelAccount(accountId: "wa_main", input: {phoneNumberId: "1", wabaId: "2", pageId: "3", accessToken: "EAAGx"}) { accountId } }`:                     "input of a WhatsApp number takes phoneNumberId, wabaId and accessToken only",
+	} {
+		_, body := graphql(t, api, "admin-token", "ws_main", op)
+		errs, _ := body["errors"].([]any)
+		if len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0].(map[string]any)["message"]), want) || strings.Contains(fmt.Sprint(body), "provider") {
+			t.Errorf("%s: %v, want a message with %q", op, body, want)
+		}
+	}
+}

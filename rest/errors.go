@@ -66,6 +66,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
+	if entry.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		// RFC 9110 11.6.1: a 401 names the scheme to use; the admin
+		// login sets its own (Basic) first.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="msgsvc"`)
+	}
 	writeJSON(w, entry.Status, errorBody{errorObject{Code: string(e.Code), Message: e.Message, RequestID: id}})
 }
 

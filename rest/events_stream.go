@@ -37,7 +37,7 @@ func (s *Server) initDrain() {
 }
 
 // eventStream is GET /v1/events/stream: Server-Sent Events of the key's
-// workspace and mode (live.md 9), each `id: evt_…`, `event: <type>`,
+// workspace and mode, each `id: evt_…`, `event: <type>`,
 // `data: <envelope on one line>` and a blank line.
 func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, a *auth.Actor) {
 	q, err := queryParams(r, "events")

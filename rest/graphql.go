@@ -10,23 +10,35 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/generated"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // graphql serves the same resolvers to internal dashboards. The admin token
 // opens it; Msgsvc-Workspace and Msgsvc-Livemode say whose data to act on.
 func (s *Server) graphql() http.Handler {
-	srv := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: s.Resolver}))
+	schema := generated.NewExecutableSchema(generated.Config{Resolvers: s.Resolver, Complexity: graphqlComplexity()})
+	srv := handler.New(schema)
 	srv.AddTransport(transport.POST{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(s.graphqlWebsocket())
+	cache := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(cache)
+	srv.SetParserTokenLimit(graphqlMaxTokens)
+	srv.Use(newGraphQLLimits(schema.Schema(), cache))
+	// Only the admin token opens /graphql, so introspection is for it:
+	// GraphiQL's explorer and schema tools read the schema.
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.FixedComplexityLimit(graphqlMaxComplexity))
 	srv.AroundFields(graphqlText)
 	srv.AroundFields(graphqlErrors)
+	srv.AroundFields(graphqlClientGone)
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		out := graphql.DefaultErrorPresenter(ctx, err)
 		if e, ok := apierr.As(err); ok {
@@ -69,18 +81,6 @@ func (s *Server) graphql() http.Handler {
 	})
 }
 
-// playground is GraphiQL over /graphql. Only a caller holding the admin
-// token gets the page, so it may prefill the headers /graphql needs,
-// the token included; the workspace is the demo one `make run` seeds.
-func (s *Server) playground() http.Handler {
-	return playground.Handler("msgsvc GraphQL (development)", "/graphql",
-		playground.WithGraphiqlUiHeaders(map[string]string{
-			"Authorization":    "Bearer " + s.AdminToken,
-			"Msgsvc-Workspace": "ws_demo",
-			"Msgsvc-Livemode":  "false",
-		}))
-}
-
 // graphqlErrors keeps a resolver's failure to what the REST API would say of
 // it: an API error as it is, an outage as service_unavailable, anything else
 // logged with the request id and answered as internal_error, since a
@@ -89,6 +89,9 @@ func graphqlErrors(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
 	if err == nil {
 		return res, nil
+	}
+	if ctx.Err() != nil && !unavailable(err) {
+		return res, clientClosed() // the client left: nothing to log
 	}
 	if _, ok := apierr.As(err); ok || errors.As(err, new(*gqlerror.Error)) {
 		return res, err

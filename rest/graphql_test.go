@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -107,5 +108,81 @@ func TestGraphQLMessageDeleted(t *testing.T) {
 	rest := api.Want(api.Do("GET", "/v1/messages/"+unsent, "test_all", nil), 200, "").Data()
 	if rest["deleted"] != true {
 		t.Errorf("REST shows %v", rest["deleted"])
+	}
+}
+
+func graphqlCode(body map[string]any) string {
+	errs, _ := body["errors"].([]any)
+	if len(errs) == 0 {
+		return ""
+	}
+	ext, _ := errs[0].(map[string]any)["extensions"].(map[string]any)
+	code, _ := ext["code"].(string)
+	return code
+}
+
+// Introspection answers the admin token (GraphiQL's explorer, codegen).
+func TestGraphQLIntrospection(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	status, body := graphql(t, api, "admin-token", "ws_main", `{ __schema { queryType { name } types { name } } }`)
+	if status != 200 || body["errors"] != nil {
+		t.Fatalf("%d %v", status, body)
+	}
+	schema := body["data"].(map[string]any)["__schema"].(map[string]any)
+	if schema["queryType"].(map[string]any)["name"] != "Query" || !strings.Contains(fmt.Sprint(schema["types"]), "Conversation") {
+		t.Errorf("schema %v", schema)
+	}
+	// The full query GraphiQL and schema tools send passes every limit.
+	status, body = graphql(t, api, "admin-token", "ws_main", introspection.Query)
+	if types, _ := body["data"].(map[string]any)["__schema"].(map[string]any)["types"].([]any); status != 200 || body["errors"] != nil || len(types) < 20 {
+		t.Errorf("the introspection query: %d %.500v", status, body)
+	}
+}
+
+// Each limit refuses before anything runs: one error naming it, no data,
+// and not one statement.
+func TestGraphQLLimits(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	aliases := func(n int, field string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, " a%d: %s", i, field)
+		}
+		return b.String() + " }"
+	}
+	page := `conversations(limit: 100) { items { customer { optOuts { whatsapp instagram email } } tags } }`
+	// fragments spread in fragments: 2^12 fields from a few hundred bytes
+	bomb := "fragment F0 on Usage { period }\n"
+	for i := 1; i <= 12; i++ {
+		bomb += fmt.Sprintf("fragment F%d on Usage { ...F%d ...F%d }\n", i, i-1, i-1)
+	}
+	bomb += "{ usage { ...F12 } }"
+	for _, c := range []struct{ name, query, code string }{
+		{"size", "{ usage { period " + strings.Repeat(" ", 16<<10) + "} }", "QUERY_TOO_LARGE"},
+		{"tokens", "{ " + strings.Repeat("a ", 4100) + "}", "GRAPHQL_PARSE_FAILED"},
+		{"fields", "{ usage { " + strings.Repeat("period ", 1001) + "} }", "TOO_MANY_FIELDS"},
+		{"aliases", aliases(31, "usage { period }"), "TOO_MANY_ALIASES"},
+		{"fragments", bomb, "TOO_MANY_FIELDS"},
+		// 15 pages of 100 conversations with customers: about 10,500
+		{"complexity", aliases(15, page), "COMPLEXITY_LIMIT_EXCEEDED"},
+	} {
+		before := api.Store.Statements()
+		status, body := graphql(t, api, "admin-token", "ws_main", c.query)
+		if got := graphqlCode(body); got != c.code || body["data"] != nil {
+			t.Errorf("%s: %d %v, want %s", c.name, status, body, c.code)
+		}
+		if n := api.Store.Statements() - before; n != 0 {
+			t.Errorf("%s: %d statements ran", c.name, n)
+		}
+	}
+	// Under every limit, the same shapes run.
+	if status, body := graphql(t, api, "admin-token", "ws_main", aliases(30, "usage { period }")); status != 200 || body["errors"] != nil {
+		t.Errorf("30 aliases: %d %v", status, body)
+	}
+	if status, body := graphql(t, api, "admin-token", "ws_main", aliases(14, page)); status != 200 || body["errors"] != nil {
+		t.Errorf("14 pages of 100: %d %v", status, body)
 	}
 }

@@ -16,7 +16,8 @@ import (
 // graphql-ws. The connection_init payload carries what headers carry on
 // HTTP: {"Authorization": "Bearer <admin token>", "Msgsvc-Workspace": "ws_…",
 // "Msgsvc-Livemode": "true"}; without the admin token the connection is
-// refused. The upgrade checks the page's origin as gorilla's default does
+// refused with close code 4403 (Forbidden, as graphql-transport-ws says), so
+// a client does not retry it. The upgrade checks the page's origin as gorilla's default does
 // (same host, or no Origin header as non-browser clients send).
 func (s *Server) graphqlWebsocket() transport.Websocket {
 	return transport.Websocket{
@@ -25,17 +26,23 @@ func (s *Server) graphqlWebsocket() transport.Websocket {
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			token, _ := strings.CutPrefix(initValue(p, "Authorization"), "Bearer ")
 			if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
-				return ctx, nil, errors.New("invalid_api_key: the connection_init payload needs Authorization: Bearer <admin token>")
+				return forbidden(ctx, "invalid_api_key: the connection_init payload needs Authorization: Bearer <admin token>")
 			}
 			workspace := initValue(p, "Msgsvc-Workspace")
 			if workspace == "" {
-				return ctx, nil, errors.New("invalid_request: name the workspace in the connection_init payload's Msgsvc-Workspace")
+				return forbidden(ctx, "invalid_request: name the workspace in the connection_init payload's Msgsvc-Workspace")
 			}
 			a := &auth.Actor{WorkspaceID: workspace, Livemode: initValue(p, "Msgsvc-Livemode") == "true",
 				Scopes: []string{"*"}, Version: auth.ServedVersion, Admin: true}
 			return s.Resolver.WithLoaders(auth.WithActor(ctx, a)), nil, nil
 		},
 	}
+}
+
+// forbidden refuses a connection_init: close code 4403 with the reason.
+func forbidden(ctx context.Context, reason string) (context.Context, *transport.InitPayload, error) {
+	ctx = transport.WithWebsocketCloseCode(ctx, 4403)
+	return transport.AppendCloseReason(ctx, reason), nil, errors.New(reason)
 }
 
 // initValue reads a connection_init field by name in any case.

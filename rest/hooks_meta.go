@@ -10,7 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 )
 
-// MetaHooks configures /hooks/meta (live.md 4).
+// MetaHooks configures /hooks/meta.
 type MetaHooks struct {
 	// AppSecret keys X-Hub-Signature-256 (MSGSVC_META_APP_SECRET); empty
 	// answers 503.

@@ -9,8 +9,7 @@ import (
 )
 
 // user_preferences stop sets the contact's opt_outs.whatsapp, resume clears
-// it (also after an inbound STOP), and a repeat changes nothing (live.md 4
-// and 10).
+// it (also after an inbound STOP), and a repeat changes nothing.
 func TestMetaHookUserPreferencesStopAndResume(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -58,8 +57,7 @@ func (h *metaHooks) liveSend(body map[string]any) *resttest.Response {
 }
 
 // A message_template_status_update changes a synced template at once: a
-// paused template is refused before any call, an approved one sends again
-// (live.md 4).
+// paused template is refused before any call, an approved one sends again.
 func TestMetaHookTemplateStatusUpdates(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)

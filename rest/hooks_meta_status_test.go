@@ -32,7 +32,7 @@ func stamp(unix int64) string { return model.NewTimestamp(time.Unix(unix, 0)).St
 
 // Statuses move a message forward only, whatever order Meta delivers them
 // in and however often: a late delivered or sent, a repeated read and a
-// failed after read change nothing (live.md 3).
+// failed after read change nothing.
 func TestMetaHookStatusesMoveForwardOnly(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -67,7 +67,7 @@ func TestMetaHookStatusesMoveForwardOnly(t *testing.T) {
 
 // A failed status puts errors[0] into delivery.error (our code, the
 // provider's code and text in the message) and nothing moves a failed
-// message again (live.md 3 and 4).
+// message again.
 func TestMetaHookFailedStatusCarriesTheError(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -106,7 +106,7 @@ func TestMetaHookFailedStatusCarriesTheError(t *testing.T) {
 // the customer, so the send is not undone; the message is failed with the
 // refusal, keeps its wamid, counts its quota unit once, announces
 // message.sent then message.status, and later statuses of the part sent
-// do not move it (live.md 3).
+// do not move it.
 func TestLiveSendTakenInPartFails(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)

@@ -15,7 +15,7 @@ import (
 
 // The GET handshake answers the challenge for the verify token only, and a
 // POST without a valid signature over its raw bytes is 401 with nothing
-// stored (live.md 4).
+// stored.
 func TestMetaHookHandshakeAndSignature(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -65,7 +65,7 @@ func TestMetaHookHandshakeAndSignature(t *testing.T) {
 // Every WhatsApp message type becomes a message.received with its words;
 // media is downloaded with the number's bearer token and kept only when
 // its bytes match the announced sha256; Meta's retry of the same payload
-// creates nothing twice (live.md 4).
+// creates nothing twice.
 func TestMetaHookWhatsAppMessageTypes(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)

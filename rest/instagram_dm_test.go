@@ -317,7 +317,7 @@ func (h *igHooks) comment(entry, commentID string, at time.Time) string {
 	return h.one("message.received", text)["conversation_id"].(string)
 }
 
-// Private replies: Meta's refusals mapped (live.md 3 and 5), a refused one
+// Private replies: Meta's refusals mapped, a refused one
 // leaves the comment's one reply unused, and the 7 days and the once are
 // kept locally on the injected clock, without a provider call.
 func TestInstagramPrivateReplies(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -121,7 +122,7 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 		t.Errorf("second of 1 per minute with Redis down: retry %v err %v, want a wait", retry, err)
 	}
 
-	opt, err := redis.ParseURL("redis://127.0.0.1:6379/9")
+	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 // decided in one script with redis_rate's GCRA, and a request either window
 // refuses spends from neither.
 func TestRedisLimiterOneScript(t *testing.T) {
-	opt, err := redis.ParseURL("redis://127.0.0.1:6379/9")
+	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,9 @@ type Server struct {
 	// the client (MSGSVC_TRUSTED_PROXIES); the client address keys the
 	// widget's per-IP limit, API keys' ip_allowlist and the request log.
 	TrustedProxies clientaddr.Proxies
+	// Demo serves /demo, a page with the widget of the demo workspace's
+	// website (DemoWebsite): for development only.
+	Demo bool
 	// QueuesRedis pings the Redis the dashboard reads; when it fails the
 	// dashboard answers 503 service_unavailable. nil skips the check.
 	QueuesRedis func(context.Context) error
@@ -70,6 +73,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Handle("/graphql", s.graphql())
 	s.mountWidget(r)
+	if s.Demo && s.Widget != nil {
+		r.Get("/demo", serveDemo)
+	}
 	s.mountOps(r)
 	r.Get("/hooks/meta", s.metaHandshake)
 	r.Post("/hooks/meta", s.metaHook)

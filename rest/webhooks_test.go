@@ -101,7 +101,9 @@ func TestWebhookEndpointValidation(t *testing.T) {
 		{"test_all", map[string]any{"url": rc.URL, "channels": []string{"fax"}}, 400, "invalid_request"},
 		{"test_all", map[string]any{"url": rc.URL, "website_ids": []string{"web_other"}}, 400, "invalid_request"},
 		{"test_all", map[string]any{"url": rc.URL, "description": strings.Repeat("d", 501)}, 400, "invalid_request"},
-		{"test_all", map[string]any{"url": rc.URL, "metadata_only": true}, 400, "invalid_request"},
+		{"test_all", map[string]any{"url": rc.URL, "metadata_only": true, "metadataOnly": true}, 400, "invalid_request"},
+		{"test_all", map[string]any{"url": rc.URL, "test_events": false, "testEvents": true}, 400, "invalid_request"},
+		{"test_all", map[string]any{"url": rc.URL, "test_events": "yes"}, 400, "invalid_request"},
 		{"test_all", map[string]any{"url": rc.URL, "testEvents": "yes"}, 400, "invalid_request"},
 		{"wa_only", map[string]any{"url": rc.URL, "channels": []string{"website"}}, 403, "channel_not_allowed"},
 		{"web_main_only", map[string]any{"url": rc.URL, "website_ids": []string{"web_second"}}, 403, "website_not_allowed"},
@@ -272,5 +274,48 @@ func TestPatchingTheSameURLVerifiesAnUnverifiedEndpointAgain(t *testing.T) {
 	r = w.Want(w.Do("PATCH", "/v1/webhook-endpoints/"+d["id"].(string), "test_all", map[string]any{"url": srv.URL}), 200, "").Data()
 	if r["status"] != "active" || r["verification"] != nil || r["verified_at"] == nil {
 		t.Fatalf("PATCH of a verified endpoint with its URL answered %v", r)
+	}
+}
+
+// The endpoint flags are taken as the API reference's request names them
+// (metadataOnly, testEvents) and as the endpoint object names them
+// (metadata_only, test_events); answers, a PATCH's included, use the
+// object's.
+func TestWebhookEndpointFlagSpellings(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	rc := jobstest.NewReceiver(t, nil)
+	d := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{
+		"url": rc.URL, "metadata_only": true, "test_events": true}), 201, "").Data()
+	if d["metadata_only"] != true || d["test_events"] != true || d["metadataOnly"] != nil {
+		t.Errorf("created with the object's spelling: %v", d)
+	}
+	path := "/v1/webhook-endpoints/" + d["id"].(string)
+	for _, body := range []map[string]any{{"metadataOnly": false, "testEvents": false}, {"metadata_only": true, "test_events": true}} {
+		r := w.Want(w.Do("PATCH", path, "test_all", body), 200, "").Data()
+		want := body["metadataOnly"] != false
+		if !slices.Equal(keysOf(r), []string{"id", "metadata_only", "object", "test_events"}) || r["metadata_only"] != want || r["test_events"] != want {
+			t.Errorf("PATCH %v answered %v", body, r)
+		}
+	}
+	w.Want(w.Do("PATCH", path, "test_all", map[string]any{"testEvents": true, "test_events": true}), 400, "invalid_request")
+}
+
+// roll-secret's body is optional: without one, or without grace_hours, the
+// old secret co-signs for 24 hours; null is not a number of hours.
+func TestRollSecretDefaultsTo24Hours(t *testing.T) {
+	t.Parallel()
+	w := jobstest.New(t, nil)
+	rc := jobstest.NewReceiver(t, nil)
+	path := "/v1/webhook-endpoints/" + w.CreateEndpoint(rc.URL, nil).ID + "/roll-secret"
+	for _, body := range []any{nil, map[string]any{}} {
+		r := w.Want(w.Do("POST", path, "test_all", body), 200, "").Data()
+		if r["grace_hours"] != 24.0 || !strings.HasPrefix(r["secret"].(string), "whsec_") {
+			t.Errorf("roll with %v answered %v", body, r)
+		}
+	}
+	w.Want(w.Do("POST", path, "test_all", map[string]any{"grace_hours": nil}), 400, "invalid_request")
+	if r := w.Want(w.Do("POST", path, "test_all", map[string]any{"grace_hours": 0}), 200, "").Data(); r["grace_hours"] != 0.0 {
+		t.Errorf("grace_hours 0 answered %v", r)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // A 130429 from Meta holds the whole number back for its Retry-After: every
 // recipient answers 429 channel_rate_limited without a provider call until
-// the injected clock passes it (live.md 4).
+// the injected clock passes it.
 func TestWhatsAppThroughputLimitHoldsTheNumber(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)

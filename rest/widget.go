@@ -15,7 +15,7 @@ import (
 	"github.com/msgsvc/msgsvc/widget"
 )
 
-// Widget is website chat's visitor API (live.md 7), mounted at /widget/v1,
+// Widget is website chat's visitor API, mounted at /widget/v1,
 // and the widget script at /widget.js.
 type Widget struct {
 	Visitors *visitor.Service

@@ -1,4 +1,4 @@
-// Package widget is website chat's real-time side (live.md 7): the hub that
+// Package widget is website chat's real-time side: the hub that
 // pushes outbound messages, typing and the close of a chat to connected
 // widgets over WebSocket, across every serve process through Redis
 // pub/sub; the website channel's adapter; and the embeddable widget.js.

@@ -54,7 +54,7 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	return &channels.Receipt{ProviderIDs: []string{"<" + MessageID(m.ID, e.Domain) + ">"}}, nil
 }
 
-// Refusal maps a relay's answer to the API's (live.md 3): 421 and 451
+// Refusal maps a relay's answer to the API's: 421 and 451
 // are channel_rate_limited, a 5xx to RCPT recipient_unreachable, anything
 // else (a connection or TLS failure, another code) channel_unavailable.
 // The reason carries the relay's code and text.

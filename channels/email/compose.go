@@ -1,6 +1,6 @@
 // Package email is the email channel's provider side: outbound mail built
 // with go-message, signed with go-msgauth's DKIM and handed to the operator's
-// SMTP relay with go-smtp (live.md 6). It speaks SMTP and MIME and nothing
+// SMTP relay with go-smtp. It speaks SMTP and MIME and nothing
 // else; every channel rule was checked before Send is called.
 package email
 
@@ -24,7 +24,8 @@ func MessageID(msgID, domain string) string { return msgID + "@" + domain }
 // bounces+{msg_id}@{domain}, so that a bounce names the message it is about.
 func BounceAddress(msgID, domain string) string { return "bounces+" + msgID + "@" + domain }
 
-// Compose builds the mail of an outbound message: the headers of live.md 6,
+// Compose builds the mail of an outbound message: the headers docs/email.md
+// lists,
 // multipart/mixed holding multipart/alternative (text, and HTML when given)
 // and the attachments. It is not signed yet.
 func Compose(m *channels.Message, date time.Time) ([]byte, error) {

@@ -16,7 +16,7 @@ import (
 )
 
 // signedHeaders are the headers a DKIM-Signature covers when present:
-// live.md 6 asks for From, To, Subject, Date, Message-ID and both
+// docs/email.md lists From, To, Subject, Date, Message-ID and both
 // List-Unsubscribe headers (RFC 8058 needs the last two signed).
 var signedHeaders = []string{"From", "To", "Cc", "Subject", "Date", "Message-ID", "In-Reply-To",
 	"References", "List-Unsubscribe", "List-Unsubscribe-Post", "MIME-Version", "Content-Type"}

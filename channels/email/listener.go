@@ -11,7 +11,7 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
-// MaxMessageBytes is the inbound limit, advertised with SIZE (live.md 6).
+// MaxMessageBytes is the inbound limit, advertised with SIZE.
 const MaxMessageBytes = 25 << 20
 
 // Inbox is msgsvc behind the listener: which recipients it takes, and

@@ -150,8 +150,7 @@ func (p *Parsed) headers(h mail.Header) {
 	}
 }
 
-// automatic says a mail was sent by a machine, so the AI must not answer it
-// (live.md 6 and 8): Auto-Submitted other than "no" (RFC 3834), and the
+// automatic says a mail was sent by a machine, so the AI must not answer it: Auto-Submitted other than "no" (RFC 3834), and the
 // older marks responders honour against mail loops: Precedence bulk, junk,
 // list or auto_reply, X-Autoreply and X-Autorespond.
 func automatic(h mail.Header) bool {

@@ -17,7 +17,7 @@ var (
 	blankLines = regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+`)
 )
 
-// HTMLToText is the text part made from an HTML body (live.md 6): the text
+// HTMLToText is the text part made from an HTML body: the text
 // of the elements, a line per block, a link's address after its text;
 // scripts and styles dropped.
 func HTMLToText(body string) string {

@@ -1,5 +1,5 @@
-// Package instagram is the Instagram messaging adapter (live.md section 5,
-// channels.md section 2) for both logins: Instagram Login (node ig_user_id
+// Package instagram is the Instagram messaging adapter (docs/instagram.md)
+// for both logins: Instagram Login (node ig_user_id
 // on MSGSVC_INSTAGRAM_GRAPH_URL) and Facebook Login (node page_id on
 // MSGSVC_META_GRAPH_URL). It sends DMs (the text, then each attachment as a
 // request of its own with the signed link as payload URL), public comment

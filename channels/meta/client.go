@@ -1,7 +1,7 @@
 // Package meta speaks the Meta Graph API that the WhatsApp Cloud API and
 // Instagram messaging share: a small JSON client (base URL, path version,
 // bearer token, one timeout per call), the error envelope mapped to a
-// *channels.Refusal (live.md section 3), the X-Hub-Signature-256 check of
+// *channels.Refusal, the X-Hub-Signature-256 check of
 // webhooks, and the webhook payload parsed into typed events. It knows no
 // database and no API rule: channels/whatsapp and channels/instagram build
 // their adapters on it, and the /hooks/meta intake parses with it.
@@ -26,7 +26,7 @@ import (
 	"time"
 )
 
-// Defaults of the operator configuration (live.md section 1).
+// Defaults of the operator configuration.
 const (
 	DefaultGraphURL     = "https://graph.facebook.com"
 	DefaultInstagramURL = "https://graph.instagram.com"

@@ -106,7 +106,8 @@ func rateLimit(code int) (bool, channels.Hold) {
 	return false, channels.HoldNone
 }
 
-// Refusal maps the error per live.md section 3's table; anything the table
+// Refusal maps the error per the refusal table (docs/whatsapp.md,
+// docs/instagram.md); anything the table
 // does not name (an unknown code, a 5xx, a timeout, a connection error) is
 // channel_unavailable with the provider's code and text as the reason.
 func (e *Error) Refusal() *channels.Refusal {

@@ -11,7 +11,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
-// TestRefusalTable is live.md section 3's table, row by row.
+// TestRefusalTable is the refusal table, row by row.
 func TestRefusalTable(t *testing.T) {
 	cases := []struct {
 		code, subcode, status int

@@ -1,5 +1,5 @@
-// Package whatsapp is the WhatsApp Cloud API adapter (live.md section 4,
-// channels.md section 1): text, templates (body parameters), media (upload
+// Package whatsapp is the WhatsApp Cloud API adapter (docs/whatsapp.md):
+// text, templates (body parameters), media (upload
 // to /{phone_number_id}/media, sent by id), marketing templates through
 // /marketing_messages; the template and onboarding sync of a WABA; and the
 // download of inbound media with its sha256 check.

@@ -21,7 +21,7 @@ func TestInstagramAdapterFollowsConfig(t *testing.T) {
 	}
 }
 
-// Pacing is off unless MSGSVC_WHATSAPP_PACE sets a rate (live.md 4).
+// Pacing is off unless MSGSVC_WHATSAPP_PACE sets a rate.
 func TestWhatsAppPacingFollowsConfig(t *testing.T) {
 	for _, pace := range []int{0, 80} {
 		r := &graph.Resolver{Adapters: map[string]channels.Adapter{}, Clock: time.Now}

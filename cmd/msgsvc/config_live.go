@@ -13,7 +13,7 @@ import (
 )
 
 // LiveConfig is the operator configuration of the live channels, own
-// processing and operations (live.md 1). Every provider base URL is
+// processing and operations. Every provider base URL is
 // configurable so tests and staging point at a local stand-in.
 type LiveConfig struct {
 	MetaGraphURL      string // MSGSVC_META_GRAPH_URL
@@ -38,13 +38,14 @@ type LiveConfig struct {
 	// WidgetRateLimit is visitor messages per minute per visitor.
 	WidgetRateLimit int
 	// WhatsAppPace spaces one number's sends at this many a second
-	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing (live.md 4).
+	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing.
 	WhatsAppPace int
 	MetricsAddr  string // MSGSVC_METRICS_ADDR
 	LogFormat    string // "text" or "json"
 }
 
-// loadLive reads live.md 1's variables; secrets are MSGSVC_SECRET's, from
+// loadLive reads the providers' variables (docs/configuration.md);
+// secrets are MSGSVC_SECRET's, from
 // which the sealing keys are derived (sealKey).
 func loadLive(get func(name, def string) string, env string, secrets []string) (LiveConfig, seal.Key, error) {
 	c := LiveConfig{

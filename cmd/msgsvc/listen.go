@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -14,14 +15,25 @@ import (
 )
 
 // listenCmd is `msgsvc listen --api URL --key KEY --forward URL [--events
-// a,b]` (see ops/listen). It needs none of the server's configuration.
-func listenCmd(args []string, out io.Writer) error {
+// a,b] [--secret S]` (see ops/listen). It needs none of the server's
+// configuration; -h prints its flags and succeeds.
+func listenCmd(args []string, getenv func(string) string, out io.Writer) error {
 	fs := flag.NewFlagSet("listen", flag.ContinueOnError)
+	fs.SetOutput(out)
 	api := fs.String("api", "http://127.0.0.1:8080", "base URL of msgsvc")
-	key := fs.String("key", os.Getenv("MSGSVC_KEY"), "API key with webhooks:manage (or MSGSVC_KEY)")
+	key := fs.String("key", getenv("MSGSVC_KEY"), "API key with webhooks:manage (or MSGSVC_KEY)")
 	forward := fs.String("forward", "", "local URL each event is POSTed to")
 	events := fs.String("events", "", "comma-separated event types (default: all)")
+	secret := fs.String("secret", getenv("MSGSVC_WEBHOOK_SECRET"),
+		"secret the forwards are signed with (or MSGSVC_WEBHOOK_SECRET; default: one derived from the key, the same every run)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: msgsvc listen --key KEY --forward URL [flags]")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return err
 	}
 	if *key == "" || *forward == "" {
@@ -35,5 +47,5 @@ func listenCmd(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return listen.Run(ctx, listen.Options{API: *api, Key: *key, Forward: *forward, Events: types, Out: out})
+	return listen.Run(ctx, listen.Options{API: *api, Key: *key, Forward: *forward, Events: types, Secret: *secret, Out: out})
 }

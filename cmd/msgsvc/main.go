@@ -36,8 +36,11 @@ commands:
   rekey            re-seal stored credentials and secrets with the first
                    MSGSVC_ENCRYPTION_KEY and MSGSVC_SECRET
   seed --file F    load a workspace fixture, idempotently
-  listen --api URL --key KEY --forward URL [--events a,b]
+  listen --api URL --key KEY --forward URL [--events a,b] [--secret S]
                    forward the key's events to a local URL, signed
+                   (msgsvc listen -h for its flags)
+
+configuration: environment variables (docs/configuration.md)
 `
 
 func main() {
@@ -52,8 +55,12 @@ func run(args []string) error {
 		fmt.Fprint(os.Stderr, usage)
 		return errors.New("no command given")
 	}
-	if args[0] == "listen" {
-		return listenCmd(args[1:], os.Stdout)
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(os.Stdout, usage)
+		return nil
+	case "listen":
+		return listenCmd(args[1:], os.Getenv, os.Stdout)
 	}
 	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
@@ -210,7 +217,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		}
 		limiter := rest.NewRedisLimiter(rdb)
 		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
-			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production,
+			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
 		httpServer := &http.Server{Addr: cfg.Addr, Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}

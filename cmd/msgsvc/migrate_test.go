@@ -17,7 +17,7 @@ import (
 func TestMigrateCreatesTheDatabase(t *testing.T) {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
-	name := "msgsvc_Create-" + hex.EncodeToString(b)
+	name := repotest.Prefix() + "_Create-" + hex.EncodeToString(b)
 	u, err := url.Parse(repotest.AdminURL())
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func setupLogging(cfg *Config) {
 	slog.SetDefault(logging.New(cfg.Live.LogFormat, os.Stderr, slog.LevelInfo))
 }
 
-// operations is what serve, worker and run share for operators (live.md 9):
+// operations is what serve, worker and run share for operators:
 // the probes, the metrics listener and the queue dashboard.
 type operations struct {
 	Probes *health.Checker

@@ -22,7 +22,7 @@ import (
 	"github.com/msgsvc/msgsvc/rest/webhooksig"
 )
 
-// The scale-out run (issue 16 item 6; docs/performance.md, Scale-out run):
+// The scale-out run (issue 16 item 6; docs/performance.md, The scale-out run):
 // the same sandbox send load against topology A, one `serve` and one
 // `worker`, then B, two `serve` and three `worker` on one Postgres and one
 // Redis, each on a database and queue of its own. Only with

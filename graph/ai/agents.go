@@ -143,7 +143,7 @@ type TypingPublisher interface {
 }
 
 // AgentTyping tells the visitor of an open live website chat that an
-// active agent is typing (live.md 7); it reports whether a notice went
+// active agent is typing; it reports whether a notice went
 // out: a sandbox chat has no widget to tell.
 func (r *Service) AgentTyping(ctx context.Context, conversationID, agentID string) (bool, error) {
 	a, err := auth.From(ctx)

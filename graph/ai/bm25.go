@@ -1,4 +1,4 @@
-// Package ai is the service's own processing (live.md 8): the responders
+// Package ai is the service's own processing: the responders
 // that answer a customer (the built-in BM25 one and an OpenAI-compatible
 // LLM), the job that answers each inbound message of an `ai` conversation
 // in order, the hand-off to the human queue and its routing to agents, and

@@ -20,7 +20,7 @@ const (
 	maxTurnChars         = 2000
 	maxInstructionChars  = 4000
 	// HandOffContent is the content that asks for a hand-off from servers
-	// without tools (live.md 8).
+	// without tools.
 	HandOffContent = "[HANDOFF]"
 	handOffTool    = "hand_off"
 )

@@ -15,7 +15,7 @@ const routeBatch = 200
 // Route assigns the workspace's waiting conversations (queued_for_human,
 // assigned to nobody), longest waiting first, each to the active agent with
 // the fewest open assigned conversations below her max_open (both modes
-// counted together, live.md 10); with nobody free they wait. Passes of one
+// counted together); with nobody free they wait. Passes of one
 // workspace run one at a time (a transaction-scoped lock), so no agent goes
 // over max_open and no conversation is assigned twice, however many run.
 func (r *Service) Route(ctx context.Context, workspaceID string) error {

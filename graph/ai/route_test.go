@@ -130,7 +130,7 @@ func TestRoutingUnderConcurrentHandOffs(t *testing.T) {
 }
 
 // TestRoutingCountsBothModes: a live conversation assigned to an agent takes
-// room that a sandbox hand-off then lacks (live.md 10).
+// room that a sandbox hand-off then lacks.
 func TestRoutingCountsBothModes(t *testing.T) {
 	api := resttest.New(t)
 	ctx := t.Context()

@@ -2,7 +2,7 @@ package ai
 
 import "strings"
 
-// handOffWords ask for a person (live.md 10: whole words, any case).
+// handOffWords ask for a person (whole words, any case).
 var handOffWords = map[string]bool{
 	"human": true, "humans": true, "agent": true, "agents": true, "person": true, "people": true,
 	"representative": true, "representatives": true, "operator": true, "someone": true, "staff": true,

@@ -13,7 +13,8 @@ import (
 // Code is an error code of the API contract.
 type Code string
 
-// The codes of service-api.md's error table, of live.md section 3, and the
+// The codes of the API reference's error table (docs/reference.md), of the
+// providers' refusals, and the
 // service's own (documented in docs/api.md).
 const (
 	InvalidAPIKey           Code = "invalid_api_key"
@@ -86,7 +87,7 @@ const (
 	// ServiceUnavailable is the service's own: a dependency it cannot serve
 	// without (Postgres; Redis for the queue dashboard) is not answering.
 	ServiceUnavailable Code = "service_unavailable"
-	// Website chat's visitor API (live.md 7).
+	// Website chat's visitor API.
 	InvalidVisitorToken   Code = "invalid_visitor_token"
 	ConversationNotClosed Code = "conversation_not_closed"
 	AlreadyRated          Code = "already_rated"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -30,7 +31,7 @@ type Refresher interface {
 }
 
 // Connections connects channel accounts to their providers through the
-// GraphQL admin mutations (live.md 2). Only the admin caller of /graphql
+// GraphQL admin mutations. Only the admin caller of /graphql
 // may use it; a token goes in and never comes out.
 type Connections struct {
 	Store Store
@@ -137,12 +138,20 @@ func (c *Connections) Disconnect(ctx context.Context, accountID string) (*Connec
 	return c.describe(ctx, acc)
 }
 
+// inputNames renames the fixture's fields in Check's reasons to the
+// GraphQL arguments the caller of these mutations wrote.
+var inputNames = strings.NewReplacer("provider of a", "input of a",
+	"provider.access_token", "accessToken", "provider.phone_number_id", "input.phoneNumberId",
+	"provider.waba_id", "input.wabaId", "provider.ig_user_id", "input.igUserId",
+	"provider.page_id", "input.pageId", "provider.login", "input.login",
+	"phone_number_id", "phoneNumberId", "waba_id", "wabaId", "access_token", "accessToken")
+
 // store seals, stores and reports new credentials.
 func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.Credentials) (*Connection, error) {
 	row, err := c.Vault.Seal(acc.WorkspaceID, acc.ID, acc.Channel, in, c.Clock.Now())
 	var bad *Invalid
 	if errors.As(err, &bad) {
-		return nil, apierr.New(apierr.InvalidRequest, "%s", bad.Reason)
+		return nil, apierr.New(apierr.InvalidRequest, "%s", inputNames.Replace(bad.Reason))
 	}
 	if err != nil {
 		return nil, err

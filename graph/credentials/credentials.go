@@ -1,5 +1,5 @@
 // Package credentials checks, seals and opens the provider credentials of
-// channel accounts (live.md 2): the fixture's `provider` object and the
+// channel accounts: the fixture's `provider` object and the
 // GraphQL admin mutations go through Seal, sends and jobs through Open. The
 // whole credentials object is sealed with graph/seal, bound to its account,
 // so a sealed value copied to another account does not open; only the

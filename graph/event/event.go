@@ -170,7 +170,7 @@ func queueAIWork(ctx context.Context, q Inserter, p Pending, now time.Time) erro
 	return nil
 }
 
-// OwesAIReply says whether the AI answers an inbound message (live.md 8):
+// OwesAIReply says whether the AI answers an inbound message:
 // only in an open conversation in mode ai (so never in External mode, where
 // the account's processing is off), and never to mail marked auto-submitted.
 func OwesAIReply(conv *model.Conversation, msg *model.Message) bool {

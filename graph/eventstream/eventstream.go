@@ -1,4 +1,4 @@
-// Package eventstream is GET /v1/events/stream (live.md 9): the events of a
+// Package eventstream is GET /v1/events/stream: the events of a
 // key's workspace and mode, read from the same outbox that feeds webhooks,
 // in an order that loses nothing. An event is emitted once the transaction
 // that recorded it is older than every running transaction, in (xid, seq)

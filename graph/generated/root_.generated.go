@@ -2441,7 +2441,7 @@ input KnowledgeEntryInput {
   answer: String!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/connections.graphqls", Input: `# Provider connections of channel accounts (live.md 2), for the internal
+	{Name: "../../schema/connections.graphqls", Input: `# Provider connections of channel accounts, for the internal
 # dashboards behind the admin token: the credentials a WhatsApp number or an
 # Instagram account sends and receives with. Credentials are sealed at rest
 # (MSGSVC_ENCRYPTION_KEY) and never returned: a connection answers only
@@ -3038,7 +3038,7 @@ input UpdateWebhookEndpointInput {
 }
 
 input RollWebhookSecretInput {
-  "0-168"
+  "0-168; 24 when left out"
   graceHours: Int
 }
 `, BuiltIn: false},

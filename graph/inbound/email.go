@@ -35,7 +35,7 @@ type EmailIn struct {
 	OurIDs []string
 	Files  []EmailFile
 	// AutoSubmitted: a machine sent it (an out-of-office, a list); it is
-	// stored like any mail but the AI never answers it (live.md 6).
+	// stored like any mail but the AI never answers it.
 	AutoSubmitted bool
 }
 
@@ -52,7 +52,7 @@ var ErrDuplicate = errors.New("inbound: this mail is already stored")
 // ReceiveEmail stores an inbound mail as a message of acc's workspace in the
 // live mode: In-Reply-To or References naming a Message-ID of the workspace
 // join that conversation (reopening it); otherwise a new conversation with
-// the subject (live.md 6). The caller commits q and calls Events.Committed.
+// the subject. The caller commits q and calls Events.Committed.
 func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Account, in EmailIn) (*model.InboundResult, error) {
 	s := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	now := r.Clock.Now()

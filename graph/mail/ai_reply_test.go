@@ -10,7 +10,7 @@ import (
 // TestAIRepliesByEmail: the AI's answer to a mail goes out through the relay
 // from the account's address, Subject "Re: " and the thread's subject
 // (never "Re: Re: "), In-Reply-To the customer's Message-ID and References
-// the thread's (live.md 10), marked Auto-Submitted: auto-replied.
+// the thread's, marked Auto-Submitted: auto-replied.
 func TestAIRepliesByEmail(t *testing.T) {
 	api := newLiveEmail(t)
 	addr := listen(t, api)
@@ -56,7 +56,7 @@ func TestAIRepliesByEmail(t *testing.T) {
 			t.Errorf("%s: From %v Subject %q In-Reply-To %v References %v", c.from, from, subject, inReplyTo, refs)
 		}
 	}
-	// AI replies go through the live pipeline but use no API quota (live.md 8).
+	// AI replies go through the live pipeline but use no API quota.
 	if after := used(); after != usedBefore {
 		t.Errorf("two AI replies moved messages_used from %v to %v", usedBefore, after)
 	}

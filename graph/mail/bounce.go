@@ -18,7 +18,7 @@ import (
 // bounce applies a DSN sent to bounces+{msg_id}@{domain}: a failed
 // recipient fails the message (bounced, the status code in the message);
 // a permanent failure (5.x.x) also suppresses the address. Any other Action
-// changes nothing (live.md 10), nor does mail that is not a DSN.
+// changes nothing, nor does mail that is not a DSN.
 func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain string, parsed *email.Parsed) error {
 	if parsed.DSN == nil {
 		slog.Info("mail to a bounce address that is not a DSN; ignored", "message_id", msgID)

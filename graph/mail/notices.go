@@ -42,8 +42,7 @@ func NoticeRetryAfter(refused int) time.Duration {
 	return min(wait, NoticeRetryMax)
 }
 
-// Notices sends the owner notices of outbox_emails through the relay
-// (live.md 6), retried until the relay accepts them.
+// Notices sends the owner notices of outbox_emails through the relay, retried until the relay accepts them.
 type Notices struct {
 	Store NoticeStore
 	// Relay is nil without MSGSVC_SMTP_RELAY: notices then wait.

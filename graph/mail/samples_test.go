@@ -10,7 +10,7 @@ import (
 // TestSamplesThroughTheListener drives every sample mail of
 // channels/email/testdata through the SMTP listener and the processing job,
 // and checks the stored message exactly, and whether the AI owes it an
-// answer: never for an auto-reply (live.md 6).
+// answer: never for an auto-reply.
 func TestSamplesThroughTheListener(t *testing.T) {
 	api := newLiveEmail(t)
 	addr := listen(t, api)

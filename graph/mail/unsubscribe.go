@@ -16,7 +16,7 @@ import (
 )
 
 // Unsubscribe is what an unsubscribe token names: one contact of one
-// workspace and mode, and the domain that mailed it (live.md 6: one token
+// workspace and mode, and the domain that mailed it (one token
 // per contact and sending domain).
 type Unsubscribe struct {
 	WorkspaceID string

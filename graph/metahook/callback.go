@@ -258,7 +258,7 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 	return true, s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
 }
 
-// deliveryError is delivery.error of a failed status (live.md 4).
+// deliveryError is delivery.error of a failed status.
 func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
 	if len(errs) == 0 {
 		return &model.DeliveryError{Code: "provider_error", Message: "The provider reported the message failed without a reason."}

@@ -1,5 +1,4 @@
-// Package metahook processes the webhooks Meta posts to /hooks/meta
-// (live.md 4): the handler stores each signed payload as it arrived
+// Package metahook processes the webhooks Meta posts to /hooks/meta: the handler stores each signed payload as it arrived
 // (Accept) and a job processes it (Process), so a crash loses nothing and
 // Meta's retries create nothing twice (inbound messages dedupe on the
 // wamid, statuses only move forward). WhatsApp events are handled here;

@@ -14,7 +14,7 @@ import (
 var rank = map[string]int{"sending": 0, "sent": 1, "delivered": 2, "read": 3, "failed": 4}
 
 // forward says whether a status may follow another: sent → delivered →
-// read, and failed only from sent or delivered (live.md 3).
+// read, and failed only from sent or delivered.
 func forward(from, to string) bool {
 	if to == "failed" {
 		return from == "sending" || from == "sent" || from == "delivered"

@@ -3,7 +3,7 @@ package metahook
 import "testing"
 
 // Statuses move forward only: sent → delivered → read, failed only from
-// sent or delivered (live.md 3).
+// sent or delivered.
 func TestForward(t *testing.T) {
 	for _, c := range []struct {
 		from, to string

@@ -101,7 +101,7 @@ func (s *Service) eachOfWABA(ctx context.Context, wabaID string, fn func(target)
 // SyncTemplates refreshes the templates and marketing onboarding of every
 // connected number (workspaceID and accountID "" for all): at start, every
 // MSGSVC_TEMPLATE_SYNC_EVERY and after a 132001. A number whose sync
-// succeeds is connected again if it needed reauth (live.md 10).
+// succeeds is connected again if it needed reauth.
 func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID string) error {
 	if s.WhatsApp == nil {
 		return nil

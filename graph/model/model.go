@@ -56,7 +56,7 @@ type Message struct {
 
 	Livemode bool `json:"-"`
 	// AutoSubmitted marks inbound mail with an Auto-Submitted header other
-	// than "no": it is stored but the AI never answers it (live.md 5).
+	// than "no": it is stored but the AI never answers it.
 	AutoSubmitted bool `json:"-"`
 }
 

@@ -1,5 +1,5 @@
 // Package seal keeps provider credentials (access tokens, DKIM keys, widget
-// identity secrets) sealed at rest with AES-256-GCM (live.md 1). A sealed
+// identity secrets) sealed at rest with AES-256-GCM. A sealed
 // value is base64 of nonce || ciphertext; the additional data binds it to
 // the row it belongs to, so a sealed value copied to another row does not
 // open.

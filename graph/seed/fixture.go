@@ -41,8 +41,8 @@ type FixtureWorkspace struct {
 		Status            string `json:"status"`
 		MarketingMessages string `json:"marketing_messages"`
 		Processing        *bool  `json:"processing"`
-		// Provider connects the number to the WhatsApp Cloud API (live.md
-		// 2); without it the number is sandbox-only.
+		// Provider connects the number to the WhatsApp Cloud API;
+		// without it the number is sandbox-only.
 		Provider *channels.Credentials `json:"provider"`
 	} `json:"whatsapp"`
 	Instagram []struct {
@@ -51,14 +51,14 @@ type FixtureWorkspace struct {
 		Username   string `json:"username"`
 		Status     string `json:"status"`
 		Processing *bool  `json:"processing"`
-		// Provider connects the account to Instagram's API (live.md 2).
+		// Provider connects the account to Instagram's API.
 		Provider *channels.Credentials `json:"provider"`
 	} `json:"instagram"`
 	EmailDomains []struct {
 		Domain     string `json:"domain"`
 		Verified   bool   `json:"verified"`
 		Processing *bool  `json:"processing"`
-		// DKIM is the domain's signing key (live.md 2), sealed when stored.
+		// DKIM is the domain's signing key, sealed when stored.
 		DKIM *struct {
 			Selector      string `json:"selector"`
 			PrivateKeyPEM string `json:"private_key_pem"`
@@ -75,10 +75,10 @@ type FixtureWorkspace struct {
 		Name   string `json:"name"`
 		Email  string `json:"email"`
 		Active *bool  `json:"active"`
-		// MaxOpen bounds the conversations routing assigns her (live.md 2).
+		// MaxOpen bounds the conversations routing assigns her.
 		MaxOpen *int `json:"max_open"`
 	} `json:"agents"`
-	// Knowledge and AI configure the service's own processing (live.md 8).
+	// Knowledge and AI configure the service's own processing.
 	Knowledge []struct {
 		ID       string `json:"id"`
 		Question string `json:"question"`

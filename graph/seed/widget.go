@@ -7,7 +7,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// FixtureWidget is a website's chat widget (live.md 2): its identity secret
+// FixtureWidget is a website's chat widget: its identity secret
 // (sealed when stored), colour and greeting.
 type FixtureWidget struct {
 	IdentitySecret *string `json:"identity_secret"`

@@ -18,16 +18,21 @@ func (SandboxAdapter) Send(_ context.Context, m *channels.Message) (*channels.Re
 	return &channels.Receipt{ProviderIDs: []string{"sandbox_" + m.ID}}, nil
 }
 
-// unavailableAdapter stands in for a live channel whose provider adapter does
-// not exist yet. It refuses honestly rather than pretend a message went out:
+// unavailableAdapter stands in for a live channel this server has no
+// provider for (email without MSGSVC_SMTP_RELAY). It refuses honestly rather
+// than pretend a message went out:
 // nothing is stored, no quota is used, and the caller gets
 // channel_unavailable (503, so an Idempotency-Key is released for a retry).
 type unavailableAdapter struct{ channel string }
 
 // Send refuses: there is no provider to hand the message to.
 func (u unavailableAdapter) Send(context.Context, *channels.Message) (*channels.Receipt, error) {
+	hint := "no provider is configured for it"
+	if u.channel == "email" {
+		hint = "the server has no SMTP relay (MSGSVC_SMTP_RELAY)"
+	}
 	return nil, &channels.Refusal{Code: apierr.ChannelUnavailable,
-		Reason: fmt.Sprintf("Live sending on %s is not available yet; nothing was sent.", u.channel)}
+		Reason: fmt.Sprintf("Live sending on %s is off on this server: %s; nothing was sent.", u.channel, hint)}
 }
 
 // adapter picks the adapter of a send: the sandbox for test keys, the

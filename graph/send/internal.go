@@ -8,7 +8,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// Sender is who an internal send speaks for (live.md 8): the AI
+// Sender is who an internal send speaks for: the AI
 // (Type "ai") or an agent (Type "agent", with her name).
 type Sender struct {
 	Type string

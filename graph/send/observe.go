@@ -23,7 +23,7 @@ func sendOutcome(err error) string {
 	return "error"
 }
 
-// observe records a send's outcome by channel and mode (live.md 9). A reply
+// observe records a send's outcome by channel and mode. A reply
 // refused before its conversation was read takes the conversation's channel;
 // a request that names no valid channel counts as "unknown", so the label
 // only ever holds channel names.
@@ -46,7 +46,7 @@ func (r *Service) observe(ctx context.Context, in model.SendMessageInput, out *m
 	metrics.ObserveSend(channel, a.Livemode, sendOutcome(err))
 }
 
-// observeCall records one provider call (live.md 9): "ok" or the code its
+// observeCall records one provider call: "ok" or the code its
 // refusal maps to, and how long the provider took.
 func observeCall(channel string, err error, d time.Duration) {
 	outcome := "ok"

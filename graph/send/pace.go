@@ -22,8 +22,8 @@ const DefaultPaceWait = 5 * time.Second
 // Pacer spaces the provider calls of one sending account evenly at Rate a
 // second, so a burst on a WhatsApp number waits a few milliseconds a
 // message instead of drawing Meta's 130429, which would hold the whole
-// number back. It is off unless MSGSVC_WHATSAPP_PACE sets a rate (live.md
-// 4: no pacing by default). Under Rate nothing waits. A send whose slot is
+// number back. It is off unless MSGSVC_WHATSAPP_PACE sets a rate (no
+// pacing by default). Under Rate nothing waits. A send whose slot is
 // more than MaxWait away is refused as channel_rate_limited with the wait
 // as Retry-After, before any call. It paces one process; the holds of a
 // 130429 or 131056 (provider_holds) hold every process back.

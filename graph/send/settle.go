@@ -53,7 +53,7 @@ func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo
 func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, at model.Timestamp) error {
 	slog.Info("send: provider took the message in part", "message_id", msg.ID, "channel", msg.Channel,
 		"code", refusal.Code, "reason", refusal.Reason)
-	// delivery.error codes as a failed status's (live.md 4): ours, with the
+	// delivery.error codes as a failed status's: ours, with the
 	// provider's code and text in the message.
 	code := "provider_error"
 	if refusal.Code == apierr.RecipientUnreachable {

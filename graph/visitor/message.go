@@ -113,7 +113,7 @@ func (r *Service) Send(ctx context.Context, v *repo.Visitor, text string) (*Mess
 		return nil, err
 	}
 	// The visitor's message joins the open chat or starts one (a closed
-	// website chat stays closed); it is live data (live.md 10).
+	// website chat stays closed); it is live data.
 	res, err := r.Inbound.Receive(ctx, s, website, inbound.Message{Channel: "website", From: *ct.ExternalID, Text: &text})
 	if err != nil {
 		return nil, err

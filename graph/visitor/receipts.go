@@ -13,7 +13,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// rank orders the statuses an outbound message moves through (live.md 3);
+// rank orders the statuses an outbound message moves through;
 // a status without a rank (sending, failed) is never moved by a widget.
 var rank = map[string]int{"sent": 1, "delivered": 2, "read": 3}
 

@@ -1,8 +1,8 @@
-// Package visitor is the website visitor's side of website chat (live.md 7):
+// Package visitor is the website visitor's side of website chat:
 // widget sessions with Intercom-style identity verification, visitor
 // messages (through package inbound), ratings of closed chats, and the
 // delivered/read receipts a widget moves outbound messages forward with.
-// Everything here is live data (live.md 10).
+// Everything here is live data.
 package visitor
 
 import (
@@ -65,7 +65,7 @@ type Service struct {
 	Seal seal.Key
 }
 
-// MaxText is the longest visitor message, in characters (live.md 7).
+// MaxText is the longest visitor message, in characters.
 const MaxText = 4096
 
 // historySize is how many messages a session answer carries.

@@ -14,7 +14,7 @@ import (
 // attempt in flight no longer holds a connection of its own for each; with
 // 10, deliveries ended about a second after a 5 s burst of sends on two
 // cores, with 20 a few tenths; before the batches, 20 made the lag at 100
-// sends a second worse (docs/performance.md, fourth and fifth rounds),
+// sends a second worse (the history of docs/performance.md),
 // which it no longer does. It is also the idle
 // connections per host the HTTP client keeps (httpClient), so connections
 // to a busy endpoint are reused, not opened and dropped. While every place

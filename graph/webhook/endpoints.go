@@ -20,6 +20,8 @@ const (
 	maxWebhookURL         = 2048
 	maxWebhookDescription = 500
 	maxGraceHours         = 168
+	// defaultGraceHours is the grace of a roll that names none.
+	defaultGraceHours = 24
 )
 
 // ListEndpoints is GET /v1/webhook-endpoints: every endpoint of the workspace, with the egress addresses.
@@ -185,13 +187,18 @@ func (r *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted
 }
 
 // RollSecret replaces the signing secret; the old one keeps
-// co-signing for the grace period, so receivers can switch without a gap.
+// co-signing for the grace period (24 hours unless given), so receivers can
+// switch without a gap.
 func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if in.GraceHours == nil || *in.GraceHours < 0 || *in.GraceHours > maxGraceHours {
+	grace := defaultGraceHours
+	if in.GraceHours != nil {
+		grace = *in.GraceHours
+	}
+	if grace < 0 || grace > maxGraceHours {
 		return nil, apierr.New(apierr.InvalidRequest, "grace_hours must be a whole number from 0 to 168.")
 	}
 	secret, err := newWebhookSecret()
@@ -209,8 +216,8 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 		}
 		var previous []byte
 		var until *time.Time
-		if *in.GraceHours > 0 {
-			t := r.Clock.Now().Add(time.Duration(*in.GraceHours) * time.Hour)
+		if grace > 0 {
+			t := r.Clock.Now().Add(time.Duration(grace) * time.Hour)
 			previous, until = e.Secret, &t
 		}
 		return q.RollWebhookSecret(ctx, a.WorkspaceID, id, sealed, previous, until)
@@ -218,7 +225,7 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 	if err != nil {
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
-	return &model.RolledWebhookSecret{ID: id, GraceHours: *in.GraceHours, Secret: secret}, nil
+	return &model.RolledWebhookSecret{ID: id, GraceHours: grace, Secret: secret}, nil
 }
 
 // webhookURL checks an endpoint URL: absolute, HTTPS unless insecure

@@ -1,4 +1,4 @@
-// Package health answers the probes (live.md 9): GET /healthz says the
+// Package health answers the probes: GET /healthz says the
 // process is up; GET /readyz says Postgres and Redis answered within a
 // bound, each as a usable store (the checks are the caller's: a database
 // that takes writes and has the binary's migrations, a Redis primary). Both are outside /v1 and need no key. The answers name each check

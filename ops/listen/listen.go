@@ -1,7 +1,8 @@
-// Package listen is `msgsvc listen` (live.md 9), like `stripe listen`: it
-// reads GET /v1/events/stream with a key and POSTs each event to a local
-// URL, signed (Service-Signature, as webhook deliveries are) with a session
-// secret it makes up and prints once connected. It prints one line per
+// Package listen is `msgsvc listen` (docs/operations.md), like `stripe
+// listen`: it reads GET /v1/events/stream with a key and POSTs each event to
+// a local URL, signed (Service-Signature, as webhook deliveries are) with the
+// secret it is given or, by default, one derived from the key, so a receiver
+// set up once keeps verifying across runs; it prints it once connected. It prints one line per
 // event with its type, id and the local answer, and reconnects by itself
 // with Last-Event-ID, so nothing is missed across a reconnect.
 package listen
@@ -9,7 +10,8 @@ package listen
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,7 +32,7 @@ type Options struct {
 	Key     string   // an API key with webhooks:manage
 	Forward string   // local URL each event is POSTed to
 	Events  []string // event types; empty for all
-	// Secret signs the forwards; empty makes up a whsec_ secret.
+	// Secret signs the forwards; empty uses SessionSecret(Key).
 	Secret string
 	// Out gets the session's lines.
 	Out io.Writer
@@ -52,24 +54,20 @@ func (e *FatalError) Error() string {
 	return fmt.Sprintf("the API refused the stream: %d %s", e.Status, strings.TrimSpace(e.Body))
 }
 
-// NewSecret makes a session secret in the format of webhook secrets.
-func NewSecret() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return "whsec_" + hex.EncodeToString(b), nil
+// SessionSecret is the secret a session with key signs with when given
+// none: a whsec_ secret in the format of webhook secrets, the same on every
+// run with the same key, which it does not reveal (an HMAC of it).
+func SessionSecret(key string) string {
+	mac := hmac.New(sha256.New, []byte(key))
+	mac.Write([]byte("msgsvc listen session secret"))
+	return "whsec_" + hex.EncodeToString(mac.Sum(nil))
 }
 
 // Run forwards events until ctx ends (nil) or the API refuses for good
 // (a *FatalError).
 func Run(ctx context.Context, o Options) error {
 	if o.Secret == "" {
-		s, err := NewSecret()
-		if err != nil {
-			return err
-		}
-		o.Secret = s
+		o.Secret = SessionSecret(o.Key)
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{}

@@ -100,6 +100,9 @@ func TestListenForwardsSignedAndReconnects(t *testing.T) {
 	rc.mu.Lock()
 	rc.secret = secretRe.FindStringSubmatch(out.String())[1]
 	rc.mu.Unlock()
+	if want := listen.SessionSecret(api.Key("webhooks")); rc.secret != want {
+		t.Errorf("session secret %s, want the key's %s", rc.secret, want)
+	}
 
 	var want []string
 	received := func(from string) {
@@ -160,5 +163,21 @@ func TestListenStopsOnARefusal(t *testing.T) {
 	var fatal *listen.FatalError
 	if !errors.As(err, &fatal) || fatal.Status != 403 || !strings.Contains(fatal.Body, "insufficient_scope") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// Without --secret a session signs with a secret derived from its key: the
+// same on every run, so a receiver set up once keeps verifying; another key
+// gets another, and the key cannot be read back from it.
+func TestSessionSecretIsStablePerKey(t *testing.T) {
+	a, b := "svc_test_"+strings.Repeat("A", 32), "svc_test_"+strings.Repeat("B", 32)
+	if listen.SessionSecret(a) != listen.SessionSecret(a) {
+		t.Error("two runs with one key sign differently")
+	}
+	if listen.SessionSecret(a) == listen.SessionSecret(b) {
+		t.Error("two keys share a secret")
+	}
+	if s := listen.SessionSecret(a); !regexp.MustCompile(`^whsec_[0-9a-f]{64}$`).MatchString(s) || strings.Contains(s, strings.Repeat("A", 8)) {
+		t.Errorf("secret %q", s)
 	}
 }

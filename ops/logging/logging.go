@@ -1,4 +1,4 @@
-// Package logging builds msgsvc's slog logger (live.md 9): text for a
+// Package logging builds msgsvc's slog logger: text for a
 // developer's terminal, JSON in production (MSGSVC_LOG_FORMAT). Whatever a
 // caller passes, an attribute whose name says it holds a credential or a
 // message body is written as "[redacted]": the rule is "never a secret,

@@ -1,4 +1,4 @@
-// Package metrics holds msgsvc's Prometheus metrics (live.md 9): one
+// Package metrics holds msgsvc's Prometheus metrics (docs/operations.md): one
 // registry, the metric families, and the functions other packages call to
 // record what happened. Names follow Prometheus conventions: a msgsvc_
 // prefix, _total for counters, base units (_seconds) for durations.
@@ -6,6 +6,7 @@
 package metrics
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -76,11 +77,24 @@ func init() {
 }
 
 // ObserveRequest records one answered HTTP request. route is the matched
-// route pattern (e.g. /v1/conversations/{id}).
+// route pattern (e.g. /v1/conversations/{id}); a method other than the
+// standard ones is recorded as "other", so a client cannot add series.
 func ObserveRequest(method, route string, status int, d time.Duration) {
 	code := strconv.Itoa(status)
+	method = methodLabel(method)
 	httpRequests.WithLabelValues(method, route, code).Inc()
 	httpDuration.WithLabelValues(method, route, code).Observe(d.Seconds())
+}
+
+// methodLabel is method if it is one of RFC 9110's methods or PATCH,
+// "other" otherwise.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // Mode is the mode label of a send: "live" or "test".

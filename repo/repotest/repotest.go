@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -17,13 +18,49 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// AdminURL is the server tests create their databases on; TEST_DATABASE_URL
-// overrides it.
-func AdminURL() string {
-	if v := os.Getenv("TEST_DATABASE_URL"); v != "" {
-		return v
+// defaultTestDatabase is TEST_DATABASE_URL when it is unset.
+const defaultTestDatabase = "postgres://postgres@127.0.0.1:5432/msgsvc_test?sslmode=disable"
+
+// testDatabase is TEST_DATABASE_URL, or its default.
+func testDatabase() *url.URL {
+	v := os.Getenv("TEST_DATABASE_URL")
+	if v == "" {
+		v = defaultTestDatabase
 	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	u, err := url.Parse(v)
+	if err != nil {
+		panic(fmt.Sprintf("TEST_DATABASE_URL: %v", err))
+	}
+	return u
+}
+
+// AdminURL is the server tests create their databases on (TEST_DATABASE_URL's
+// server), through its maintenance database postgres.
+func AdminURL() string {
+	return withDatabase(testDatabase().String(), "postgres")
+}
+
+// Prefix is what the name of every database the tests create starts with:
+// TEST_DATABASE_URL's database name (msgsvc_test by default), as a lower
+// case identifier, so a shared server keeps the tests' databases apart.
+func Prefix() string {
+	name := strings.TrimPrefix(testDatabase().Path, "/")
+	if name == "" || name == "postgres" {
+		name = "msgsvc_test"
+	}
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '_'
+	}, name)
+	if len(name) > 40 { // Postgres names are at most 63 bytes
+		name = name[:40]
+	}
+	return name
 }
 
 func withDatabase(dsn, name string) string {
@@ -46,7 +83,7 @@ func template(t testing.TB) string {
 	templateOnce.Do(func() {
 		b := make([]byte, 4)
 		_, _ = rand.Read(b)
-		templateName = "msgsvc_tpl_" + hex.EncodeToString(b)
+		templateName = Prefix() + "_tpl_" + hex.EncodeToString(b)
 		admin, err := sqlx.Connect("postgres", AdminURL())
 		if err != nil {
 			templateErr = err
@@ -99,7 +136,7 @@ func NewStoreURL(t testing.TB) (*repo.Store, string) {
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	tpl := template(t)
-	name := "msgsvc_t_" + randomSuffix()
+	name := Prefix() + "_t_" + randomSuffix()
 	admin := connectAdmin(t)
 	defer admin.Close()
 	// CREATE DATABASE ... TEMPLATE needs the template to have no other
@@ -138,6 +175,15 @@ func dropDatabase(name string) {
 		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
 		admin.Close()
 	}
+}
+
+// RedisURL is the Redis tests use (TEST_REDIS_URL, default database 9 of
+// the local server); each test keeps to a key prefix of its own.
+func RedisURL() string {
+	if v := os.Getenv("TEST_REDIS_URL"); v != "" {
+		return v
+	}
+	return "redis://127.0.0.1:6379/9"
 }
 
 // Main runs a package's tests and then drops the template database.

@@ -73,13 +73,8 @@ type API struct {
 	keys   map[string]string
 }
 
-// RedisURL is the Redis tests use; TEST_REDIS_URL overrides it.
-func RedisURL() string {
-	if v := os.Getenv("TEST_REDIS_URL"); v != "" {
-		return v
-	}
-	return "redis://127.0.0.1:6379/9"
-}
+// RedisURL is the Redis tests use: repotest.RedisURL.
+func RedisURL() string { return repotest.RedisURL() }
 
 // FixturePath is rest/testdata/fixture.json.
 func FixturePath() string {

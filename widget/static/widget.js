@@ -1,10 +1,15 @@
-/* msgsvc website chat widget (live.md 7). No framework; everything lives in
- * a shadow root so the host page's CSS cannot reach it. Text is only ever
- * set through textContent, never parsed as HTML.
+/* msgsvc website chat widget (docs/widget.md). No framework; everything
+ * lives in a shadow root so the host page's CSS cannot reach it. Text is only
+ * ever set through textContent, never parsed as HTML.
  *
- * Embed: <script src="https://chat.example.com/widget.js" data-website="web_main" async></script>
+ * Embed: <script src="https://chat.example.com/widget.js" data-website="web_demo" async></script>
  * Verified users (optional): window.msgsvcSettings = {user_id, user_hash, name, email}
  * set before the script loads; user_hash = hex(HMAC-SHA256(identity_secret, user_id)).
+ *
+ * An error the API answers is shown in the chat and logged to the console
+ * with its code; a refusal (4xx other than 429) is not retried, since
+ * retrying cannot change it (a wrong data-website, a page origin the website
+ * does not list).
  */
 (function () {
   "use strict";
@@ -208,6 +213,7 @@
           if (!res.ok) {
             var err = new Error((j.error && j.error.message) || ("HTTP " + res.status));
             err.status = res.status;
+            err.code = (j.error && j.error.code) || "";
             throw err;
           }
           return j.data;
@@ -232,6 +238,19 @@
     });
   }
 
+  // problem shows an API error in the chat and the console: its message and
+  // code, which say what to fix.
+  function problem(what, err) {
+    var text = what + ": " + err.message + (err.code ? " (" + err.code + ")" : "");
+    if (window.console && console.error) console.error("msgsvc widget: " + text);
+    note(text);
+  }
+
+  // final: a refusal retrying cannot change (4xx other than 408 and 429).
+  function final(err) {
+    return err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429;
+  }
+
   function connect() {
     if (state.connecting) return;
     state.connecting = true;
@@ -253,7 +272,11 @@
         }
       };
       ws.onclose = function () { state.ws = null; state.connecting = false; reconnect(); };
-    }).catch(function () { state.connecting = false; reconnect(); });
+    }).catch(function (err) {
+      state.connecting = false;
+      if (err && final(err)) { problem("The chat could not start", err); return; }
+      reconnect();
+    });
   }
 
   function reconnect() {
@@ -271,7 +294,8 @@
       render(m);
       showRating(null);
     }).catch(function (err) {
-      note(err.status === 429 ? "You are sending messages too fast; please wait a moment." : "Your message could not be sent.");
+      if (err.status === 429) note("You are sending messages too fast; please wait a moment.");
+      else problem("Your message could not be sent", err);
     }).then(function () { send.disabled = false; input.focus(); });
   });
   input.addEventListener("keydown", function (e) {

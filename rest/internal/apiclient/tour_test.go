@@ -69,7 +69,7 @@ func TestReadmeTour(t *testing.T) {
 	}
 
 	in, err := c.SimulateInboundWithResponse(ctx, nil, apiclient.SimulateInboundJSONRequestBody{
-		Channel: "whatsapp", From: "+15550003333", Name: ptr("Dana"), Text: ptr("Hello!")})
+		Channel: "whatsapp", From: "+15550003333", Name: ptr("Dana"), Text: "Hello!"})
 	want(t, "inbound", 201, in.HTTPResponse, err, in.Body)
 	conv := in.JSON201.Data.Conversation.Id
 
