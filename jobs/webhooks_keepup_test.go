@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
 )
@@ -24,7 +25,7 @@ func TestWebhooksKeepUpWithSandboxSends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("hundreds of sends and deliveries")
 	}
-	lags := keepUp(t, 100, 300, 100)
+	lags, _ := keepUp(t, 100, 300, 100, true)
 	t.Logf("%d message.sent deliveries at 100 sends/s: p50 lag %v, p99 %v, max %v",
 		len(lags), lags[len(lags)/2], lags[len(lags)*99/100], lags[len(lags)-1])
 }
@@ -32,26 +33,56 @@ func TestWebhooksKeepUpWithSandboxSends(t *testing.T) {
 // BenchmarkWebhookLag is TestWebhooksKeepUpWithSandboxSends as a benchmark:
 // b.N sends at 100 a second; it reports the p50 and p99 lag of message.sent.
 func BenchmarkWebhookLag(b *testing.B) {
-	lags := keepUp(b, 100, max(b.N, 100), 100)
+	lags, _ := keepUp(b, 100, max(b.N, 100), 100, true)
 	b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "p50-ms")
 	b.ReportMetric(float64(lags[len(lags)*99/100].Milliseconds()), "p99-ms")
+}
+
+// BenchmarkHotConversation is a hot conversation: b.N sends (at least 600)
+// over 3 conversations as fast as the API takes them (8 at once), the
+// receiver answering at once. Each conversation's deliveries are a chain
+// (attempt, record, find the next, claim it), so step-ms, the median time
+// between two arrivals of one conversation, is the chain's per-step
+// latency, and events/s the events of one conversation delivered a second
+// (2 a send: message.sent, message.status); p50-ms and p99-ms are the lags
+// of message.sent from the send's answer. Every event arrives, in order.
+// "here" is the worker as msgsvc runs it, attempting what its fan-out
+// finds due at once (webhook.Config.Here); "queue" hands those to the
+// queue, for comparison.
+func BenchmarkHotConversation(b *testing.B) {
+	for _, here := range []bool{false, true} {
+		name := map[bool]string{false: "queue", true: "here"}[here]
+		b.Run(name, func(b *testing.B) {
+			lags, steps := keepUp(b, 1000, max(b.N, 600), 3, here)
+			slices.Sort(steps)
+			var span time.Duration
+			for _, s := range steps {
+				span += s
+			}
+			b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "p50-ms")
+			b.ReportMetric(float64(lags[len(lags)*99/100].Milliseconds()), "p99-ms")
+			b.ReportMetric(float64(steps[len(steps)/2].Microseconds())/1000, "step-ms")
+			b.ReportMetric(float64(len(steps))/span.Seconds(), "events/s")
+		})
+	}
 }
 
 // keepUp makes n sandbox sends at rate a second over convs new
 // conversations, checks that every message.sent and message.status event
 // arrives in its conversation's order, and returns the message.sent lags,
-// sorted.
-func keepUp(t testing.TB, rate, n, convs int) []time.Duration {
+// sorted, and the times between two arrivals of one conversation.
+func keepUp(t testing.TB, rate, n, convs int, here bool) (lags, steps []time.Duration) {
 	w := jobstest.New(t, nil)
 	conversations := make([]string, convs)
 	for i := range conversations {
 		msg := w.Inbound("website", fmt.Sprintf("keep-up-%d", i), "hello")["message"].(map[string]any)
 		conversations[i] = msg["conversation_id"].(string)
 	}
-	startFullWorker(w)
+	startFullWorker(w, here)
 	var mu sync.Mutex
 	arrived := map[string]time.Time{} // message id of a message.sent -> first arrival
 	order := map[string][]string{}    // conversation -> event ids, first arrivals in order
+	last := map[string]time.Time{}    // conversation -> its last first arrival
 	rc := jobstest.NewReceiver(t, func(_ int, r jobstest.Request) int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -60,6 +91,11 @@ func keepUp(t testing.TB, rate, n, convs int) []time.Duration {
 			return 200 // a duplicate: at least once allows it
 		}
 		order[conv] = append(order[conv], r.ID())
+		now := time.Now()
+		if at, ok := last[conv]; ok {
+			steps = append(steps, now.Sub(at))
+		}
+		last[conv] = now
 		if r.Type() == "message.sent" {
 			arrived[r.Data()["id"].(string)] = time.Now()
 		}
@@ -88,20 +124,27 @@ func keepUp(t testing.TB, rate, n, convs int) []time.Duration {
 	mu.Lock()
 	defer mu.Unlock()
 	checkOrder(t, w, order)
-	var lags []time.Duration
 	for id, at := range answered {
 		lags = append(lags, max(arrived[id].Sub(at), 0))
 	}
 	slices.Sort(lags)
-	return lags
+	return lags, steps
 }
 
 // startFullWorker starts a worker process's asynq servers with the
 // handlers a sandbox send's tasks need (AI passes find nothing to do) and
 // its sandbox delivery loop. The world's clock stands still, so the loop's
 // delay is 0: each message is delivered by the first pass after its send.
-func startFullWorker(w *jobstest.World) {
+// here: its fan-out attempts what it finds due in the process, as msgsvc's
+// worker does (webhook.Config.Here).
+func startFullWorker(w *jobstest.World, here bool) {
 	ctx, stop := context.WithCancel(context.Background())
+	if here {
+		if w.Resolver.Webhooks == nil { // the defaults, in a Config of this world's
+			w.Resolver.Webhooks = &webhook.Config{SweepGrace: 30 * time.Second}
+		}
+		w.Resolver.Webhooks.Here = ctx
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -61,7 +61,7 @@ func startWidget(t testing.TB, a *resttest.API, rateLimit int, every time.Durati
 	a.Resolver.VisitorTypingFeed = pub
 	a.Resolver.Adapters = map[string]channels.Adapter{"website": widget.Adapter{}}
 	visitors := a.Resolver.VisitorService()
-	hub := &widget.Hub{Visitors: visitors, Redis: a.Redis, Prefix: prefix, Every: every}
+	hub := &widget.Hub{Visitors: visitors, Redis: a.Redis, Prefix: prefix, Every: every, Clock: a.Resolver.Clock}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go hub.Run(ctx)

@@ -5,21 +5,25 @@
 //
 // Postgres is the source of truth. A push is never the message itself
 // travelling through Redis: every commit of the service publishes a wake-up,
-// and each process then asks Postgres which outbound website messages its
-// connected visitors have not received (status sent) and which of their
-// chats closed. A lost wake-up is caught up by the next one or by the
-// periodic check, and a visitor who was offline gets what they missed when
-// they connect.
+// and each process then asks Postgres which visitors have something new
+// since its last check (an outbound website message no widget has received,
+// a chat closed) and, for those of them connected to it, what they have. A
+// lost wake-up is caught up by the next one or by the periodic check, and a
+// visitor who was offline gets what they missed when they connect.
 package widget
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/ai"
+	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
@@ -27,6 +31,7 @@ import (
 
 // Visitors is the visitor domain the hub needs; visitor.Service is one.
 type Visitors interface {
+	Changed(ctx context.Context, since time.Time) ([]string, error)
 	Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error)
 	Chats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error)
 	Delivered(ctx context.Context, workspaceID, messageID string) error
@@ -34,9 +39,20 @@ type Visitors interface {
 	MessageView(m *repo.Message) *visitor.Message
 }
 
-// DefaultPrefix names the Redis pub/sub channels; every process of one
-// installation must use the same.
+// DefaultPrefix begins the names of the Redis pub/sub channels; the Redis
+// database number follows it (ChannelPrefix), since pub/sub ignores the
+// database: installations on one Redis server in different databases do
+// not hear each other. Every process of one installation must use the same.
 const DefaultPrefix = "msgsvc:widget:"
+
+// ChannelPrefix is the prefix of the pub/sub channels of an installation
+// whose Redis client is rdb: DefaultPrefix and its database number.
+func ChannelPrefix(rdb *redis.Client) string {
+	if rdb == nil {
+		return DefaultPrefix
+	}
+	return fmt.Sprintf("%sdb%d:", DefaultPrefix, rdb.Options().DB)
+}
 
 // Push is one frame to a widget.
 type Push struct {
@@ -71,17 +87,41 @@ type sub struct {
 	closed map[string]bool
 }
 
-// Hub keeps the widgets connected to this process.
+const (
+	// Lag is how long before a check began a change may have been written
+	// and still be committed after: a wake-up's check looks for changes
+	// since the last check began, less Lag.
+	Lag = 10 * time.Second
+	// Recent is how far back the periodic check looks, for a wake-up lost
+	// or a commit later than Lag; older than that, a visitor gets what it
+	// missed when its widget connects again.
+	Recent = time.Minute
+)
+
+// Hub keeps the widgets connected to this process. A check asks Postgres
+// which visitors have something new since the last one (WebsiteChanges:
+// the changes of that time, whoever is connected), and only for the
+// connected ones among them, and the widgets connected since, what they
+// have: a reply costs the work of its visitor, not of everyone connected.
 type Hub struct {
 	Visitors Visitors
 	Redis    *redis.Client
-	// Prefix of the pub/sub channels; DefaultPrefix when empty.
+	// Prefix of the pub/sub channels; ChannelPrefix(Redis) when empty.
 	Prefix string
 	// Every is the period of the safety check; 3 s when zero.
 	Every time.Duration
+	// Clock is the time of the checks' windows (the time changes are
+	// written with); the wall clock when nil.
+	Clock clock.Clock
 
-	mu   sync.Mutex
-	subs map[*sub]bool
+	mu sync.Mutex
+	// subs are the connected widgets by contact id; fresh, the contacts
+	// of widgets connected since the last check began.
+	subs  map[string]map[*sub]bool
+	fresh map[string]bool
+	// began is when the last check began (zero before the first).
+	began time.Time
+
 	wake chan struct{}
 	done chan struct{} // closed when Run returns: connections end too
 	once sync.Once
@@ -89,11 +129,12 @@ type Hub struct {
 
 func (h *Hub) init() {
 	h.once.Do(func() {
-		h.subs = map[*sub]bool{}
+		h.subs = map[string]map[*sub]bool{}
+		h.fresh = map[string]bool{}
 		h.wake = make(chan struct{}, 1)
 		h.done = make(chan struct{})
 		if h.Prefix == "" {
-			h.Prefix = DefaultPrefix
+			h.Prefix = ChannelPrefix(h.Redis)
 		}
 		if h.Every == 0 {
 			h.Every = 3 * time.Second
@@ -111,10 +152,14 @@ func (h *Hub) Wake() {
 }
 
 // Run listens to the pub/sub channels and checks the connected widgets on
-// every wake-up and every h.Every, until ctx ends.
+// every wake-up (the changes since the last check) and every h.Every (the
+// changes of the last Recent), until ctx ends.
 func (h *Hub) Run(ctx context.Context) {
 	h.init()
 	defer close(h.done)
+	h.mu.Lock()
+	h.began = h.Clock.Now() // a widget connecting is checked in full
+	h.mu.Unlock()
 	ps := h.Redis.Subscribe(ctx, h.Prefix+"wake", h.Prefix+"typing")
 	defer ps.Close()
 	msgs := ps.Channel()
@@ -134,9 +179,9 @@ func (h *Hub) Run(ctx context.Context) {
 				h.Wake()
 			}
 		case <-h.wake:
-			h.check(ctx)
+			h.check(ctx, Lag, false)
 		case <-tick.C:
-			h.check(ctx)
+			h.check(ctx, Recent, true)
 		}
 	}
 }
@@ -149,8 +194,8 @@ func (h *Hub) typing(payload string) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs {
-		if s.visitor.ContactID == t.ContactID && s.visitor.WebsiteID == t.WebsiteID {
+	for s := range h.subs[t.ContactID] {
+		if s.visitor.WebsiteID == t.WebsiteID {
 			s.offer(Push{Type: "typing", ConversationID: t.ConversationID})
 		}
 	}
@@ -167,13 +212,17 @@ func (s *sub) offer(p Push) bool {
 	}
 }
 
-// register adds a connected widget and checks at once, so it is pushed
-// what it missed.
+// register adds a connected widget and asks for a check of its visitor at
+// once, so it is pushed what it missed.
 func (h *Hub) register(v *repo.Visitor) *sub {
 	h.init()
 	s := &sub{visitor: v, out: make(chan Push, 64), pushed: map[string]bool{}, closed: map[string]bool{}}
 	h.mu.Lock()
-	h.subs[s] = true
+	if h.subs[v.ContactID] == nil {
+		h.subs[v.ContactID] = map[*sub]bool{}
+	}
+	h.subs[v.ContactID][s] = true
+	h.fresh[v.ContactID] = true
 	h.mu.Unlock()
 	h.Wake()
 	return s
@@ -181,60 +230,99 @@ func (h *Hub) register(v *repo.Visitor) *sub {
 
 func (h *Hub) unregister(s *sub) {
 	h.mu.Lock()
-	delete(h.subs, s)
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	c := s.visitor.ContactID
+	delete(h.subs[c], s)
+	if len(h.subs[c]) == 0 {
+		delete(h.subs, c)
+	}
 }
 
-// snapshot is the connected widgets and their contacts.
-func (h *Hub) snapshot() ([]*sub, []string) {
+// check pushes to the connected widgets whose visitors changed (since the
+// last check began less lag, or the last lag when periodic) or connected
+// since the last check the outbound messages of their visitor not yet
+// received, and the close of its latest chat.
+func (h *Hub) check(ctx context.Context, lag time.Duration, periodic bool) {
+	h.init()
+	now := h.Clock.Now()
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	subs := make([]*sub, 0, len(h.subs))
-	seen := map[string]bool{}
-	var contacts []string
-	for s := range h.subs {
-		subs = append(subs, s)
-		if !seen[s.visitor.ContactID] {
-			seen[s.visitor.ContactID] = true
-			contacts = append(contacts, s.visitor.ContactID)
+	since := h.began.Add(-lag)
+	if periodic {
+		since = now.Add(-lag)
+	}
+	h.began = now
+	asked := h.fresh
+	h.fresh = map[string]bool{}
+	connected := len(h.subs) > 0
+	h.mu.Unlock()
+	if !connected {
+		return
+	}
+	changed, err := h.Visitors.Changed(ctx, since)
+	if err != nil {
+		slog.Warn("widget: changed visitors", "err", err)
+		h.refresh(slices.Collect(maps.Keys(asked)))
+		return
+	}
+	h.mu.Lock()
+	for _, c := range changed {
+		if h.subs[c] != nil {
+			asked[c] = true
 		}
 	}
-	return subs, contacts
-}
-
-// check pushes to each connected widget the outbound messages of its
-// visitor not yet received, and the close of its latest chat.
-func (h *Hub) check(ctx context.Context) {
-	subs, contacts := h.snapshot()
+	h.mu.Unlock()
+	contacts := slices.Collect(maps.Keys(asked))
 	if len(contacts) == 0 {
 		return
 	}
 	pending, err := h.Visitors.Pending(ctx, contacts)
-	if err != nil {
-		slog.Warn("widget: pending messages", "err", err)
-		return
+	if err == nil {
+		var chats []repo.ChatState
+		if chats, err = h.Visitors.Chats(ctx, contacts); err == nil {
+			h.deliver(contacts, pending, chats)
+			return
+		}
 	}
-	chats, err := h.Visitors.Chats(ctx, contacts)
-	if err != nil {
-		slog.Warn("widget: chat states", "err", err)
-		return
+	slog.Warn("widget: pending messages and chat states", "err", err)
+	h.refresh(contacts)
+}
+
+// refresh asks the next check to look at contacts again (this one failed).
+func (h *Hub) refresh(contacts []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range contacts {
+		h.fresh[c] = true
+	}
+}
+
+// deliver offers the widgets of contacts their pending messages and their
+// chat's close.
+func (h *Hub) deliver(contacts []string, pending []repo.PendingMessage, chats []repo.ChatState) {
+	byContact := map[string][]*repo.PendingMessage{}
+	for i := range pending {
+		byContact[pending[i].ContactID] = append(byContact[pending[i].ContactID], &pending[i])
+	}
+	chatsOf := map[string][]repo.ChatState{}
+	for _, c := range chats {
+		chatsOf[c.ContactID] = append(chatsOf[c.ContactID], c)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, s := range subs {
-		if h.subs[s] {
-			h.deliver(s, pending, chats)
+	for _, c := range contacts {
+		for s := range h.subs[c] {
+			h.deliverTo(s, byContact[c], chatsOf[c])
 		}
 	}
 }
 
-// deliver offers one widget its pending messages and its chat's close.
-func (h *Hub) deliver(s *sub, pending []repo.PendingMessage, chats []repo.ChatState) {
+// deliverTo offers one widget the pending messages and chat states of its
+// contact: those of its website.
+func (h *Hub) deliverTo(s *sub, pending []*repo.PendingMessage, chats []repo.ChatState) {
 	v := s.visitor
 	still := map[string]bool{}
-	for i := range pending {
-		m := &pending[i]
-		if m.ContactID != v.ContactID || m.WebsiteID != v.WebsiteID {
+	for _, m := range pending {
+		if m.WebsiteID != v.WebsiteID {
 			continue
 		}
 		still[m.ID] = true
@@ -248,7 +336,7 @@ func (h *Hub) deliver(s *sub, pending []repo.PendingMessage, chats []repo.ChatSt
 		}
 	}
 	for _, c := range chats {
-		if c.ContactID != v.ContactID || c.WebsiteID != v.WebsiteID || c.Status != "closed" || s.closed[c.ConversationID] {
+		if c.WebsiteID != v.WebsiteID || c.Status != "closed" || s.closed[c.ConversationID] {
 			continue
 		}
 		requested := !c.Rated
@@ -266,7 +354,7 @@ type Publish struct {
 
 func (p Publish) prefix() string {
 	if p.Prefix == "" {
-		return DefaultPrefix
+		return ChannelPrefix(p.Redis)
 	}
 	return p.Prefix
 }

@@ -76,7 +76,7 @@ func (c Config) client(base, def string) *Client {
 		cl.Timeout = DefaultTimeout
 	}
 	if cl.HTTP == nil {
-		cl.HTTP = &http.Client{}
+		cl.HTTP = &http.Client{Transport: transport}
 	}
 	if cl.Logger == nil {
 		cl.Logger = slog.Default()

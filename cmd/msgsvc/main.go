@@ -273,6 +273,10 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
 	srv := jobs.NewServerOn(redisOpt, 10, cfg.Queue)
 	mux := asynq.NewServeMux()
+	if resolver.Webhooks != nil {
+		// The fan-out attempts what it finds due in this process at once.
+		resolver.Webhooks.Here = ctx
+	}
 	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), AI: resolver,
 		Mail: resolver.MailProcessor(), Meta: resolver})
 	if err := srv.Start(mux); err != nil {

@@ -33,7 +33,7 @@ func wireWebsite(resolver *graph.Resolver, redisOpt *redisconn.Options) (func(),
 // API it serves; the hub stops with ctx.
 func widgetAPI(ctx context.Context, cfg *Config, resolver *graph.Resolver, rdb *redis.Client, limiter *rest.RedisLimiter) *rest.Widget {
 	visitors := resolver.VisitorService()
-	hub := &widget.Hub{Visitors: visitors, Redis: rdb}
+	hub := &widget.Hub{Visitors: visitors, Redis: rdb, Clock: resolver.Clock}
 	go hub.Run(ctx)
 	return &rest.Widget{Visitors: visitors, Hub: hub, Publish: widget.Publish{Redis: rdb}, Origins: resolver.Store,
 		Limiter: limiter, RateLimit: cfg.Live.WidgetRateLimit}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -103,6 +104,12 @@ func (r *Service) move(m *repo.Message, to string) error {
 // widget has received yet, oldest first.
 func (r *Service) Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error) {
 	return r.Store.UndeliveredWebsiteMessages(ctx, contactIDs)
+}
+
+// Changed lists the contacts with an unreceived outbound live website
+// message written, or a live website chat closed, since a time.
+func (r *Service) Changed(ctx context.Context, since time.Time) ([]string, error) {
+	return r.Store.WebsiteChanges(ctx, since)
 }
 
 // Chats returns the latest website chat of each contact and website.

@@ -41,6 +41,7 @@ type Store interface {
 	Rated(ctx context.Context, conversationID string) (bool, error)
 	UndeliveredWebsiteMessages(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error)
 	LatestWebsiteChats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error)
+	WebsiteChanges(ctx context.Context, since time.Time) ([]string, error)
 }
 
 // Inbound takes a visitor's message; inbound.Service is one.

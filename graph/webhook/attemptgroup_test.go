@@ -142,3 +142,43 @@ func TestAttemptDeliveriesHandsBackWhatWaitsAtShutdown(t *testing.T) {
 		t.Errorf("claimed %v and handed back %v, want each of %v once, 3 handed back", store.claimed, back, ids)
 	}
 }
+
+// TestFanOutAttemptsHereWhileItHasPlaces: in a worker (Config.Here), the
+// deliveries a fan-out finds due are attempted in the process at once,
+// each holding a place, not handed to the queue; those beyond the free
+// places go to the queue. Without Here every one goes to the queue.
+func TestFanOutAttemptsHereWhileItHasPlaces(t *testing.T) {
+	store := newHeldClaims()
+	queue := make(handedBack, 2*MaxAttemptsInFlight)
+	ids := deliveryIDs(MaxAttemptsInFlight + 2)
+	r := &Service{Store: store, Jobs: queue, Config: &Config{Here: t.Context()}}
+	r.deliveriesDue(t.Context(), ids)
+	store.fill(t, r) // the first MaxAttemptsInFlight are being attempted here
+	var queued []string
+	for range 2 {
+		queued = append(queued, <-queue)
+	}
+	if !slices.Equal(queued, ids[MaxAttemptsInFlight:]) {
+		t.Errorf("queued %v, want the 2 beyond the places, %v", queued, ids[MaxAttemptsInFlight:])
+	}
+	for range MaxAttemptsInFlight {
+		store.gate <- struct{}{}
+	}
+	places := r.config().attemptPlaces()
+	for deadline := time.Now().Add(10 * time.Second); len(places) > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d places still held after the attempts ended", len(places))
+		}
+	}
+	if got := slices.Sorted(slices.Values(store.claimed)); !slices.Equal(got, ids[:MaxAttemptsInFlight]) {
+		t.Errorf("claimed here %v, want %v", got, ids[:MaxAttemptsInFlight])
+	}
+
+	elsewhere := &Service{Store: store, Jobs: queue, Config: &Config{}}
+	elsewhere.deliveriesDue(t.Context(), ids[:3])
+	for _, want := range ids[:3] {
+		if got := <-queue; got != want {
+			t.Errorf("without Here, queued %s, want %s", got, want)
+		}
+	}
+}

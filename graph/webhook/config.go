@@ -53,6 +53,12 @@ type Config struct {
 	// SweepGrace is how long a due delivery may wait for its task before the
 	// sweep hands it a new one; zero sweeps at once (tests).
 	SweepGrace time.Duration
+	// Here, in a worker process, is the context of its attempts: the
+	// deliveries its fan-out finds due now are attempted in the process at
+	// once, as many as there are free places (MaxAttemptsInFlight), rather
+	// than handed to the queue, where an idle worker looks for them only
+	// every 50-150 ms; the rest go to the queue. Nil hands all to the queue.
+	Here context.Context
 
 	once   sync.Once
 	client *http.Client

@@ -144,13 +144,51 @@ func (r *Service) deliveryDue(ctx context.Context, id string, in time.Duration) 
 	}
 }
 
-// deliveriesDue hands deliveries due now to the queue, several to a task
-// (jobs.DeliverGroupSize). A failure is only logged, as in deliveryDue.
+// deliveriesDue attempts deliveries due now in this process while it has
+// places (attemptHere), and hands the others to the queue, several to a
+// task (jobs.DeliverGroupSize). A failure is only logged, as in
+// deliveryDue.
 func (r *Service) deliveriesDue(ctx context.Context, ids []string) {
+	ids = r.attemptHere(ids)
 	if r.Jobs == nil || len(ids) == 0 {
 		return
 	}
 	if err := r.Jobs.DeliveriesDue(context.WithoutCancel(ctx), ids); err != nil {
 		slog.Warn("enqueue webhook deliveries; the sweep will retry", "deliveries", len(ids), "err", err)
 	}
+}
+
+// attemptHere starts the attempts of deliveries due now in this worker
+// process (Config.Here), each in a goroutine holding one of the process's
+// places for attempts, as a task's would, for as many as there are free
+// places; it returns the others, for the queue. An attempt here is what a
+// task of one would make, chain included (AttemptDelivery); its error is
+// logged, and the delivery is handed over again from Postgres (its retry,
+// or the sweep), as a failed task's is. When Here ends (shutdown), an
+// attempt in flight gives its lease back, as a task's does.
+func (r *Service) attemptHere(ids []string) []string {
+	cfg := r.config()
+	if cfg.Here == nil {
+		return ids
+	}
+	places := cfg.attemptPlaces()
+	for i, id := range ids {
+		select {
+		case places <- struct{}{}:
+		default:
+			return ids[i:]
+		}
+		go func() {
+			defer func() { <-places }()
+			defer func() {
+				if p := recover(); p != nil {
+					slog.Error("webhook: attempt panicked; the sweep hands the delivery over again", "delivery", id, "panic", p)
+				}
+			}()
+			if err := r.AttemptDelivery(cfg.Here, id); err != nil {
+				slog.Warn("webhook: attempt; the delivery is handed over again from Postgres", "delivery", id, "err", err)
+			}
+		}()
+	}
+	return nil
 }
