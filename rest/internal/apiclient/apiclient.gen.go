@@ -7982,6 +7982,10 @@ type SendMessageResponse struct {
 	JSON201 *struct {
 		Data Message `json:"data"`
 	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		Data Message `json:"data"`
+	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -8027,6 +8031,13 @@ func (r SendMessageResponse) GetJSON201() *struct {
 	Data Message `json:"data"`
 } {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SendMessageResponse) GetJSON202() *struct {
+	Data Message `json:"data"`
+} {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -10537,6 +10548,10 @@ type SendMarketingMessageResponse struct {
 	JSON201 *struct {
 		Data Message `json:"data"`
 	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		Data Message `json:"data"`
+	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -10582,6 +10597,13 @@ func (r SendMarketingMessageResponse) GetJSON201() *struct {
 	Data Message `json:"data"`
 } {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SendMarketingMessageResponse) GetJSON202() *struct {
+	Data Message `json:"data"`
+} {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -16267,6 +16289,15 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			Data Message `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21087,6 +21118,15 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			return nil, err
 		}
 		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			Data Message `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
