@@ -1,0 +1,67 @@
+package inbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// content is the stored form of m.Rich (nil when it has nothing), with the
+// quoted and the reacted-to message found among the workspace's messages
+// by their provider ids.
+func content(ctx context.Context, q repo.Queries, s repo.Scope, m Message) (repo.JSONB, error) {
+	rich := m.Rich
+	if reflect.ValueOf(rich).IsZero() {
+		return nil, nil
+	}
+	if r := rich.ReplyTo; r != nil && r.ProviderMessageID != "" && r.MessageID == nil {
+		id, err := ours(ctx, q, s, m.Channel, r.ProviderMessageID)
+		if err != nil {
+			return nil, err
+		}
+		r.MessageID = id
+	}
+	if r := rich.Reaction; r != nil && r.ProviderMessageID != "" && r.MessageID == nil {
+		id, err := ours(ctx, q, s, m.Channel, r.ProviderMessageID)
+		if err != nil {
+			return nil, err
+		}
+		r.MessageID = id
+	}
+	b, err := json.Marshal(rich)
+	if err != nil {
+		return nil, fmt.Errorf("inbound: content: %w", err)
+	}
+	return b, nil
+}
+
+// ours is the id of the scope's message a provider id names, nil when
+// msgsvc has none (a message sent before the account was connected).
+func ours(ctx context.Context, q repo.Queries, s repo.Scope, channel, providerID string) (*string, error) {
+	id, err := q.ProviderMessageIn(ctx, s, channel, providerID)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inbound: find message %s: %w", providerID, err)
+	}
+	return &id, nil
+}
+
+// attachment is the API object of an inbound file.
+func attachment(f File, id string) *model.Attachment {
+	a := &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content),
+		ProviderMediaID: f.ProviderMediaID, MimeType: f.MimeType, SHA256: f.SHA256, Caption: f.Caption}
+	switch {
+	case f.Failed != "":
+		a.Status, a.Error = "failed", f.Failed
+	case f.ProviderMediaID != "" || f.MimeType != "":
+		a.Status = "stored"
+	}
+	return a
+}
