@@ -202,7 +202,7 @@ type waValue struct {
 	} `json:"contacts"`
 	Messages []json.RawMessage `json:"messages"`
 	// Errors are the value's own (not a message's or a status's).
-	Errors []WhatsAppError `json:"errors"`
+	Errors   []WhatsAppError `json:"errors"`
 	Statuses []struct {
 		ID          string          `json:"id"`
 		RecipientID string          `json:"recipient_id"`

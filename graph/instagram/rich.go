@@ -218,4 +218,3 @@ func (r *Service) update(ctx context.Context, mid string, fn func(q repo.Queries
 	}
 	return err
 }
-
