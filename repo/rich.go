@@ -40,3 +40,15 @@ func (q Queries) SetFileContent(ctx context.Context, s Scope, id, contentType st
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, s.WorkspaceID, s.Livemode, id, content, len(content), contentType)
 	return err
 }
+
+// EmailMessageByHeader returns the id of the scope's message a Message-ID
+// names: an inbound mail's, or, among ours (the msg_ ids our Message-IDs
+// carry), an outbound email.
+func (q Queries) EmailMessageByHeader(ctx context.Context, s Scope, headerID string, ours []string) (string, error) {
+	var id string
+	return id, q.get(ctx, &id, `SELECT id FROM (
+		SELECT message_id AS id, 0 AS pref FROM email_message_ids WHERE workspace_id = $1 AND livemode = $2 AND header_id = $3
+		UNION ALL
+		SELECT id, 1 FROM messages WHERE workspace_id = $1 AND livemode = $2 AND channel = 'email' AND id = ANY($4)
+	) t ORDER BY pref LIMIT 1`, s.WorkspaceID, s.Livemode, headerID, array(ours))
+}

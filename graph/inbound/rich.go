@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -64,4 +65,39 @@ func attachment(f File, id string) *model.Attachment {
 		a.Status = "stored"
 	}
 	return a
+}
+
+// emailRich is a mail's typed fields: provider_message_id its Message-ID,
+// reply_to the message its In-Reply-To names (ours when msgsvc has it: an
+// inbound mail by its Message-ID, or one of our sends).
+func emailRich(ctx context.Context, q repo.Queries, s repo.Scope, in EmailIn) (repo.JSONB, error) {
+	var rich model.Rich
+	if in.MessageID != "" {
+		id := in.MessageID
+		rich.ProviderMessageID = &id
+	}
+	if len(in.InReplyTo) > 0 {
+		rich.ReplyTo = &model.ReplyTo{ProviderMessageID: in.InReplyTo[0]}
+		var ours []string
+		for _, id := range in.OurIDs {
+			if strings.Contains(in.InReplyTo[0], id+"@") {
+				ours = append(ours, id)
+			}
+		}
+		id, err := q.EmailMessageByHeader(ctx, s, in.InReplyTo[0], ours)
+		switch {
+		case err == nil:
+			rich.ReplyTo.MessageID = &id
+		case !errors.Is(err, repo.ErrNotFound):
+			return nil, fmt.Errorf("inbound: find the mail replied to: %w", err)
+		}
+	}
+	if rich.ProviderMessageID == nil && rich.ReplyTo == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(rich)
+	if err != nil {
+		return nil, fmt.Errorf("inbound: content: %w", err)
+	}
+	return b, nil
 }
