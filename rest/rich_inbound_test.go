@@ -1,7 +1,9 @@
 package rest_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -162,6 +164,28 @@ func TestWhatsAppRichInbound(t *testing.T) {
 		checkRich(t, c, got, func(wamid string) string { return h.messageOf(wamid)["id"].(string) })
 		// Every event carries the same typed fields.
 		checkRich(t, c, received[got["id"].(string)], func(wamid string) string { return h.messageOf(wamid)["id"].(string) })
+	}
+
+	// GraphQL shows the same fields.
+	query, _ := json.Marshal(map[string]any{"query": `{ message(id: "` + h.messageOf("wamid.REACT")["id"].(string) + `") {
+		providerMessageId type reaction { emoji messageId providerMessageId } }
+		where: message(id: "` + h.messageOf("wamid.WHERE")["id"].(string) + `") { location { latitude name } forwarded replyTo { messageId } } }`})
+	req, _ := http.NewRequest("POST", h.HTTP.URL+"/graphql", bytes.NewReader(query))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer admin-token")
+	req.Header.Set("Msgsvc-Workspace", "ws_main")
+	req.Header.Set("Msgsvc-Livemode", "true")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gq map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&gq)
+	resp.Body.Close()
+	if lookup(gq, "data.message.reaction.emoji") != "😀" || lookup(gq, "data.message.reaction.messageId") != h.messageOf("wamid.AD")["id"] ||
+		lookup(gq, "data.message.providerMessageId") != "wamid.REACT" || lookup(gq, "data.where.location.name") != "Philz Coffee" ||
+		lookup(gq, "data.where.forwarded") != false {
+		t.Fatalf("GraphQL: %v", gq)
 	}
 
 	// The failed image is fetched again once Meta has it.
