@@ -55,7 +55,7 @@ func redact(data []byte) ([]byte, error) {
 }
 
 var (
-	personFields  = []string{"name", "email", "phone"}
+	personFields = []string{"name", "email", "phone"}
 	// messageFields are a message's content: its words and the typed
 	// objects of rich messages the customer wrote or shared (a place, cards,
 	// a choice, an order, a story or share, a system notice with numbers).
