@@ -3101,15 +3101,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAttachmentInput,
+		ec.unmarshalInputButtonInput,
 		ec.unmarshalInputContactFilter,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
+		ec.unmarshalInputInteractiveInput,
 		ec.unmarshalInputKnowledgeEntryInput,
+		ec.unmarshalInputLocationInput,
 		ec.unmarshalInputMarketingMessageInput,
 		ec.unmarshalInputMessagingWindowInput,
 		ec.unmarshalInputProviderCredentialsInput,
+		ec.unmarshalInputQuickReplyInput,
+		ec.unmarshalInputReactionInput,
+		ec.unmarshalInputReplyToInput,
 		ec.unmarshalInputRollWebhookSecretInput,
+		ec.unmarshalInputRowInput,
+		ec.unmarshalInputSectionInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
 		ec.unmarshalInputTemplateFilter,
@@ -3894,6 +3902,58 @@ type File {
   createdAt: Timestamp!
 }
 
+input ReplyToInput {
+  messageId: ID!
+}
+
+input ReactionInput {
+  messageId: ID!
+  "empty removes the reaction"
+  emoji: String!
+}
+
+input LocationInput {
+  latitude: Float!
+  longitude: Float!
+  name: String
+  address: String
+}
+
+input InteractiveInput {
+  "buttons, list or cta_url (WhatsApp); quick_replies (Instagram)"
+  type: String!
+  header: String
+  footer: String
+  buttons: [ButtonInput!]
+  "a list's button text"
+  button: String
+  sections: [SectionInput!]
+  url: String
+  displayText: String
+  quickReplies: [QuickReplyInput!]
+}
+
+input ButtonInput {
+  id: String!
+  title: String!
+}
+
+input SectionInput {
+  title: String
+  rows: [RowInput!]!
+}
+
+input RowInput {
+  id: String!
+  title: String!
+  description: String
+}
+
+input QuickReplyInput {
+  title: String!
+  payload: String!
+}
+
 input SendMessageInput {
   "A reply: the conversation to answer."
   conversationId: ID
@@ -3916,6 +3976,13 @@ input SendMessageInput {
   attachments: [AttachmentInput!]
   "Instagram comment conversations: comment (public reply) or dm (the one private reply)."
   replyAs: String
+  "the conversation's message this one quotes (WhatsApp context, Instagram reply_to)"
+  replyTo: ReplyToInput
+  "an emoji on one of the conversation's messages"
+  reaction: ReactionInput
+  "WhatsApp only"
+  location: LocationInput
+  interactive: InteractiveInput
 }
 
 input TemplateInput {
