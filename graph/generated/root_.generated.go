@@ -3601,7 +3601,7 @@ type CardURL {
 }
 
 type Interactive {
-  "button_reply, list_reply, button, flow_reply, quick_reply or postback"
+  "inbound: button_reply, list_reply, button, flow_reply, quick_reply or postback; outbound: buttons, list, cta_url or quick_replies"
   kind: String!
   id: String
   payload: String
