@@ -137,3 +137,23 @@ func TestInstagramRichOutbound(t *testing.T) {
 		t.Fatalf("refused sends reached Meta: %d calls", n-before)
 	}
 }
+
+// Meta answers a send to a Brazilian mobile number with the wa_id it
+// knows, without the ninth digit; the customer's reply comes from that
+// wa_id and joins the conversation the send started.
+func TestWhatsAppReplyFromAnotherFormOfTheNumber(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	sent := h.Want(sendMsg(h.API, "live_all", map[string]any{"channel": "whatsapp", "to": "+5511987654321", "whatsapp_account_id": "wa_main",
+		"template": tpl("order_update", "A-1")}), 201, "").Data()
+	reply := waValue("messages", waMessage("wamid.BR", resttest.Epoch.Unix(), "text", map[string]any{"body": "obrigado"}))
+	reply["messages"].([]any)[0].(map[string]any)["from"] = "551187654321"
+	reply["contacts"] = []any{map[string]any{"profile": map[string]any{"name": "Joana"}, "wa_id": "551187654321"}}
+	h.deliver(waChange("messages", reply))
+	if got := h.messageOf("wamid.BR"); got["conversation_id"] != sent["conversation_id"] {
+		t.Fatalf("the reply went to %v, not the send's %v", got["conversation_id"], sent["conversation_id"])
+	}
+	if n := h.count(`SELECT count(*) FROM contacts WHERE livemode AND phone LIKE '+5511%'`); n != 1 {
+		t.Fatalf("%d contacts for the customer", n)
+	}
+}

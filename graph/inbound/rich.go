@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -100,4 +101,17 @@ func emailRich(ctx context.Context, q repo.Queries, s repo.Scope, in EmailIn) (r
 		return nil, fmt.Errorf("inbound: content: %w", err)
 	}
 	return b, nil
+}
+
+// variantContact is the contact of another form of a WhatsApp number
+// (contact.PhoneVariants: Brazil's ninth digit, Argentina's 9), so a reply
+// from the wa_id Meta uses joins the conversation a send started.
+func variantContact(ctx context.Context, q repo.Queries, s repo.Scope, phone string) (*repo.Contact, error) {
+	for _, v := range contact.PhoneVariants(phone) {
+		ct, err := q.ContactBy(ctx, s, "phone", v)
+		if !errors.Is(err, repo.ErrNotFound) {
+			return ct, err
+		}
+	}
+	return nil, repo.ErrNotFound
 }
