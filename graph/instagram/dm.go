@@ -62,6 +62,9 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 		}
 		return r.DM(ctx, scope, acc, creds, e)
 	case *meta.InstagramReaction:
+		if igch.Owns(creds, e.SenderID) {
+			return nil // our own reaction (a send of ours, or from the app)
+		}
 		return r.Reaction(ctx, scope, acc, e)
 	case *meta.InstagramPostback:
 		return r.Postback(ctx, scope, acc, e)
@@ -72,6 +75,10 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 	case *meta.InstagramRead:
 		return r.Read(ctx, e, e.Timestamp)
 	case *meta.InstagramOther:
+		if igch.Owns(creds, e.SenderID) {
+			slog.Info("instagram: the account's own messaging event of a kind not modelled; ignored", "account", acc.ID, "kind", e.Kind)
+			return nil
+		}
 		return r.Other(ctx, scope, acc, e)
 	}
 	slog.Info("instagram: event not processed", "account", acc.ID)
