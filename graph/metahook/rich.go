@@ -25,17 +25,7 @@ func richOf(m *meta.WhatsAppMessage) (string, model.Rich) {
 			}
 		}
 	}
-	if r := m.Referral; r != nil {
-		rich.Referral = &model.Referral{SourceType: r.SourceType, SourceID: r.SourceID, SourceURL: r.SourceURL,
-			Headline: r.Headline, Body: r.Body, MediaType: r.MediaType, ImageURL: r.ImageURL, VideoURL: r.VideoURL,
-			ThumbnailURL: r.ThumbnailURL, CtwaClid: r.CtwaClid}
-		if r.SourceType == "ad" {
-			rich.Referral.AdID = r.SourceID
-		}
-		if r.WelcomeMessage != nil {
-			rich.Referral.WelcomeMessage = r.WelcomeMessage.Text
-		}
-	}
+	rich.Referral = referralOf(m.Referral)
 	switch m.Type {
 	case "text", "image", "video", "audio", "document", "sticker":
 		return m.Type, rich
@@ -112,4 +102,21 @@ func orEmpty[T any](l []T) []T {
 		return []T{}
 	}
 	return l
+}
+
+// referralOf is a Click-to-WhatsApp ad's typed form, nil without one.
+func referralOf(r *meta.WhatsAppReferral) *model.Referral {
+	if r == nil {
+		return nil
+	}
+	out := &model.Referral{SourceType: r.SourceType, SourceID: r.SourceID, SourceURL: r.SourceURL,
+		Headline: r.Headline, Body: r.Body, MediaType: r.MediaType, ImageURL: r.ImageURL, VideoURL: r.VideoURL,
+		ThumbnailURL: r.ThumbnailURL, CtwaClid: r.CtwaClid}
+	if r.SourceType == "ad" {
+		out.AdID = r.SourceID
+	}
+	if r.WelcomeMessage != nil {
+		out.WelcomeMessage = r.WelcomeMessage.Text
+	}
+	return out
 }

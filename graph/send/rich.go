@@ -1,14 +1,10 @@
 package send
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -108,12 +104,6 @@ func interactiveFit(req *sendRequest) error {
 	if req.text == nil {
 		return apierr.New(apierr.TextRequired, "interactive needs text, its body.")
 	}
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
 	switch {
 	case ch == "whatsapp" && (kind == "buttons" || kind == "list" || kind == "cta_url"):
 		if n := chars(*req.text); n > waBodyMax {
@@ -131,203 +121,127 @@ func interactiveFit(req *sendRequest) error {
 	}
 	switch kind {
 	case "buttons":
-		if len(it.Buttons) == 0 {
-			return apierr.New(apierr.InvalidRequest, "interactive.buttons needs at least one button.")
-		}
-		if len(it.Buttons) > waButtonsMax {
-			return over("interactive.buttons", "WhatsApp takes at most %d reply buttons; this has %d.", waButtonsMax, len(it.Buttons))
-		}
-		seen := map[string]bool{}
-		for i, b := range it.Buttons {
-			field := fmt.Sprintf("interactive.buttons[%d]", i)
-			switch {
-			case b == nil || nonBlank(b.ID) == nil || nonBlank(b.Title) == nil:
-				return apierr.New(apierr.InvalidRequest, "%s needs id and title.", field)
-			case chars(*b.Title) > waButtonTitleMax:
-				return over(field+".title", "at most %d characters; %q has %d.", waButtonTitleMax, *b.Title, chars(*b.Title))
-			case chars(*b.ID) > waButtonIDMax:
-				return over(field+".id", "at most %d characters.", waButtonIDMax)
-			case seen[*b.ID]:
-				return apierr.New(apierr.InvalidRequest, "%s.id repeats %q; button ids must differ.", field, *b.ID)
-			}
-			seen[*b.ID] = true
-		}
+		return buttonsFit(it)
 	case "list":
-		if nonBlank(it.Button) == nil {
-			return apierr.New(apierr.InvalidRequest, "interactive.button (the list's button text) is required.")
-		}
-		if chars(*it.Button) > waButtonTitleMax {
-			return over("interactive.button", "at most %d characters.", waButtonTitleMax)
-		}
-		if len(it.Sections) == 0 {
-			return apierr.New(apierr.InvalidRequest, "interactive.sections needs at least one section.")
-		}
-		if len(it.Sections) > waSectionsMax {
-			return over("interactive.sections", "at most %d sections.", waSectionsMax)
-		}
-		rows := 0
-		for i, sec := range it.Sections {
-			field := fmt.Sprintf("interactive.sections[%d]", i)
-			if sec == nil || len(sec.Rows) == 0 {
-				return apierr.New(apierr.InvalidRequest, "%s needs rows.", field)
-			}
-			if len(it.Sections) > 1 && nonBlank(sec.Title) == nil {
-				return apierr.New(apierr.InvalidRequest, "%s.title is required when a list has several sections.", field)
-			}
-			if chars(str(sec.Title)) > waRowTitleMax {
-				return over(field+".title", "at most %d characters.", waRowTitleMax)
-			}
-			for j, row := range sec.Rows {
-				rf := fmt.Sprintf("%s.rows[%d]", field, j)
-				switch {
-				case row == nil || nonBlank(row.ID) == nil || nonBlank(row.Title) == nil:
-					return apierr.New(apierr.InvalidRequest, "%s needs id and title.", rf)
-				case chars(*row.Title) > waRowTitleMax:
-					return over(rf+".title", "at most %d characters; %q has %d.", waRowTitleMax, *row.Title, chars(*row.Title))
-				case chars(str(row.Description)) > waRowDescMax:
-					return over(rf+".description", "at most %d characters.", waRowDescMax)
-				case chars(*row.ID) > waRowIDMax:
-					return over(rf+".id", "at most %d characters.", waRowIDMax)
-				}
-			}
-			rows += len(sec.Rows)
-		}
-		if rows > waRowsMax {
-			return over("interactive.sections", "a list takes at most %d rows in all; this has %d.", waRowsMax, rows)
-		}
+		return listFit(it)
 	case "cta_url":
-		switch {
-		case nonBlank(it.URL) == nil || !strings.HasPrefix(*it.URL, "http"):
-			return apierr.New(apierr.InvalidRequest, "interactive.url must be an http(s) URL.")
-		case nonBlank(it.DisplayText) == nil:
-			return apierr.New(apierr.InvalidRequest, "interactive.display_text is required.")
-		case chars(*it.DisplayText) > waButtonTitleMax:
-			return over("interactive.display_text", "at most %d characters.", waButtonTitleMax)
-		}
+		return ctaFit(it)
 	case "quick_replies":
-		if len(it.QuickReplies) == 0 {
-			return apierr.New(apierr.InvalidRequest, "interactive.quick_replies needs at least one.")
+		return quickRepliesFit(it)
+	}
+	return nil
+}
+
+// buttonsFit checks reply buttons against Meta's limits.
+func buttonsFit(it *model.InteractiveInput) error {
+	if len(it.Buttons) == 0 {
+		return apierr.New(apierr.InvalidRequest, "interactive.buttons needs at least one button.")
+	}
+	if len(it.Buttons) > waButtonsMax {
+		return over("interactive.buttons", "WhatsApp takes at most %d reply buttons; this has %d.", waButtonsMax, len(it.Buttons))
+	}
+	seen := map[string]bool{}
+	for i, b := range it.Buttons {
+		field := fmt.Sprintf("interactive.buttons[%d]", i)
+		switch {
+		case b == nil || nonBlank(b.ID) == nil || nonBlank(b.Title) == nil:
+			return apierr.New(apierr.InvalidRequest, "%s needs id and title.", field)
+		case chars(*b.Title) > waButtonTitleMax:
+			return over(field+".title", "at most %d characters; %q has %d.", waButtonTitleMax, *b.Title, chars(*b.Title))
+		case chars(*b.ID) > waButtonIDMax:
+			return over(field+".id", "at most %d characters.", waButtonIDMax)
+		case seen[*b.ID]:
+			return apierr.New(apierr.InvalidRequest, "%s.id repeats %q; button ids must differ.", field, *b.ID)
 		}
-		if len(it.QuickReplies) > igQuickMax {
-			return over("interactive.quick_replies", "Instagram takes at most %d quick replies; this has %d.", igQuickMax, len(it.QuickReplies))
+		seen[*b.ID] = true
+	}
+	return nil
+}
+
+// listFit checks a list against Meta's limits.
+func listFit(it *model.InteractiveInput) error {
+	if nonBlank(it.Button) == nil {
+		return apierr.New(apierr.InvalidRequest, "interactive.button (the list's button text) is required.")
+	}
+	if chars(*it.Button) > waButtonTitleMax {
+		return over("interactive.button", "at most %d characters.", waButtonTitleMax)
+	}
+	if len(it.Sections) == 0 {
+		return apierr.New(apierr.InvalidRequest, "interactive.sections needs at least one section.")
+	}
+	if len(it.Sections) > waSectionsMax {
+		return over("interactive.sections", "at most %d sections.", waSectionsMax)
+	}
+	rows := 0
+	for i, sec := range it.Sections {
+		field := fmt.Sprintf("interactive.sections[%d]", i)
+		if sec == nil || len(sec.Rows) == 0 {
+			return apierr.New(apierr.InvalidRequest, "%s needs rows.", field)
 		}
-		for i, q := range it.QuickReplies {
-			field := fmt.Sprintf("interactive.quick_replies[%d]", i)
+		if len(it.Sections) > 1 && nonBlank(sec.Title) == nil {
+			return apierr.New(apierr.InvalidRequest, "%s.title is required when a list has several sections.", field)
+		}
+		if chars(str(sec.Title)) > waRowTitleMax {
+			return over(field+".title", "at most %d characters.", waRowTitleMax)
+		}
+		for j, row := range sec.Rows {
+			rf := fmt.Sprintf("%s.rows[%d]", field, j)
 			switch {
-			case q == nil || nonBlank(q.Title) == nil || nonBlank(q.Payload) == nil:
-				return apierr.New(apierr.InvalidRequest, "%s needs title and payload.", field)
-			case chars(*q.Title) > igQuickTitleMax:
-				return over(field+".title", "at most %d characters; %q has %d.", igQuickTitleMax, *q.Title, chars(*q.Title))
+			case row == nil || nonBlank(row.ID) == nil || nonBlank(row.Title) == nil:
+				return apierr.New(apierr.InvalidRequest, "%s needs id and title.", rf)
+			case chars(*row.Title) > waRowTitleMax:
+				return over(rf+".title", "at most %d characters; %q has %d.", waRowTitleMax, *row.Title, chars(*row.Title))
+			case chars(str(row.Description)) > waRowDescMax:
+				return over(rf+".description", "at most %d characters.", waRowDescMax)
+			case chars(*row.ID) > waRowIDMax:
+				return over(rf+".id", "at most %d characters.", waRowIDMax)
 			}
+		}
+		rows += len(sec.Rows)
+	}
+	if rows > waRowsMax {
+		return over("interactive.sections", "a list takes at most %d rows in all; this has %d.", waRowsMax, rows)
+	}
+	return nil
+}
+
+// ctaFit checks a link button against Meta's limits.
+func ctaFit(it *model.InteractiveInput) error {
+	switch {
+	case nonBlank(it.URL) == nil || !strings.HasPrefix(*it.URL, "http"):
+		return apierr.New(apierr.InvalidRequest, "interactive.url must be an http(s) URL.")
+	case nonBlank(it.DisplayText) == nil:
+		return apierr.New(apierr.InvalidRequest, "interactive.display_text is required.")
+	case chars(*it.DisplayText) > waButtonTitleMax:
+		return over("interactive.display_text", "at most %d characters.", waButtonTitleMax)
+	}
+	return nil
+}
+
+// quickRepliesFit checks Instagram quick replies against Meta's limits.
+func quickRepliesFit(it *model.InteractiveInput) error {
+	if len(it.QuickReplies) == 0 {
+		return apierr.New(apierr.InvalidRequest, "interactive.quick_replies needs at least one.")
+	}
+	if len(it.QuickReplies) > igQuickMax {
+		return over("interactive.quick_replies", "Instagram takes at most %d quick replies; this has %d.", igQuickMax, len(it.QuickReplies))
+	}
+	for i, q := range it.QuickReplies {
+		field := fmt.Sprintf("interactive.quick_replies[%d]", i)
+		switch {
+		case q == nil || nonBlank(q.Title) == nil || nonBlank(q.Payload) == nil:
+			return apierr.New(apierr.InvalidRequest, "%s needs title and payload.", field)
+		case chars(*q.Title) > igQuickTitleMax:
+			return over(field+".title", "at most %d characters; %q has %d.", igQuickTitleMax, *q.Title, chars(*q.Title))
 		}
 	}
 	return nil
 }
 
-// richOutbound resolves the messages reply_to and reaction name (the
-// conversation's, with a provider id) and sets what the adapter sends and
-// what the stored message shows.
-func richOutbound(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, conv *repo.Conversation, msg *repo.Message, ob *channels.Message) error {
-	in := req.in
-	var rich model.Rich
-	if in.ReplyTo != nil {
-		pid, err := providerIDOf(ctx, q, s, conv, *in.ReplyTo.MessageID, "reply_to.message_id")
-		if err != nil {
-			return err
-		}
-		id := *in.ReplyTo.MessageID
-		rich.ReplyTo, ob.ReplyTo = &model.ReplyTo{MessageID: &id, ProviderMessageID: pid}, pid
+// str is a pointer's string, "" for nil.
+func str(p *string) string {
+	if p == nil {
+		return ""
 	}
-	if r := in.Reaction; r != nil {
-		pid, err := providerIDOf(ctx, q, s, conv, *r.MessageID, "reaction.message_id")
-		if err != nil {
-			return err
-		}
-		id := *r.MessageID
-		rich.Reaction = &model.Reaction{Emoji: *r.Emoji, MessageID: &id, ProviderMessageID: pid}
-		ob.Reaction = &channels.Reaction{ProviderID: pid, Emoji: *r.Emoji}
-		msg.Type = "reaction"
-	}
-	if l := in.Location; l != nil {
-		loc := model.Location{Latitude: *l.Latitude, Longitude: *l.Longitude}
-		if l.Name != nil {
-			loc.Name = *l.Name
-		}
-		if l.Address != nil {
-			loc.Address = *l.Address
-		}
-		rich.Location = &loc
-		ob.Location = &channels.Location{Latitude: loc.Latitude, Longitude: loc.Longitude, Name: loc.Name, Address: loc.Address}
-		msg.Type = "location"
-	}
-	if it := in.Interactive; it != nil {
-		ob.Interactive = interactiveOut(it)
-		rich.Interactive = &model.Interactive{Kind: ob.Interactive.Type}
-		msg.Type = "interactive"
-	}
-	if rich.ReplyTo == nil && rich.Reaction == nil && rich.Location == nil && rich.Interactive == nil {
-		return nil
-	}
-	var err error
-	msg.Content, err = json.Marshal(rich)
-	return err
-}
-
-// providerIDOf is the provider's id of one of the conversation's messages.
-func providerIDOf(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, id, field string) (string, error) {
-	m, err := q.Message(ctx, s, id)
-	if errors.Is(err, repo.ErrNotFound) || (err == nil && m.ConversationID != conv.ID) {
-		return "", apierr.New(apierr.MessageNotFound, "%s: no message %s in conversation %s.", field, id, conv.ID)
-	}
-	if err != nil {
-		return "", err
-	}
-	var rich model.Rich
-	if len(m.Content) > 0 {
-		if err := json.Unmarshal(m.Content, &rich); err != nil {
-			return "", fmt.Errorf("send: content of %s: %w", id, err)
-		}
-	}
-	if rich.ProviderMessageID != nil && *rich.ProviderMessageID != "" {
-		return *rich.ProviderMessageID, nil
-	}
-	var d model.Delivery
-	if len(m.Delivery) > 0 {
-		if err := json.Unmarshal(m.Delivery, &d); err != nil {
-			return "", fmt.Errorf("send: delivery of %s: %w", id, err)
-		}
-	}
-	if d.ProviderMessageID != nil && *d.ProviderMessageID != "" {
-		return *d.ProviderMessageID, nil
-	}
-	if !s.Livemode {
-		return "", nil // the sandbox has no provider ids to quote
-	}
-	return "", apierr.New(apierr.InvalidRequest, "%s: message %s has no provider id yet (it was not sent through the provider).", field, id)
-}
-
-// interactiveOut is the adapter's form of the checked choices.
-func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	out := &channels.Interactive{Type: str(it.Type), Header: str(it.Header), Footer: str(it.Footer), Button: str(it.Button),
-		URL: str(it.URL), DisplayText: str(it.DisplayText)}
-	for _, b := range it.Buttons {
-		out.Choices = append(out.Choices, channels.Choice{ID: *b.ID, Title: *b.Title})
-	}
-	for _, q := range it.QuickReplies {
-		out.Choices = append(out.Choices, channels.Choice{ID: *q.Payload, Title: *q.Title})
-	}
-	for _, sec := range it.Sections {
-		cs := channels.Section{Title: str(sec.Title)}
-		for _, r := range sec.Rows {
-			cs.Rows = append(cs.Rows, channels.Choice{ID: *r.ID, Title: *r.Title, Description: str(r.Description)})
-		}
-		out.Sections = append(out.Sections, cs)
-	}
-	return out
+	return *p
 }
