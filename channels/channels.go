@@ -53,6 +53,8 @@ type Message struct {
 	// CommentID is the provider's id of the comment answered.
 	ReplyAs   string
 	CommentID string
+	// Rich is the quoted message, a reaction, a location or choices.
+	Rich
 }
 
 // Account is the sending WhatsApp number, Instagram account, email address

@@ -26,6 +26,11 @@ func (r *mutationResolver) UploadFile(ctx context.Context, input model.UploadFil
 	return r.files().Upload(ctx, input)
 }
 
+// RefetchFile is the resolver for the refetchFile field.
+func (r *mutationResolver) RefetchFile(ctx context.Context, id string) (*model.Attachment, error) {
+	return r.refetchFile(ctx, id)
+}
+
 // Message is the resolver for the message field.
 func (r *queryResolver) Message(ctx context.Context, id string) (*model.Message, error) {
 	return r.conversations().Message(ctx, id)

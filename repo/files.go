@@ -17,15 +17,18 @@ type File struct {
 	Content     []byte    `db:"content"`
 	MessageID   *string   `db:"message_id"`
 	CreatedAt   time.Time `db:"created_at"`
+	// ProviderMediaID is the WhatsApp media id of inbound media, to fetch
+	// it again.
+	ProviderMediaID *string `db:"provider_media_id"`
 }
 
-const fileColumns = `id, workspace_id, livemode, filename, content_type, size, content, message_id, created_at`
+const fileColumns = `id, workspace_id, livemode, filename, content_type, size, content, message_id, created_at, provider_media_id`
 
 // InsertFile stores a file with its bytes.
 func (q Queries) InsertFile(ctx context.Context, f *File) error {
 	_, err := sqlxNamedExec(ctx, q, `INSERT INTO files (id, workspace_id, livemode, filename,
-		content_type, size, content, message_id, created_at) VALUES (:id, :workspace_id, :livemode,
-		:filename, :content_type, :size, :content, :message_id, :created_at)`, f)
+		content_type, size, content, message_id, created_at, provider_media_id) VALUES (:id, :workspace_id, :livemode,
+		:filename, :content_type, :size, :content, :message_id, :created_at, :provider_media_id)`, f)
 	return err
 }
 
@@ -33,7 +36,7 @@ func (q Queries) InsertFile(ctx context.Context, f *File) error {
 func (q Queries) FilesByID(ctx context.Context, s Scope, ids []string) ([]File, error) {
 	var out []File
 	return out, q.selectRows(ctx, &out, `SELECT id, workspace_id, livemode, filename, content_type,
-		size, ''::bytea AS content, message_id, created_at FROM files
+		size, ''::bytea AS content, message_id, created_at, provider_media_id FROM files
 		WHERE workspace_id = $1 AND livemode = $2 AND id = ANY($3)`, s.WorkspaceID, s.Livemode, array(ids))
 }
 

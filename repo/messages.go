@@ -27,10 +27,13 @@ type Message struct {
 	CreatedAt      time.Time `db:"created_at"`
 	// Deleted: the customer unsent the message (Instagram's is_deleted).
 	Deleted bool `db:"deleted"`
+	// Content is the message's rich content (graph/model.Rich), NULL when
+	// it has none.
+	Content JSONB `db:"content"`
 }
 
 const messageColumns = `id, workspace_id, livemode, conversation_id, channel, direction,
-	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at, deleted`
+	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at, deleted, content`
 
 // Messages lists a conversation's messages oldest first, up to Limit+1 rows.
 // The conversation must already have been found in the scope.
@@ -62,5 +65,5 @@ func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
 	}
 	return namedHeld(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
 		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
-		:status, :delivery, :created_at, :deleted)`, m, nil)
+		:status, :delivery, :created_at, :deleted, :content)`, m, nil)
 }

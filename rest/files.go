@@ -31,6 +31,13 @@ func (s *Server) uploadFile(r *http.Request) (int, any, error) {
 	return http.StatusCreated, out, err
 }
 
+// refetchFile is POST /v1/files/{id}/refetch: provider media whose
+// download failed is fetched again.
+func (s *Server) refetchFile(r *http.Request) (int, any, error) {
+	out, err := s.Resolver.Mutation().RefetchFile(r.Context(), chi.URLParam(r, "id"))
+	return http.StatusOK, out, err
+}
+
 // readMultipartFile reads the part named file, streaming: at most one byte
 // past the size limit is read, so the resolver can refuse what is too big.
 func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {

@@ -93,7 +93,7 @@ func TestMetaHookWhatsAppMessageTypes(t *testing.T) {
 
 	want := map[string]struct{ kind, text string }{
 		"wamid.TEXT": {"text", "hello"}, "wamid.IMAGE": {"image", "my order"}, "wamid.DOC": {"document", ""},
-		"wamid.BUTTON": {"interactive", "Yes"}, "wamid.LIST": {"interactive", "Tomorrow"}, "wamid.QUICK": {"button", "No"},
+		"wamid.BUTTON": {"interactive", "Yes"}, "wamid.LIST": {"interactive", "Tomorrow"}, "wamid.QUICK": {"interactive", "No"},
 	}
 	for wamid, w := range want {
 		got := h.messageOf(wamid)
@@ -139,9 +139,11 @@ func TestMetaHookWhatsAppMessageTypes(t *testing.T) {
 			t.Errorf("download of %s: %+v", id, reqs)
 		}
 	}
-	// A sha256 mismatch keeps the message without the file, with a note.
+	// A sha256 mismatch keeps the file without its bytes, failed, with
+	// what Meta said of it, to be fetched again.
 	bad := h.messageOf("wamid.BAD")
-	if atts, _ := bad["attachments"].([]any); len(atts) != 0 || !strings.Contains(bad["text"].(string), "could not be downloaded") {
+	if atts, _ := bad["attachments"].([]any); len(atts) != 1 || atts[0].(map[string]any)["status"] != "failed" ||
+		atts[0].(map[string]any)["provider_media_id"] != "media.BAD" || atts[0].(map[string]any)["size"] != float64(0) || bad["text"] != nil {
 		t.Errorf("mismatched audio kept as %v", bad)
 	}
 	if n := h.count(`SELECT count(*) FROM files WHERE content = $1`, []byte("tampered")); n != 0 {

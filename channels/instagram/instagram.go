@@ -114,11 +114,15 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	case m.ReplyAs != "":
 		return nil, &channels.Refusal{Code: apierr.InvalidRequest, Reason: "reply_as needs the comment it answers."}
 	}
-	return a.dm(ctx, n, m.To, text, m.Attachments)
+	if receipt, ok, err := a.richDM(ctx, n, m); ok {
+		return receipt, err
+	}
+	return a.dm(ctx, n, m, text)
 }
 
 // dm sends the text, then each attachment as a request of its own.
-func (a *Adapter) dm(ctx context.Context, n *node, to, text string, files []channels.File) (*channels.Receipt, error) {
+func (a *Adapter) dm(ctx context.Context, n *node, m *channels.Message, text string) (*channels.Receipt, error) {
+	to, files := m.To, m.Attachments
 	if to == "" {
 		return nil, &channels.Refusal{Code: apierr.NoRecipient, Reason: "The customer has no Instagram user id to send to."}
 	}
@@ -126,6 +130,7 @@ func (a *Adapter) dm(ctx context.Context, n *node, to, text string, files []chan
 	recipient := map[string]any{"id": to}
 	if text != "" {
 		bodies = append(bodies, map[string]any{"recipient": recipient, "message": map[string]any{"text": text}})
+		richText(bodies[0], m)
 	}
 	for _, f := range files {
 		kind := Kind(f.ContentType)

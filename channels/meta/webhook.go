@@ -27,8 +27,9 @@ type Payload struct {
 
 // Event is one thing a webhook says. Its concrete type is one of
 // *WhatsAppMessage, *WhatsAppStatus, *WhatsAppUserPreference,
-// *WhatsAppTemplateStatus, *WhatsAppAccountUpdate, *InstagramMessage,
-// *InstagramRead, *InstagramReaction and *InstagramComment.
+// *WhatsAppTemplateStatus, *WhatsAppAccountUpdate, *WhatsAppValueErrors,
+// *InstagramMessage, *InstagramRead, *InstagramReaction, *InstagramPostback,
+// *InstagramReferral, *InstagramEdit and *InstagramComment.
 type Event interface {
 	// Channel is "whatsapp" or "instagram".
 	Channel() string

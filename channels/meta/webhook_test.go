@@ -127,8 +127,11 @@ func TestParseInstagramMessaging(t *testing.T) {
 	 {"sender":{"id":"IGSID1"},"recipient":{"id":"17841405822304914"},"timestamp":1700000003000,"read":{"mid":"MID2"}},
 	 {"sender":{"id":"IGSID1"},"recipient":{"id":"17841405822304914"},"timestamp":1700000004000,"reaction":{"mid":"MID2","action":"react","reaction":"love","emoji":"\u2764"}},
 	 {"sender":{"id":"IGSID1"},"recipient":{"id":"17841405822304914"},"timestamp":1700000005000,"postback":{"title":"x"}}]}]}`)
-	if p.Object != meta.ObjectInstagram || len(p.Events) != 5 || len(p.Ignored) != 1 {
+	if p.Object != meta.ObjectInstagram || len(p.Events) != 6 || len(p.Ignored) != 0 {
 		t.Fatalf("%d events, ignored %v", len(p.Events), p.Ignored)
+	}
+	if pb, ok := p.Events[5].(*meta.InstagramPostback); !ok || pb.Title != "x" || pb.SenderID != "IGSID1" {
+		t.Fatalf("postback %#v", p.Events[5])
 	}
 	dm := p.Events[0].(*meta.InstagramMessage)
 	if dm.Channel() != "instagram" || dm.RouteID() != "17841405822304914" || dm.CustomerID() != "IGSID1" || dm.MID != "MID1" ||

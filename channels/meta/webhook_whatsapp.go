@@ -51,6 +51,16 @@ type WhatsAppMessage struct {
 	Reaction *WhatsAppReaction
 	Location *WhatsAppLocation
 	Errors   []WhatsAppError
+	// Interactive is the choice of an interactive, button or Flow reply.
+	Interactive *WhatsAppChoice
+	// Contacts are the shared cards, in Meta's shape (names, phones,
+	// emails, addresses, org, urls).
+	Contacts json.RawMessage
+	Order    *WhatsAppOrder
+	System   *WhatsAppSystem
+	Referral *WhatsAppReferral
+	// Unsupported is the kind of an unsupported message when Meta names it.
+	Unsupported string
 	// Raw is the message object as Meta sent it (contacts, order, ...).
 	Raw json.RawMessage
 }
@@ -70,9 +80,14 @@ type WhatsAppMedia struct {
 // WhatsAppContext is the message a customer replied to (ID, a wamid of ours
 // or theirs) or a forward.
 type WhatsAppContext struct {
-	From      string `json:"from"`
-	ID        string `json:"id"`
-	Forwarded bool   `json:"forwarded"`
+	From                string `json:"from"`
+	ID                  string `json:"id"`
+	Forwarded           bool   `json:"forwarded"`
+	FrequentlyForwarded bool   `json:"frequently_forwarded"`
+	ReferredProduct     *struct {
+		CatalogID         string `json:"catalog_id"`
+		ProductRetailerID string `json:"product_retailer_id"`
+	} `json:"referred_product"`
 }
 
 // WhatsAppReaction is an emoji on a message (empty Emoji: removed).
@@ -186,6 +201,8 @@ type waValue struct {
 		} `json:"profile"`
 	} `json:"contacts"`
 	Messages []json.RawMessage `json:"messages"`
+	// Errors are the value's own (not a message's or a status's).
+	Errors   []WhatsAppError `json:"errors"`
 	Statuses []struct {
 		ID          string          `json:"id"`
 		RecipientID string          `json:"recipient_id"`
@@ -224,6 +241,9 @@ func (p *Payload) whatsAppEntry(raw json.RawMessage) error {
 		}
 		route := WhatsAppRoute{WABAID: string(entry.ID), PhoneNumberID: string(v.Metadata.PhoneNumberID),
 			DisplayPhoneNumber: v.Metadata.DisplayPhoneNumber}
+		if len(v.Errors) > 0 {
+			p.Events = append(p.Events, &WhatsAppValueErrors{WhatsAppRoute: route, Field: ch.Field, Errors: v.Errors})
+		}
 		switch ch.Field {
 		case "messages":
 			if err := p.whatsAppMessages(route, &v); err != nil {
@@ -275,10 +295,19 @@ type waMessage struct {
 		Type        string `json:"type"`
 		ButtonReply *reply `json:"button_reply"`
 		ListReply   *reply `json:"list_reply"`
+		NFMReply    *struct {
+			Name         string `json:"name"`
+			Body         string `json:"body"`
+			ResponseJSON string `json:"response_json"`
+		} `json:"nfm_reply"`
 	} `json:"interactive"`
-	System *struct {
-		Body string `json:"body"`
-	} `json:"system"`
+	System      *WhatsAppSystem   `json:"system"`
+	Contacts    json.RawMessage   `json:"contacts"`
+	Order       *WhatsAppOrder    `json:"order"`
+	Referral    *WhatsAppReferral `json:"referral"`
+	Unsupported *struct {
+		Type string `json:"type"`
+	} `json:"unsupported"`
 	Context  *WhatsAppContext  `json:"context"`
 	Reaction *WhatsAppReaction `json:"reaction"`
 	Location *WhatsAppLocation `json:"location"`
@@ -286,8 +315,9 @@ type waMessage struct {
 }
 
 type reply struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
 }
 
 func (p *Payload) whatsAppMessages(route WhatsAppRoute, v *waValue) error {
@@ -308,6 +338,11 @@ func (p *Payload) whatsAppMessages(route WhatsAppRoute, v *waValue) error {
 		}
 		ev.Media = m.media()
 		ev.Text, ev.ReplyID = m.text()
+		ev.Interactive = m.choice()
+		ev.Contacts, ev.Order, ev.System, ev.Referral = m.Contacts, m.Order, m.System, m.Referral
+		if m.Unsupported != nil {
+			ev.Unsupported = m.Unsupported.Type
+		}
 		p.Events = append(p.Events, ev)
 	}
 	return nil
@@ -340,6 +375,10 @@ func (m *waMessage) text() (string, string) {
 		return m.Interactive.ButtonReply.Title, m.Interactive.ButtonReply.ID
 	case m.Interactive != nil && m.Interactive.ListReply != nil:
 		return m.Interactive.ListReply.Title, m.Interactive.ListReply.ID
+	case m.Interactive != nil && m.Interactive.NFMReply != nil:
+		return m.Interactive.NFMReply.Body, ""
+	case m.Order != nil:
+		return m.Order.Text, ""
 	case m.System != nil:
 		return m.System.Body, ""
 	}

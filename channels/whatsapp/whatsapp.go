@@ -54,7 +54,17 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 		} else {
 			callback(body, m.ID)
 		}
+		quoting(body, m)
 		id, err := a.post(ctx, creds, endpoint, body)
+		if err != nil {
+			return nil, err
+		}
+		return &channels.Receipt{ProviderIDs: []string{id}}, nil
+	}
+	if body := richBody(m, to); body != nil {
+		callback(body, m.ID)
+		quoting(body, m)
+		id, err := a.post(ctx, creds, "messages", body)
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +74,7 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	if err != nil {
 		return nil, err
 	}
+	quoting(parts[0].body, m)
 	return a.sendParts(ctx, creds, parts)
 }
 

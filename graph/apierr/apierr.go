@@ -77,13 +77,17 @@ const (
 	RateLimited             Code = "rate_limited"
 	APIQuotaExceeded        Code = "api_quota_exceeded"
 	RecipientUnreachable    Code = "recipient_unreachable"
-	MarketingNotOnboarded   Code = "marketing_not_onboarded"
-	ChannelRateLimited      Code = "channel_rate_limited"
-	ChannelUnavailable      Code = "channel_unavailable"
-	RouteNotFound           Code = "route_not_found"
-	MethodNotAllowed        Code = "method_not_allowed"
-	FileLinkInvalid         Code = "file_link_invalid"
-	InternalError           Code = "internal_error"
+	// LimitExceeded is a field over a limit the provider documents (a
+	// text's length, a button title, the number of rows), refused before
+	// the provider is called; the message names the field.
+	LimitExceeded         Code = "limit_exceeded"
+	MarketingNotOnboarded Code = "marketing_not_onboarded"
+	ChannelRateLimited    Code = "channel_rate_limited"
+	ChannelUnavailable    Code = "channel_unavailable"
+	RouteNotFound         Code = "route_not_found"
+	MethodNotAllowed      Code = "method_not_allowed"
+	FileLinkInvalid       Code = "file_link_invalid"
+	InternalError         Code = "internal_error"
 	// ServiceUnavailable is the service's own: a dependency it cannot serve
 	// without (Postgres; Redis for the queue dashboard) is not answering.
 	ServiceUnavailable Code = "service_unavailable"
@@ -144,6 +148,7 @@ var table = map[Code]Entry{
 	ContactExists:           {409, "A contact with that email or phone exists."},
 	IdempotencyInProgress:   {409, "A request with this Idempotency-Key is still in progress."},
 	WindowClosed:            {422, "Over 24 hours since the customer last wrote."},
+	LimitExceeded:           {422, "A field is over a limit the channel's provider documents."},
 	NoWhatsappAccount:       {422, "This key reaches no connected WhatsApp number."},
 	TemplateNotApproved:     {422, "The template is not approved."},
 	TemplateNotMarketing:    {422, "Marketing messages need a MARKETING template."},

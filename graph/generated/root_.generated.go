@@ -42,11 +42,49 @@ type ComplexityRoot struct {
 	}
 
 	Attachment struct {
-		ContentType func(childComplexity int) int
-		Filename    func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Size        func(childComplexity int) int
-		URL         func(childComplexity int) int
+		Caption         func(childComplexity int) int
+		ContentType     func(childComplexity int) int
+		Error           func(childComplexity int) int
+		Filename        func(childComplexity int) int
+		ID              func(childComplexity int) int
+		MimeType        func(childComplexity int) int
+		ProviderMediaID func(childComplexity int) int
+		SHA256          func(childComplexity int) int
+		Size            func(childComplexity int) int
+		Status          func(childComplexity int) int
+		URL             func(childComplexity int) int
+	}
+
+	CardAddress struct {
+		City        func(childComplexity int) int
+		Country     func(childComplexity int) int
+		CountryCode func(childComplexity int) int
+		State       func(childComplexity int) int
+		Street      func(childComplexity int) int
+		Type        func(childComplexity int) int
+		Zip         func(childComplexity int) int
+	}
+
+	CardEmail struct {
+		Email func(childComplexity int) int
+		Type  func(childComplexity int) int
+	}
+
+	CardOrg struct {
+		Company    func(childComplexity int) int
+		Department func(childComplexity int) int
+		Title      func(childComplexity int) int
+	}
+
+	CardPhone struct {
+		Phone func(childComplexity int) int
+		Type  func(childComplexity int) int
+		WaID  func(childComplexity int) int
+	}
+
+	CardURL struct {
+		Type func(childComplexity int) int
+		URL  func(childComplexity int) int
 	}
 
 	ChannelConnection struct {
@@ -68,6 +106,14 @@ type ComplexityRoot struct {
 		Whatsapp  func(childComplexity int) int
 	}
 
+	Comment struct {
+		AdID     func(childComplexity int) int
+		AdTitle  func(childComplexity int) int
+		ID       func(childComplexity int) int
+		MediaID  func(childComplexity int) int
+		ParentID func(childComplexity int) int
+	}
+
 	Contact struct {
 		CreatedAt        func(childComplexity int) int
 		Email            func(childComplexity int) int
@@ -81,6 +127,25 @@ type ComplexityRoot struct {
 		OptOuts          func(childComplexity int) int
 		Phone            func(childComplexity int) int
 		Source           func(childComplexity int) int
+	}
+
+	ContactCard struct {
+		Addresses func(childComplexity int) int
+		Birthday  func(childComplexity int) int
+		Emails    func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Org       func(childComplexity int) int
+		Phones    func(childComplexity int) int
+		Urls      func(childComplexity int) int
+	}
+
+	ContactName struct {
+		FirstName     func(childComplexity int) int
+		FormattedName func(childComplexity int) int
+		LastName      func(childComplexity int) int
+		MiddleName    func(childComplexity int) int
+		Prefix        func(childComplexity int) int
+		Suffix        func(childComplexity int) int
 	}
 
 	ContactPage struct {
@@ -206,6 +271,16 @@ type ComplexityRoot struct {
 		WebsiteID func(childComplexity int) int
 	}
 
+	Interactive struct {
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Payload     func(childComplexity int) int
+		Response    func(childComplexity int) int
+		Title       func(childComplexity int) int
+	}
+
 	KnowledgeEntry struct {
 		Answer    func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -214,23 +289,45 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	Location struct {
+		Address   func(childComplexity int) int
+		Latitude  func(childComplexity int) int
+		Longitude func(childComplexity int) int
+		Name      func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
 	Message struct {
-		Attachments    func(childComplexity int) int
-		Channel        func(childComplexity int) int
-		ConversationID func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		Deleted        func(childComplexity int) int
-		Delivery       func(childComplexity int) int
-		Direction      func(childComplexity int) int
-		Email          func(childComplexity int) int
-		HTML           func(childComplexity int) int
-		HTMLRaw        func(childComplexity int) int
-		ID             func(childComplexity int) int
-		Object         func(childComplexity int) int
-		Sender         func(childComplexity int) int
-		Status         func(childComplexity int) int
-		Text           func(childComplexity int) int
-		Type           func(childComplexity int) int
+		Attachments       func(childComplexity int) int
+		Channel           func(childComplexity int) int
+		Comment           func(childComplexity int) int
+		Contacts          func(childComplexity int) int
+		ConversationID    func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		Deleted           func(childComplexity int) int
+		Delivery          func(childComplexity int) int
+		Direction         func(childComplexity int) int
+		Email             func(childComplexity int) int
+		Forwarded         func(childComplexity int) int
+		HTML              func(childComplexity int) int
+		HTMLRaw           func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Interactive       func(childComplexity int) int
+		Location          func(childComplexity int) int
+		Object            func(childComplexity int) int
+		Order             func(childComplexity int) int
+		ProviderMessageID func(childComplexity int) int
+		Reaction          func(childComplexity int) int
+		Referral          func(childComplexity int) int
+		ReplyTo           func(childComplexity int) int
+		Sender            func(childComplexity int) int
+		Share             func(childComplexity int) int
+		Status            func(childComplexity int) int
+		Story             func(childComplexity int) int
+		System            func(childComplexity int) int
+		Text              func(childComplexity int) int
+		Type              func(childComplexity int) int
+		Unsupported       func(childComplexity int) int
 	}
 
 	MessagePage struct {
@@ -267,6 +364,7 @@ type ComplexityRoot struct {
 		DisconnectChannelAccount func(childComplexity int, accountID string) int
 		HandBackToAi             func(childComplexity int, id string) int
 		PauseIntegrationReplies  func(childComplexity int, id string) int
+		RefetchFile              func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
 		RollWebhookSecret        func(childComplexity int, id string, input model.RollWebhookSecretInput) int
@@ -288,6 +386,19 @@ type ComplexityRoot struct {
 		Email     func(childComplexity int) int
 		Instagram func(childComplexity int) int
 		Whatsapp  func(childComplexity int) int
+	}
+
+	Order struct {
+		CatalogID func(childComplexity int) int
+		Items     func(childComplexity int) int
+		Text      func(childComplexity int) int
+	}
+
+	OrderItem struct {
+		Currency  func(childComplexity int) int
+		Price     func(childComplexity int) int
+		ProductID func(childComplexity int) int
+		Quantity  func(childComplexity int) int
 	}
 
 	Query struct {
@@ -312,10 +423,56 @@ type ComplexityRoot struct {
 		WhatsappTemplates func(childComplexity int, filter *model.TemplateFilter) int
 	}
 
+	Reaction struct {
+		Emoji             func(childComplexity int) int
+		MessageID         func(childComplexity int) int
+		ProviderMessageID func(childComplexity int) int
+	}
+
+	Referral struct {
+		AdID           func(childComplexity int) int
+		AdTitle        func(childComplexity int) int
+		Body           func(childComplexity int) int
+		CtwaClid       func(childComplexity int) int
+		Headline       func(childComplexity int) int
+		ImageURL       func(childComplexity int) int
+		MediaType      func(childComplexity int) int
+		Ref            func(childComplexity int) int
+		SourceID       func(childComplexity int) int
+		SourceType     func(childComplexity int) int
+		SourceURL      func(childComplexity int) int
+		ThumbnailURL   func(childComplexity int) int
+		VideoURL       func(childComplexity int) int
+		WelcomeMessage func(childComplexity int) int
+	}
+
+	ReferredProduct struct {
+		CatalogID         func(childComplexity int) int
+		ProductRetailerID func(childComplexity int) int
+	}
+
+	ReplyTo struct {
+		MessageID         func(childComplexity int) int
+		ProviderMessageID func(childComplexity int) int
+		ReferredProduct   func(childComplexity int) int
+	}
+
 	RolledWebhookSecret struct {
 		GraceHours func(childComplexity int) int
 		ID         func(childComplexity int) int
 		Secret     func(childComplexity int) int
+	}
+
+	Share struct {
+		ID    func(childComplexity int) int
+		Title func(childComplexity int) int
+		URL   func(childComplexity int) int
+	}
+
+	Story struct {
+		ID   func(childComplexity int) int
+		Kind func(childComplexity int) int
+		URL  func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -323,10 +480,22 @@ type ComplexityRoot struct {
 		VisitorTyping      func(childComplexity int, conversationID *string) int
 	}
 
+	System struct {
+		Body    func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		NewWaID func(childComplexity int) int
+	}
+
 	TemplatePage struct {
 		HasMore    func(childComplexity int) int
 		Items      func(childComplexity int) int
 		NextCursor func(childComplexity int) int
+	}
+
+	Unsupported struct {
+		Code    func(childComplexity int) int
+		Details func(childComplexity int) int
+		Title   func(childComplexity int) int
 	}
 
 	Usage struct {
@@ -469,12 +638,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Agent.OpenConversations(childComplexity), true
 
+	case "Attachment.caption":
+		if e.ComplexityRoot.Attachment.Caption == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Caption(childComplexity), true
 	case "Attachment.contentType":
 		if e.ComplexityRoot.Attachment.ContentType == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attachment.ContentType(childComplexity), true
+	case "Attachment.error":
+		if e.ComplexityRoot.Attachment.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Error(childComplexity), true
 	case "Attachment.filename":
 		if e.ComplexityRoot.Attachment.Filename == nil {
 			break
@@ -487,18 +668,149 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attachment.ID(childComplexity), true
+	case "Attachment.mimeType":
+		if e.ComplexityRoot.Attachment.MimeType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.MimeType(childComplexity), true
+	case "Attachment.providerMediaId":
+		if e.ComplexityRoot.Attachment.ProviderMediaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.ProviderMediaID(childComplexity), true
+	case "Attachment.sha256":
+		if e.ComplexityRoot.Attachment.SHA256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.SHA256(childComplexity), true
 	case "Attachment.size":
 		if e.ComplexityRoot.Attachment.Size == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attachment.Size(childComplexity), true
+	case "Attachment.status":
+		if e.ComplexityRoot.Attachment.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Status(childComplexity), true
 	case "Attachment.url":
 		if e.ComplexityRoot.Attachment.URL == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attachment.URL(childComplexity), true
+
+	case "CardAddress.city":
+		if e.ComplexityRoot.CardAddress.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.City(childComplexity), true
+	case "CardAddress.country":
+		if e.ComplexityRoot.CardAddress.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.Country(childComplexity), true
+	case "CardAddress.countryCode":
+		if e.ComplexityRoot.CardAddress.CountryCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.CountryCode(childComplexity), true
+	case "CardAddress.state":
+		if e.ComplexityRoot.CardAddress.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.State(childComplexity), true
+	case "CardAddress.street":
+		if e.ComplexityRoot.CardAddress.Street == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.Street(childComplexity), true
+	case "CardAddress.type":
+		if e.ComplexityRoot.CardAddress.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.Type(childComplexity), true
+	case "CardAddress.zip":
+		if e.ComplexityRoot.CardAddress.Zip == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardAddress.Zip(childComplexity), true
+
+	case "CardEmail.email":
+		if e.ComplexityRoot.CardEmail.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardEmail.Email(childComplexity), true
+	case "CardEmail.type":
+		if e.ComplexityRoot.CardEmail.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardEmail.Type(childComplexity), true
+
+	case "CardOrg.company":
+		if e.ComplexityRoot.CardOrg.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardOrg.Company(childComplexity), true
+	case "CardOrg.department":
+		if e.ComplexityRoot.CardOrg.Department == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardOrg.Department(childComplexity), true
+	case "CardOrg.title":
+		if e.ComplexityRoot.CardOrg.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardOrg.Title(childComplexity), true
+
+	case "CardPhone.phone":
+		if e.ComplexityRoot.CardPhone.Phone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardPhone.Phone(childComplexity), true
+	case "CardPhone.type":
+		if e.ComplexityRoot.CardPhone.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardPhone.Type(childComplexity), true
+	case "CardPhone.waId":
+		if e.ComplexityRoot.CardPhone.WaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardPhone.WaID(childComplexity), true
+
+	case "CardURL.type":
+		if e.ComplexityRoot.CardURL.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardURL.Type(childComplexity), true
+	case "CardURL.url":
+		if e.ComplexityRoot.CardURL.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CardURL.URL(childComplexity), true
 
 	case "ChannelConnection.accountId":
 		if e.ComplexityRoot.ChannelConnection.AccountID == nil {
@@ -580,6 +892,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Channels.Whatsapp(childComplexity), true
 
+	case "Comment.adId":
+		if e.ComplexityRoot.Comment.AdID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.AdID(childComplexity), true
+	case "Comment.adTitle":
+		if e.ComplexityRoot.Comment.AdTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.AdTitle(childComplexity), true
+	case "Comment.id":
+		if e.ComplexityRoot.Comment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ID(childComplexity), true
+	case "Comment.mediaId":
+		if e.ComplexityRoot.Comment.MediaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.MediaID(childComplexity), true
+	case "Comment.parentId":
+		if e.ComplexityRoot.Comment.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ParentID(childComplexity), true
+
 	case "Contact.createdAt":
 		if e.ComplexityRoot.Contact.CreatedAt == nil {
 			break
@@ -652,6 +995,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Source(childComplexity), true
+
+	case "ContactCard.addresses":
+		if e.ComplexityRoot.ContactCard.Addresses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Addresses(childComplexity), true
+	case "ContactCard.birthday":
+		if e.ComplexityRoot.ContactCard.Birthday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Birthday(childComplexity), true
+	case "ContactCard.emails":
+		if e.ComplexityRoot.ContactCard.Emails == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Emails(childComplexity), true
+	case "ContactCard.name":
+		if e.ComplexityRoot.ContactCard.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Name(childComplexity), true
+	case "ContactCard.org":
+		if e.ComplexityRoot.ContactCard.Org == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Org(childComplexity), true
+	case "ContactCard.phones":
+		if e.ComplexityRoot.ContactCard.Phones == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Phones(childComplexity), true
+	case "ContactCard.urls":
+		if e.ComplexityRoot.ContactCard.Urls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactCard.Urls(childComplexity), true
+
+	case "ContactName.firstName":
+		if e.ComplexityRoot.ContactName.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.FirstName(childComplexity), true
+	case "ContactName.formattedName":
+		if e.ComplexityRoot.ContactName.FormattedName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.FormattedName(childComplexity), true
+	case "ContactName.lastName":
+		if e.ComplexityRoot.ContactName.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.LastName(childComplexity), true
+	case "ContactName.middleName":
+		if e.ComplexityRoot.ContactName.MiddleName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.MiddleName(childComplexity), true
+	case "ContactName.prefix":
+		if e.ComplexityRoot.ContactName.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.Prefix(childComplexity), true
+	case "ContactName.suffix":
+		if e.ComplexityRoot.ContactName.Suffix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContactName.Suffix(childComplexity), true
 
 	case "ContactPage.hasMore":
 		if e.ComplexityRoot.ContactPage.HasMore == nil {
@@ -1119,6 +1542,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstagramAccount.WebsiteID(childComplexity), true
 
+	case "Interactive.description":
+		if e.ComplexityRoot.Interactive.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Description(childComplexity), true
+	case "Interactive.id":
+		if e.ComplexityRoot.Interactive.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.ID(childComplexity), true
+	case "Interactive.kind":
+		if e.ComplexityRoot.Interactive.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Kind(childComplexity), true
+	case "Interactive.name":
+		if e.ComplexityRoot.Interactive.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Name(childComplexity), true
+	case "Interactive.payload":
+		if e.ComplexityRoot.Interactive.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Payload(childComplexity), true
+	case "Interactive.response":
+		if e.ComplexityRoot.Interactive.Response == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Response(childComplexity), true
+	case "Interactive.title":
+		if e.ComplexityRoot.Interactive.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Interactive.Title(childComplexity), true
+
 	case "KnowledgeEntry.answer":
 		if e.ComplexityRoot.KnowledgeEntry.Answer == nil {
 			break
@@ -1150,6 +1616,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KnowledgeEntry.UpdatedAt(childComplexity), true
 
+	case "Location.address":
+		if e.ComplexityRoot.Location.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Address(childComplexity), true
+	case "Location.latitude":
+		if e.ComplexityRoot.Location.Latitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Latitude(childComplexity), true
+	case "Location.longitude":
+		if e.ComplexityRoot.Location.Longitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Longitude(childComplexity), true
+	case "Location.name":
+		if e.ComplexityRoot.Location.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Name(childComplexity), true
+	case "Location.url":
+		if e.ComplexityRoot.Location.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.URL(childComplexity), true
+
 	case "Message.attachments":
 		if e.ComplexityRoot.Message.Attachments == nil {
 			break
@@ -1162,6 +1659,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Channel(childComplexity), true
+	case "Message.comment":
+		if e.ComplexityRoot.Message.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Comment(childComplexity), true
+	case "Message.contacts":
+		if e.ComplexityRoot.Message.Contacts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Contacts(childComplexity), true
 	case "Message.conversationId":
 		if e.ComplexityRoot.Message.ConversationID == nil {
 			break
@@ -1198,6 +1707,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Email(childComplexity), true
+	case "Message.forwarded":
+		if e.ComplexityRoot.Message.Forwarded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Forwarded(childComplexity), true
 	case "Message.html":
 		if e.ComplexityRoot.Message.HTML == nil {
 			break
@@ -1216,24 +1731,84 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.ID(childComplexity), true
+	case "Message.interactive":
+		if e.ComplexityRoot.Message.Interactive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Interactive(childComplexity), true
+	case "Message.location":
+		if e.ComplexityRoot.Message.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Location(childComplexity), true
 	case "Message.object":
 		if e.ComplexityRoot.Message.Object == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Message.Object(childComplexity), true
+	case "Message.order":
+		if e.ComplexityRoot.Message.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Order(childComplexity), true
+	case "Message.providerMessageId":
+		if e.ComplexityRoot.Message.ProviderMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ProviderMessageID(childComplexity), true
+	case "Message.reaction":
+		if e.ComplexityRoot.Message.Reaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Reaction(childComplexity), true
+	case "Message.referral":
+		if e.ComplexityRoot.Message.Referral == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Referral(childComplexity), true
+	case "Message.replyTo":
+		if e.ComplexityRoot.Message.ReplyTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ReplyTo(childComplexity), true
 	case "Message.sender":
 		if e.ComplexityRoot.Message.Sender == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Message.Sender(childComplexity), true
+	case "Message.share":
+		if e.ComplexityRoot.Message.Share == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Share(childComplexity), true
 	case "Message.status":
 		if e.ComplexityRoot.Message.Status == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Message.Status(childComplexity), true
+	case "Message.story":
+		if e.ComplexityRoot.Message.Story == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Story(childComplexity), true
+	case "Message.system":
+		if e.ComplexityRoot.Message.System == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.System(childComplexity), true
 	case "Message.text":
 		if e.ComplexityRoot.Message.Text == nil {
 			break
@@ -1246,6 +1821,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Type(childComplexity), true
+	case "Message.unsupported":
+		if e.ComplexityRoot.Message.Unsupported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Unsupported(childComplexity), true
 
 	case "MessagePage.hasMore":
 		if e.ComplexityRoot.MessagePage.HasMore == nil {
@@ -1464,6 +2045,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseIntegrationReplies(childComplexity, args["id"].(string)), true
+	case "Mutation.refetchFile":
+		if e.ComplexityRoot.Mutation.RefetchFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_refetchFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RefetchFile(childComplexity, args["id"].(string)), true
 	case "Mutation.replayWebhookDelivery":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
 			break
@@ -1649,6 +2241,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OptOuts.Whatsapp(childComplexity), true
 
+	case "Order.catalogId":
+		if e.ComplexityRoot.Order.CatalogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Order.CatalogID(childComplexity), true
+	case "Order.items":
+		if e.ComplexityRoot.Order.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Order.Items(childComplexity), true
+	case "Order.text":
+		if e.ComplexityRoot.Order.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Order.Text(childComplexity), true
+
+	case "OrderItem.currency":
+		if e.ComplexityRoot.OrderItem.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderItem.Currency(childComplexity), true
+	case "OrderItem.price":
+		if e.ComplexityRoot.OrderItem.Price == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderItem.Price(childComplexity), true
+	case "OrderItem.productId":
+		if e.ComplexityRoot.OrderItem.ProductID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderItem.ProductID(childComplexity), true
+	case "OrderItem.quantity":
+		if e.ComplexityRoot.OrderItem.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderItem.Quantity(childComplexity), true
+
 	case "Query.agents":
 		if e.ComplexityRoot.Query.Agents == nil {
 			break
@@ -1825,6 +2461,142 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.WhatsappTemplates(childComplexity, args["filter"].(*model.TemplateFilter)), true
 
+	case "Reaction.emoji":
+		if e.ComplexityRoot.Reaction.Emoji == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.Emoji(childComplexity), true
+	case "Reaction.messageId":
+		if e.ComplexityRoot.Reaction.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.MessageID(childComplexity), true
+	case "Reaction.providerMessageId":
+		if e.ComplexityRoot.Reaction.ProviderMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.ProviderMessageID(childComplexity), true
+
+	case "Referral.adId":
+		if e.ComplexityRoot.Referral.AdID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.AdID(childComplexity), true
+	case "Referral.adTitle":
+		if e.ComplexityRoot.Referral.AdTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.AdTitle(childComplexity), true
+	case "Referral.body":
+		if e.ComplexityRoot.Referral.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.Body(childComplexity), true
+	case "Referral.ctwaClid":
+		if e.ComplexityRoot.Referral.CtwaClid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.CtwaClid(childComplexity), true
+	case "Referral.headline":
+		if e.ComplexityRoot.Referral.Headline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.Headline(childComplexity), true
+	case "Referral.imageUrl":
+		if e.ComplexityRoot.Referral.ImageURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.ImageURL(childComplexity), true
+	case "Referral.mediaType":
+		if e.ComplexityRoot.Referral.MediaType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.MediaType(childComplexity), true
+	case "Referral.ref":
+		if e.ComplexityRoot.Referral.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.Ref(childComplexity), true
+	case "Referral.sourceId":
+		if e.ComplexityRoot.Referral.SourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.SourceID(childComplexity), true
+	case "Referral.sourceType":
+		if e.ComplexityRoot.Referral.SourceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.SourceType(childComplexity), true
+	case "Referral.sourceUrl":
+		if e.ComplexityRoot.Referral.SourceURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.SourceURL(childComplexity), true
+	case "Referral.thumbnailUrl":
+		if e.ComplexityRoot.Referral.ThumbnailURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.ThumbnailURL(childComplexity), true
+	case "Referral.videoUrl":
+		if e.ComplexityRoot.Referral.VideoURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.VideoURL(childComplexity), true
+	case "Referral.welcomeMessage":
+		if e.ComplexityRoot.Referral.WelcomeMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Referral.WelcomeMessage(childComplexity), true
+
+	case "ReferredProduct.catalogId":
+		if e.ComplexityRoot.ReferredProduct.CatalogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReferredProduct.CatalogID(childComplexity), true
+	case "ReferredProduct.productRetailerId":
+		if e.ComplexityRoot.ReferredProduct.ProductRetailerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReferredProduct.ProductRetailerID(childComplexity), true
+
+	case "ReplyTo.messageId":
+		if e.ComplexityRoot.ReplyTo.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTo.MessageID(childComplexity), true
+	case "ReplyTo.providerMessageId":
+		if e.ComplexityRoot.ReplyTo.ProviderMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTo.ProviderMessageID(childComplexity), true
+	case "ReplyTo.referredProduct":
+		if e.ComplexityRoot.ReplyTo.ReferredProduct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTo.ReferredProduct(childComplexity), true
+
 	case "RolledWebhookSecret.graceHours":
 		if e.ComplexityRoot.RolledWebhookSecret.GraceHours == nil {
 			break
@@ -1843,6 +2615,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolledWebhookSecret.Secret(childComplexity), true
+
+	case "Share.id":
+		if e.ComplexityRoot.Share.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.ID(childComplexity), true
+	case "Share.title":
+		if e.ComplexityRoot.Share.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Title(childComplexity), true
+	case "Share.url":
+		if e.ComplexityRoot.Share.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.URL(childComplexity), true
+
+	case "Story.id":
+		if e.ComplexityRoot.Story.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Story.ID(childComplexity), true
+	case "Story.kind":
+		if e.ComplexityRoot.Story.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Story.Kind(childComplexity), true
+	case "Story.url":
+		if e.ComplexityRoot.Story.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Story.URL(childComplexity), true
 
 	case "Subscription.conversationEvents":
 		if e.ComplexityRoot.Subscription.ConversationEvents == nil {
@@ -1867,6 +2677,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.VisitorTyping(childComplexity, args["conversationId"].(*string)), true
 
+	case "System.body":
+		if e.ComplexityRoot.System.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.System.Body(childComplexity), true
+	case "System.kind":
+		if e.ComplexityRoot.System.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.System.Kind(childComplexity), true
+	case "System.newWaId":
+		if e.ComplexityRoot.System.NewWaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.System.NewWaID(childComplexity), true
+
 	case "TemplatePage.hasMore":
 		if e.ComplexityRoot.TemplatePage.HasMore == nil {
 			break
@@ -1885,6 +2714,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TemplatePage.NextCursor(childComplexity), true
+
+	case "Unsupported.code":
+		if e.ComplexityRoot.Unsupported.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Unsupported.Code(childComplexity), true
+	case "Unsupported.details":
+		if e.ComplexityRoot.Unsupported.Details == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Unsupported.Details(childComplexity), true
+	case "Unsupported.title":
+		if e.ComplexityRoot.Unsupported.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Unsupported.Title(childComplexity), true
 
 	case "Usage.messagesLimit":
 		if e.ComplexityRoot.Usage.MessagesLimit == nil {
@@ -2253,15 +3101,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAttachmentInput,
+		ec.unmarshalInputButtonInput,
 		ec.unmarshalInputContactFilter,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
+		ec.unmarshalInputInteractiveInput,
 		ec.unmarshalInputKnowledgeEntryInput,
+		ec.unmarshalInputLocationInput,
 		ec.unmarshalInputMarketingMessageInput,
 		ec.unmarshalInputMessagingWindowInput,
 		ec.unmarshalInputProviderCredentialsInput,
+		ec.unmarshalInputQuickReplyInput,
+		ec.unmarshalInputReactionInput,
+		ec.unmarshalInputReplyToInput,
 		ec.unmarshalInputRollWebhookSecretInput,
+		ec.unmarshalInputRowInput,
+		ec.unmarshalInputSectionInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
 		ec.unmarshalInputTemplateFilter,
@@ -2627,6 +3483,188 @@ type Message {
   "the customer unsent it (Instagram); its content stays for the record"
   deleted: Boolean!
   createdAt: Timestamp!
+  "the provider's id: the wamid, the Instagram mid, an email's Message-ID"
+  providerMessageId: String
+  "the message quoted"
+  replyTo: ReplyTo
+  forwarded: Boolean!
+  "the ad or link the customer came from"
+  referral: Referral
+  "type location"
+  location: Location
+  "type contacts"
+  contacts: [ContactCard!]
+  "type interactive: a button, list, Flow, quick reply or postback choice"
+  interactive: Interactive
+  "type reaction"
+  reaction: Reaction
+  "type order"
+  order: Order
+  "type story (Instagram)"
+  story: Story
+  "type share (Instagram)"
+  share: Share
+  "type unsupported"
+  unsupported: Unsupported
+  "type system"
+  system: System
+  "an Instagram comment message's comment"
+  comment: Comment
+}
+
+type ReplyTo {
+  "ours, when msgsvc knows the message quoted"
+  messageId: ID
+  providerMessageId: String!
+  referredProduct: ReferredProduct
+}
+
+type ReferredProduct {
+  catalogId: String!
+  productRetailerId: String!
+}
+
+type Referral {
+  sourceType: String
+  sourceId: String
+  sourceUrl: String
+  headline: String
+  body: String
+  mediaType: String
+  imageUrl: String
+  videoUrl: String
+  thumbnailUrl: String
+  ctwaClid: String
+  adId: String
+  adTitle: String
+  ref: String
+  welcomeMessage: String
+}
+
+type Location {
+  latitude: Float!
+  longitude: Float!
+  name: String
+  address: String
+  url: String
+}
+
+type ContactCard {
+  name: ContactName!
+  phones: [CardPhone!]!
+  emails: [CardEmail!]!
+  addresses: [CardAddress!]!
+  org: CardOrg
+  urls: [CardURL!]!
+  birthday: String
+}
+
+type ContactName {
+  formattedName: String!
+  firstName: String
+  lastName: String
+  middleName: String
+  suffix: String
+  prefix: String
+}
+
+type CardPhone {
+  phone: String!
+  waId: String
+  type: String
+}
+
+type CardEmail {
+  email: String!
+  type: String
+}
+
+type CardAddress {
+  street: String
+  city: String
+  state: String
+  zip: String
+  country: String
+  countryCode: String
+  type: String
+}
+
+type CardOrg {
+  company: String
+  department: String
+  title: String
+}
+
+type CardURL {
+  url: String!
+  type: String
+}
+
+type Interactive {
+  "inbound: button_reply, list_reply, button, flow_reply, quick_reply or postback; outbound: buttons, list, cta_url or quick_replies"
+  kind: String!
+  id: String
+  payload: String
+  title: String
+  description: String
+  "a Flow's name"
+  name: String
+  "a Flow's response_json"
+  response: String
+}
+
+type Reaction {
+  "empty when the reaction was removed"
+  emoji: String!
+  messageId: ID
+  providerMessageId: String!
+}
+
+type Order {
+  catalogId: String!
+  text: String
+  items: [OrderItem!]!
+}
+
+type OrderItem {
+  productId: String!
+  quantity: Int!
+  price: Float!
+  currency: String!
+}
+
+type Story {
+  "reply or mention"
+  kind: String!
+  id: String
+  url: String
+}
+
+type Share {
+  url: String
+  title: String
+  id: String
+}
+
+type Unsupported {
+  code: String
+  title: String
+  details: String
+}
+
+type System {
+  "user_changed_number, request_welcome, referral, ..."
+  kind: String!
+  body: String
+  newWaId: String
+}
+
+type Comment {
+  id: ID!
+  mediaId: String!
+  parentId: String
+  adId: String
+  adTitle: String
 }
 
 type MessageSender {
@@ -2649,6 +3687,14 @@ type Attachment {
   contentType: String!
   size: Int!
   url: String!
+  "provider media: the provider's media id (WhatsApp)"
+  providerMediaId: String
+  mimeType: String
+  sha256: String
+  caption: String
+  "provider media: stored, or failed (error says why; POST /v1/files/{id}/refetch fetches it again)"
+  status: String
+  error: String
 }
 
 type Delivery {
@@ -2801,6 +3847,8 @@ extend type Mutation {
   sendMarketingMessage(input: MarketingMessageInput!): Message!
   "Store a file that one later message may attach."
   uploadFile(input: UploadFileInput!): File!
+  "fetches again the bytes of provider media whose download failed (attachment status failed)"
+  refetchFile(id: ID!): Attachment!
 }
 
 type MessagingWindow {
@@ -2854,6 +3902,58 @@ type File {
   createdAt: Timestamp!
 }
 
+input ReplyToInput {
+  messageId: ID!
+}
+
+input ReactionInput {
+  messageId: ID!
+  "empty removes the reaction"
+  emoji: String!
+}
+
+input LocationInput {
+  latitude: Float!
+  longitude: Float!
+  name: String
+  address: String
+}
+
+input InteractiveInput {
+  "buttons, list or cta_url (WhatsApp); quick_replies (Instagram)"
+  type: String!
+  header: String
+  footer: String
+  buttons: [ButtonInput!]
+  "a list's button text"
+  button: String
+  sections: [SectionInput!]
+  url: String
+  displayText: String
+  quickReplies: [QuickReplyInput!]
+}
+
+input ButtonInput {
+  id: String!
+  title: String!
+}
+
+input SectionInput {
+  title: String
+  rows: [RowInput!]!
+}
+
+input RowInput {
+  id: String!
+  title: String!
+  description: String
+}
+
+input QuickReplyInput {
+  title: String!
+  payload: String!
+}
+
 input SendMessageInput {
   "A reply: the conversation to answer."
   conversationId: ID
@@ -2876,6 +3976,13 @@ input SendMessageInput {
   attachments: [AttachmentInput!]
   "Instagram comment conversations: comment (public reply) or dm (the one private reply)."
   replyAs: String
+  "the conversation's message this one quotes (WhatsApp context, Instagram reply_to)"
+  replyTo: ReplyToInput
+  "an emoji on one of the conversation's messages"
+  reaction: ReactionInput
+  "WhatsApp only"
+  location: LocationInput
+  interactive: InteractiveInput
 }
 
 input TemplateInput {
@@ -3079,8 +4186,84 @@ func (ec *executionContext) childFields_Attachment(ctx context.Context, field gr
 		return ec.fieldContext_Attachment_size(ctx, field)
 	case "url":
 		return ec.fieldContext_Attachment_url(ctx, field)
+	case "providerMediaId":
+		return ec.fieldContext_Attachment_providerMediaId(ctx, field)
+	case "mimeType":
+		return ec.fieldContext_Attachment_mimeType(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Attachment_sha256(ctx, field)
+	case "caption":
+		return ec.fieldContext_Attachment_caption(ctx, field)
+	case "status":
+		return ec.fieldContext_Attachment_status(ctx, field)
+	case "error":
+		return ec.fieldContext_Attachment_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attachment", field.Name)
+}
+
+func (ec *executionContext) childFields_CardAddress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "street":
+		return ec.fieldContext_CardAddress_street(ctx, field)
+	case "city":
+		return ec.fieldContext_CardAddress_city(ctx, field)
+	case "state":
+		return ec.fieldContext_CardAddress_state(ctx, field)
+	case "zip":
+		return ec.fieldContext_CardAddress_zip(ctx, field)
+	case "country":
+		return ec.fieldContext_CardAddress_country(ctx, field)
+	case "countryCode":
+		return ec.fieldContext_CardAddress_countryCode(ctx, field)
+	case "type":
+		return ec.fieldContext_CardAddress_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CardAddress", field.Name)
+}
+
+func (ec *executionContext) childFields_CardEmail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_CardEmail_email(ctx, field)
+	case "type":
+		return ec.fieldContext_CardEmail_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CardEmail", field.Name)
+}
+
+func (ec *executionContext) childFields_CardOrg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "company":
+		return ec.fieldContext_CardOrg_company(ctx, field)
+	case "department":
+		return ec.fieldContext_CardOrg_department(ctx, field)
+	case "title":
+		return ec.fieldContext_CardOrg_title(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CardOrg", field.Name)
+}
+
+func (ec *executionContext) childFields_CardPhone(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "phone":
+		return ec.fieldContext_CardPhone_phone(ctx, field)
+	case "waId":
+		return ec.fieldContext_CardPhone_waId(ctx, field)
+	case "type":
+		return ec.fieldContext_CardPhone_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CardPhone", field.Name)
+}
+
+func (ec *executionContext) childFields_CardURL(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_CardURL_url(ctx, field)
+	case "type":
+		return ec.fieldContext_CardURL_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CardURL", field.Name)
 }
 
 func (ec *executionContext) childFields_ChannelConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3121,6 +4304,22 @@ func (ec *executionContext) childFields_Channels(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Channels", field.Name)
 }
 
+func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Comment_id(ctx, field)
+	case "mediaId":
+		return ec.fieldContext_Comment_mediaId(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Comment_parentId(ctx, field)
+	case "adId":
+		return ec.fieldContext_Comment_adId(ctx, field)
+	case "adTitle":
+		return ec.fieldContext_Comment_adTitle(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3149,6 +4348,44 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_lastSeenAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Contact", field.Name)
+}
+
+func (ec *executionContext) childFields_ContactCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ContactCard_name(ctx, field)
+	case "phones":
+		return ec.fieldContext_ContactCard_phones(ctx, field)
+	case "emails":
+		return ec.fieldContext_ContactCard_emails(ctx, field)
+	case "addresses":
+		return ec.fieldContext_ContactCard_addresses(ctx, field)
+	case "org":
+		return ec.fieldContext_ContactCard_org(ctx, field)
+	case "urls":
+		return ec.fieldContext_ContactCard_urls(ctx, field)
+	case "birthday":
+		return ec.fieldContext_ContactCard_birthday(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactCard", field.Name)
+}
+
+func (ec *executionContext) childFields_ContactName(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "formattedName":
+		return ec.fieldContext_ContactName_formattedName(ctx, field)
+	case "firstName":
+		return ec.fieldContext_ContactName_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_ContactName_lastName(ctx, field)
+	case "middleName":
+		return ec.fieldContext_ContactName_middleName(ctx, field)
+	case "suffix":
+		return ec.fieldContext_ContactName_suffix(ctx, field)
+	case "prefix":
+		return ec.fieldContext_ContactName_prefix(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContactName", field.Name)
 }
 
 func (ec *executionContext) childFields_ContactPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3397,6 +4634,26 @@ func (ec *executionContext) childFields_InstagramAccount(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type InstagramAccount", field.Name)
 }
 
+func (ec *executionContext) childFields_Interactive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Interactive_kind(ctx, field)
+	case "id":
+		return ec.fieldContext_Interactive_id(ctx, field)
+	case "payload":
+		return ec.fieldContext_Interactive_payload(ctx, field)
+	case "title":
+		return ec.fieldContext_Interactive_title(ctx, field)
+	case "description":
+		return ec.fieldContext_Interactive_description(ctx, field)
+	case "name":
+		return ec.fieldContext_Interactive_name(ctx, field)
+	case "response":
+		return ec.fieldContext_Interactive_response(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Interactive", field.Name)
+}
+
 func (ec *executionContext) childFields_KnowledgeEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3411,6 +4668,22 @@ func (ec *executionContext) childFields_KnowledgeEntry(ctx context.Context, fiel
 		return ec.fieldContext_KnowledgeEntry_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KnowledgeEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "latitude":
+		return ec.fieldContext_Location_latitude(ctx, field)
+	case "longitude":
+		return ec.fieldContext_Location_longitude(ctx, field)
+	case "name":
+		return ec.fieldContext_Location_name(ctx, field)
+	case "address":
+		return ec.fieldContext_Location_address(ctx, field)
+	case "url":
+		return ec.fieldContext_Location_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Location", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3447,6 +4720,34 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_deleted(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Message_createdAt(ctx, field)
+	case "providerMessageId":
+		return ec.fieldContext_Message_providerMessageId(ctx, field)
+	case "replyTo":
+		return ec.fieldContext_Message_replyTo(ctx, field)
+	case "forwarded":
+		return ec.fieldContext_Message_forwarded(ctx, field)
+	case "referral":
+		return ec.fieldContext_Message_referral(ctx, field)
+	case "location":
+		return ec.fieldContext_Message_location(ctx, field)
+	case "contacts":
+		return ec.fieldContext_Message_contacts(ctx, field)
+	case "interactive":
+		return ec.fieldContext_Message_interactive(ctx, field)
+	case "reaction":
+		return ec.fieldContext_Message_reaction(ctx, field)
+	case "order":
+		return ec.fieldContext_Message_order(ctx, field)
+	case "story":
+		return ec.fieldContext_Message_story(ctx, field)
+	case "share":
+		return ec.fieldContext_Message_share(ctx, field)
+	case "unsupported":
+		return ec.fieldContext_Message_unsupported(ctx, field)
+	case "system":
+		return ec.fieldContext_Message_system(ctx, field)
+	case "comment":
+		return ec.fieldContext_Message_comment(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
@@ -3501,6 +4802,100 @@ func (ec *executionContext) childFields_OptOuts(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type OptOuts", field.Name)
 }
 
+func (ec *executionContext) childFields_Order(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "catalogId":
+		return ec.fieldContext_Order_catalogId(ctx, field)
+	case "text":
+		return ec.fieldContext_Order_text(ctx, field)
+	case "items":
+		return ec.fieldContext_Order_items(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Order", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "productId":
+		return ec.fieldContext_OrderItem_productId(ctx, field)
+	case "quantity":
+		return ec.fieldContext_OrderItem_quantity(ctx, field)
+	case "price":
+		return ec.fieldContext_OrderItem_price(ctx, field)
+	case "currency":
+		return ec.fieldContext_OrderItem_currency(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderItem", field.Name)
+}
+
+func (ec *executionContext) childFields_Reaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "emoji":
+		return ec.fieldContext_Reaction_emoji(ctx, field)
+	case "messageId":
+		return ec.fieldContext_Reaction_messageId(ctx, field)
+	case "providerMessageId":
+		return ec.fieldContext_Reaction_providerMessageId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reaction", field.Name)
+}
+
+func (ec *executionContext) childFields_Referral(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sourceType":
+		return ec.fieldContext_Referral_sourceType(ctx, field)
+	case "sourceId":
+		return ec.fieldContext_Referral_sourceId(ctx, field)
+	case "sourceUrl":
+		return ec.fieldContext_Referral_sourceUrl(ctx, field)
+	case "headline":
+		return ec.fieldContext_Referral_headline(ctx, field)
+	case "body":
+		return ec.fieldContext_Referral_body(ctx, field)
+	case "mediaType":
+		return ec.fieldContext_Referral_mediaType(ctx, field)
+	case "imageUrl":
+		return ec.fieldContext_Referral_imageUrl(ctx, field)
+	case "videoUrl":
+		return ec.fieldContext_Referral_videoUrl(ctx, field)
+	case "thumbnailUrl":
+		return ec.fieldContext_Referral_thumbnailUrl(ctx, field)
+	case "ctwaClid":
+		return ec.fieldContext_Referral_ctwaClid(ctx, field)
+	case "adId":
+		return ec.fieldContext_Referral_adId(ctx, field)
+	case "adTitle":
+		return ec.fieldContext_Referral_adTitle(ctx, field)
+	case "ref":
+		return ec.fieldContext_Referral_ref(ctx, field)
+	case "welcomeMessage":
+		return ec.fieldContext_Referral_welcomeMessage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Referral", field.Name)
+}
+
+func (ec *executionContext) childFields_ReferredProduct(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "catalogId":
+		return ec.fieldContext_ReferredProduct_catalogId(ctx, field)
+	case "productRetailerId":
+		return ec.fieldContext_ReferredProduct_productRetailerId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReferredProduct", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplyTo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "messageId":
+		return ec.fieldContext_ReplyTo_messageId(ctx, field)
+	case "providerMessageId":
+		return ec.fieldContext_ReplyTo_providerMessageId(ctx, field)
+	case "referredProduct":
+		return ec.fieldContext_ReplyTo_referredProduct(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplyTo", field.Name)
+}
+
 func (ec *executionContext) childFields_RolledWebhookSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3513,6 +4908,42 @@ func (ec *executionContext) childFields_RolledWebhookSecret(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type RolledWebhookSecret", field.Name)
 }
 
+func (ec *executionContext) childFields_Share(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_Share_url(ctx, field)
+	case "title":
+		return ec.fieldContext_Share_title(ctx, field)
+	case "id":
+		return ec.fieldContext_Share_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Share", field.Name)
+}
+
+func (ec *executionContext) childFields_Story(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Story_kind(ctx, field)
+	case "id":
+		return ec.fieldContext_Story_id(ctx, field)
+	case "url":
+		return ec.fieldContext_Story_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Story", field.Name)
+}
+
+func (ec *executionContext) childFields_System(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_System_kind(ctx, field)
+	case "body":
+		return ec.fieldContext_System_body(ctx, field)
+	case "newWaId":
+		return ec.fieldContext_System_newWaId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type System", field.Name)
+}
+
 func (ec *executionContext) childFields_TemplatePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "items":
@@ -3523,6 +4954,18 @@ func (ec *executionContext) childFields_TemplatePage(ctx context.Context, field 
 		return ec.fieldContext_TemplatePage_nextCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TemplatePage", field.Name)
+}
+
+func (ec *executionContext) childFields_Unsupported(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_Unsupported_code(ctx, field)
+	case "title":
+		return ec.fieldContext_Unsupported_title(ctx, field)
+	case "details":
+		return ec.fieldContext_Unsupported_details(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Unsupported", field.Name)
 }
 
 func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -189,6 +189,9 @@ func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope
 	if msg.Attachments, err = json.Marshal(atts); err != nil {
 		return nil, err
 	}
+	if msg.Content, err = emailRich(ctx, q, s, in); err != nil {
+		return nil, err
+	}
 	if in.Text == "" && len(atts) > 0 {
 		msg.Type = "attachment"
 	}

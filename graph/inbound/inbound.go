@@ -150,6 +150,9 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 		name = strings.TrimSpace(m.Name)
 	}
 	ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[m.Channel], m.From)
+	if errors.Is(err, repo.ErrNotFound) && m.Channel == "whatsapp" {
+		ct, err = variantContact(ctx, q, s, m.From)
+	}
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
 		return nil, false, err

@@ -37,6 +37,11 @@ type Message struct {
 	// Stored runs in the transaction once the message is stored (the
 	// provider ids that make a retried webhook a no-op).
 	Stored func(ctx context.Context, q repo.Queries, msg *repo.Message) error
+	// Rich is what the message carries besides its text (the provider's
+	// id, the quoted message, attribution, the object of its type). The
+	// message_id of ReplyTo and Reaction is looked up here from their
+	// provider_message_id.
+	Rich model.Rich
 	// Echo, when set, is a message the account itself sent outside the
 	// service (Meta's echo of a send from the Instagram app): it is stored
 	// outbound and sent, with message.sent; it changes neither the window
@@ -52,11 +57,19 @@ type Echo struct {
 	ProviderMessageID string
 }
 
-// File is an attachment of an inbound message.
+// File is an attachment of an inbound message. Provider media also keeps
+// what the provider said of it; Failed (why the download failed) keeps the
+// file without bytes, to be fetched again.
 type File struct {
 	Filename    string
 	ContentType string
 	Content     []byte
+
+	ProviderMediaID string
+	MimeType        string
+	SHA256          string
+	Caption         string
+	Failed          string
 }
 
 // Receive stores one inbound message with its contact and conversation in a
@@ -107,10 +120,12 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *
 			return nil, fmt.Errorf("inbound: email headers: %w", err)
 		}
 	}
+	if msg.Content, err = content(ctx, q, s, m); err != nil {
+		return nil, err
+	}
 	var atts []*model.Attachment
 	for _, f := range m.Files {
-		id := repo.NewID("file_", now)
-		atts = append(atts, &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content)})
+		atts = append(atts, attachment(f, repo.NewID("file_", now)))
 	}
 	if atts != nil {
 		if msg.Attachments, err = json.Marshal(atts); err != nil {
@@ -123,6 +138,12 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *
 	for i, f := range m.Files {
 		file := &repo.File{ID: atts[i].ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Filename: f.Filename,
 			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msg.ID, CreatedAt: now}
+		if file.Content == nil {
+			file.Content = []byte{}
+		}
+		if f.ProviderMediaID != "" {
+			file.ProviderMediaID = &f.ProviderMediaID
+		}
 		if err := q.InsertFile(ctx, file); err != nil {
 			return nil, fmt.Errorf("inbound: store attachment: %w", err)
 		}

@@ -81,7 +81,8 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 	}
 	out, err := r.Inbound.Receive(ctx, s, acc, inbound.Message{Channel: "instagram", From: c.FromID,
 		Name: strings.TrimSpace(c.FromUsername), Type: "comment", Text: &text, At: c.Time, Comment: true,
-		Thread: thread, Stored: stored})
+		Thread: thread, Stored: stored, Rich: model.Rich{ProviderMessageID: &c.ID, Comment: &model.Comment{ID: c.ID,
+			MediaID: c.MediaID, ParentID: c.ParentID, AdID: c.AdID, AdTitle: c.AdTitle}}})
 	if errors.Is(err, errKnown) {
 		return nil, nil
 	}

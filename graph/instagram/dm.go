@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
 	igch "github.com/msgsvc/msgsvc/channels/instagram"
@@ -38,8 +37,9 @@ var ErrSendInFlight = errors.New("instagram: an echo arrived while a send to the
 
 // HandleInstagram processes one Instagram event of an account (the
 // account entry[].id routed it to, with its credentials): DMs, echoes,
-// unsent messages, comments and live comments. Reads and reactions are
-// not tracked (logged).
+// unsent messages, comments and live comments, reactions, postbacks,
+// referrals, edits, reads (rich.go), and events of other kinds as
+// unsupported messages.
 func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds *channels.Credentials, ev meta.Event) error {
 	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	switch e := ev.(type) {
@@ -61,9 +61,25 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 			return r.Echo(ctx, scope, acc, creds, e)
 		}
 		return r.DM(ctx, scope, acc, creds, e)
-	case *meta.InstagramRead, *meta.InstagramReaction:
-		slog.Info("instagram: read or reaction not tracked", "account", acc.ID)
-		return nil
+	case *meta.InstagramReaction:
+		if igch.Owns(creds, e.SenderID) {
+			return nil // our own reaction (a send of ours, or from the app)
+		}
+		return r.Reaction(ctx, scope, acc, e)
+	case *meta.InstagramPostback:
+		return r.Postback(ctx, scope, acc, e)
+	case *meta.InstagramReferral:
+		return r.Referral(ctx, scope, acc, e)
+	case *meta.InstagramEdit:
+		return r.Edit(ctx, e)
+	case *meta.InstagramRead:
+		return r.Read(ctx, e, e.Timestamp)
+	case *meta.InstagramOther:
+		if igch.Owns(creds, e.SenderID) {
+			slog.Info("instagram: the account's own messaging event of a kind not modelled; ignored", "account", acc.ID, "kind", e.Kind)
+			return nil
+		}
+		return r.Other(ctx, scope, acc, e)
 	}
 	slog.Info("instagram: event not processed", "account", acc.ID)
 	return nil
@@ -187,41 +203,36 @@ func storedOnce(mid, status string) func(ctx context.Context, q repo.Queries, ms
 	}
 }
 
-// content is a DM's text, type and files: image, video, audio and file
-// attachments downloaded; links to Instagram content (a shared post, a
-// story mention, a reel) kept in the text.
+// content is a DM's text, type, typed fields (rich.go) and files: image,
+// video, audio and file attachments downloaded (one that cannot be fetched
+// is kept as a failed file with its type); links to Instagram content (a
+// shared post, a story, a reel) are typed fields, not text.
 func (r *Service) content(ctx context.Context, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) inbound.Message {
 	in := inbound.Message{Channel: "instagram"}
-	lines := []string{}
+	in.Type, in.Rich = richDM(m)
 	if m.Text != "" {
-		lines = append(lines, m.Text)
+		text := m.Text
+		in.Text = &text
 	}
 	for _, a := range m.Attachments {
-		if in.Type == "" && m.Text == "" {
-			in.Type = a.Type
-		}
 		if !igch.Downloadable(a.Type) {
-			lines = append(lines, strings.TrimSpace("["+a.Type+"] "+a.URL))
 			continue
 		}
+		f := inbound.File{Filename: a.Type, ContentType: "application/octet-stream"}
 		if r.Media == nil {
-			lines = append(lines, "[the "+a.Type+" was not downloaded]")
+			f.Failed = "attachment downloads are not configured"
+			in.Files = append(in.Files, f)
 			continue
 		}
 		got, err := r.Media.DownloadAttachment(ctx, creds, a.Type, a.URL)
 		if err != nil {
-			slog.Warn("instagram: attachment not kept", "account", acc.ID, "type", a.Type, "err", err)
-			lines = append(lines, "[the "+a.Type+" could not be downloaded]")
+			slog.Warn("instagram: attachment not downloaded", "account", acc.ID, "type", a.Type, "err", err)
+			f.Failed = err.Error()
+			in.Files = append(in.Files, f)
 			continue
 		}
-		in.Files = append(in.Files, inbound.File{Filename: got.Filename, ContentType: got.ContentType, Content: got.Content})
-	}
-	if m.IsUnsupported && len(lines) == 0 && len(in.Files) == 0 {
-		in.Type = "unsupported"
-		lines = append(lines, "[a message Instagram does not pass on]")
-	}
-	if text := strings.Join(lines, "\n"); text != "" {
-		in.Text = &text
+		in.Files = append(in.Files, inbound.File{Filename: got.Filename, ContentType: got.ContentType, Content: got.Content,
+			MimeType: got.ContentType})
 	}
 	return in
 }

@@ -94,10 +94,16 @@ func TestDMContent(t *testing.T) {
 		t.Fatalf("%d received", len(rcv.got))
 	}
 	in := rcv.got[0]
-	want := "[the video could not be downloaded]\n[share] https://www.instagram.com/p/abc/"
-	if in.From != "IGSID-1" || !in.At.Equal(m.Timestamp) || in.Echo != nil || in.Type != "image" || in.Text == nil || *in.Text != want ||
-		len(in.Files) != 1 || string(in.Files[0].Content) != "png" || in.Stored == nil {
+	if in.From != "IGSID-1" || !in.At.Equal(m.Timestamp) || in.Echo != nil || in.Type != "image" || in.Text != nil ||
+		len(in.Files) != 2 || string(in.Files[0].Content) != "png" || in.Stored == nil {
 		t.Fatalf("received %+v text %q", in, deref(in.Text))
+	}
+	// The video that could not be fetched is kept, failed, with why.
+	if f := in.Files[1]; f.Failed == "" || len(f.Content) != 0 || f.Filename != "video" {
+		t.Fatalf("failed file %+v", f)
+	}
+	if sh := in.Rich.Share; sh == nil || sh.URL != "https://www.instagram.com/p/abc/" || *in.Rich.ProviderMessageID != "mid.1" {
+		t.Fatalf("share %+v", in.Rich)
 	}
 }
 

@@ -105,6 +105,12 @@ func TestReplyThreadsAndReopens(t *testing.T) {
 	if len(msgs) != 2 || msgs[1]["text"] != "Thanks!" {
 		t.Fatalf("messages %v", msgs)
 	}
+	// provider_message_id is the Message-ID; reply_to names our mail.
+	replyTo, _ := msgs[1]["reply_to"].(map[string]any)
+	if msgs[1]["provider_message_id"] != "r1@example.com" || replyTo == nil || replyTo["message_id"] != sent["id"] ||
+		replyTo["provider_message_id"] != sent["id"].(string)+"@verified.test" {
+		t.Fatalf("typed fields of the reply: %v %v", msgs[1]["provider_message_id"], msgs[1]["reply_to"])
+	}
 	// Our reply answers the customer's Message-ID.
 	api.Want(api.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": convID, "text": "You're welcome."}), 201, "")
 	last := api.Sink.Mails()[len(api.Sink.Mails())-1]

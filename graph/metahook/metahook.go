@@ -172,6 +172,9 @@ func (s *Service) handle(ctx context.Context, h *repo.ProviderHook, ev meta.Even
 		return s.eachAccount(ctx, e.PhoneNumberID, func(t target) error { return s.preference(ctx, t, e) })
 	case *meta.WhatsAppTemplateStatus:
 		return s.templateStatus(ctx, e)
+	case *meta.WhatsAppValueErrors:
+		slog.Warn("meta hook: WhatsApp reports errors", "route", e.RouteID(), "field", e.Field, "errors", e.Reasons())
+		return nil
 	case *meta.WhatsAppAccountUpdate:
 		slog.Info("meta hook: WhatsApp account update", "waba_id", e.WABAID, "field", e.Field, "event", e.Event)
 		return nil

@@ -25,7 +25,8 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		return fmt.Errorf("metahook: wa_id %q: %w", m.From, err)
 	}
 	scope := repo.Scope{WorkspaceID: t.acc.WorkspaceID, Livemode: true}
-	in := inbound.Message{Channel: "whatsapp", From: phone, Name: m.ProfileName, Type: m.Type, At: m.Timestamp,
+	msgType, rich := richOf(m)
+	in := inbound.Message{Channel: "whatsapp", From: phone, Name: m.ProfileName, Type: msgType, Rich: rich, At: m.Timestamp,
 		Stored: func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
 			// Meta retries a webhook: the second copy of a wamid rolls back.
 			fresh, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp",
@@ -37,13 +38,7 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		}}
 	text := m.Text
 	if m.Media != nil {
-		file, note := s.media(ctx, t, m)
-		if file != nil {
-			in.Files = []inbound.File{*file}
-		}
-		if note != "" {
-			text = strings.TrimSpace(text + "\n" + note)
-		}
+		in.Files = []inbound.File{s.media(ctx, t, m)}
 	}
 	if text != "" {
 		in.Text = &text
@@ -53,33 +48,51 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		slog.Info("meta hook: message already received", "wamid", m.ID)
 		return nil
 	}
+	if err == nil && rich.System != nil && rich.System.Kind == "user_changed_number" {
+		err = s.changedNumber(ctx, scope, phone, rich.System.NewWaID)
+	}
 	return err
 }
 
 // errDuplicate is a wamid already received.
 var errDuplicate = errors.New("metahook: the message was already received")
 
-// media downloads a message's media; a failure keeps the message without
-// it, with a note, and is not retried.
-func (s *Service) media(ctx context.Context, t target, m *meta.WhatsAppMessage) (*inbound.File, string) {
+// media downloads a message's media. A failure keeps the file without its
+// bytes, with the provider's media id, MIME type, filename, sha256 and
+// caption and why it failed, so POST /v1/files/{id}/refetch can fetch it
+// again; the webhook is not retried for it.
+func (s *Service) media(ctx context.Context, t target, m *meta.WhatsAppMessage) inbound.File {
+	md := m.Media
+	f := inbound.File{ContentType: md.MimeType, ProviderMediaID: md.ID, MimeType: md.MimeType, SHA256: md.SHA256, Caption: md.Caption}
+	if f.ContentType == "" {
+		f.ContentType = "application/octet-stream"
+	}
+	f.Filename = mediaName(md.Filename, m.Type, f.ContentType)
 	if s.WhatsApp == nil {
-		return nil, "[media not downloaded]"
+		f.Failed = "media downloads are not configured"
+		return f
 	}
-	got, err := s.WhatsApp.DownloadMedia(ctx, t.creds, m.Media.ID, m.Media.SHA256)
+	got, err := s.WhatsApp.DownloadMedia(ctx, t.creds, md.ID, md.SHA256)
 	if err != nil {
-		slog.Warn("meta hook: media not kept", "wamid", m.ID, "media_id", m.Media.ID, "err", err)
-		return nil, "[the " + m.Type + " could not be downloaded]"
+		slog.Warn("meta hook: media not downloaded; kept to fetch again", "wamid", m.ID, "media_id", md.ID, "err", err)
+		f.Failed = err.Error()
+		return f
 	}
-	contentType := got.MimeType
-	if contentType == "" {
-		contentType = m.Media.MimeType
+	if got.MimeType != "" {
+		f.ContentType = got.MimeType
 	}
-	name := m.Media.Filename
-	if name == "" {
-		name = m.Type
-		if exts, _ := mime.ExtensionsByType(contentType); len(exts) > 0 {
-			name += exts[0]
-		}
+	f.Filename, f.Content = mediaName(md.Filename, m.Type, f.ContentType), got.Content
+	return f
+}
+
+// mediaName is the media's own filename, or one made of its kind and
+// content type ("image.jpg").
+func mediaName(filename, kind, contentType string) string {
+	if filename != "" {
+		return filename
 	}
-	return &inbound.File{Filename: name, ContentType: contentType, Content: got.Content}, ""
+	if exts, _ := mime.ExtensionsByType(contentType); len(exts) > 0 {
+		return kind + exts[0]
+	}
+	return kind
 }

@@ -15,6 +15,72 @@ type SendMessageInput struct {
 	WhatsappAccountID *string            `json:"whatsapp_account_id"`
 	Attachments       []*AttachmentInput `json:"attachments"`
 	ReplyAs           *string            `json:"reply_as"`
+	// Rich outbound content (docs/whatsapp.md, docs/instagram.md).
+	ReplyTo     *ReplyToInput     `json:"reply_to"`
+	Reaction    *ReactionInput    `json:"reaction"`
+	Location    *LocationInput    `json:"location"`
+	Interactive *InteractiveInput `json:"interactive"`
+}
+
+// ReplyToInput quotes one of the conversation's messages.
+type ReplyToInput struct {
+	MessageID *string `json:"message_id"`
+}
+
+// ReactionInput puts an emoji on a message ("" removes it).
+type ReactionInput struct {
+	MessageID *string `json:"message_id"`
+	Emoji     *string `json:"emoji"`
+}
+
+// LocationInput is a place to send (WhatsApp).
+type LocationInput struct {
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+	Name      *string  `json:"name"`
+	Address   *string  `json:"address"`
+}
+
+// InteractiveInput is a message with choices: WhatsApp reply buttons
+// (type "buttons"), a list ("list"), a link button ("cta_url"); Instagram
+// quick replies ("quick_replies"). The message's text is its body.
+type InteractiveInput struct {
+	Type         *string            `json:"type"`
+	Header       *string            `json:"header"`
+	Footer       *string            `json:"footer"`
+	Buttons      []*ButtonInput     `json:"buttons"`
+	Button       *string            `json:"button"`
+	Sections     []*SectionInput    `json:"sections"`
+	URL          *string            `json:"url"`
+	DisplayText  *string            `json:"display_text"`
+	QuickReplies []*QuickReplyInput `json:"quick_replies"`
+}
+
+// ButtonInput is a reply button: the id comes back in the customer's
+// button_reply.
+type ButtonInput struct {
+	ID    *string `json:"id"`
+	Title *string `json:"title"`
+}
+
+// SectionInput is a section of a list.
+type SectionInput struct {
+	Title *string     `json:"title"`
+	Rows  []*RowInput `json:"rows"`
+}
+
+// RowInput is a row of a list.
+type RowInput struct {
+	ID          *string `json:"id"`
+	Title       *string `json:"title"`
+	Description *string `json:"description"`
+}
+
+// QuickReplyInput is an Instagram quick reply: the payload comes back in
+// the customer's quick_reply.
+type QuickReplyInput struct {
+	Title   *string `json:"title"`
+	Payload *string `json:"payload"`
 }
 
 // TemplateInput names a WhatsApp template and the values of its {{n}}.

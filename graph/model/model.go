@@ -53,6 +53,9 @@ type Message struct {
 	// Deleted is true on a message the customer unsent (Instagram); the
 	// field is left out otherwise.
 	Deleted bool `json:"deleted,omitempty"`
+	// Rich is the provider's id, the quoted message, attribution and the
+	// object of the message's type (location, reaction, ...).
+	Rich
 
 	Livemode bool `json:"-"`
 	// AutoSubmitted marks inbound mail with an Auto-Submitted header other
@@ -82,6 +85,16 @@ type Attachment struct {
 	ContentType string `json:"content_type"`
 	Size        int    `json:"size"`
 	URL         string `json:"url"`
+	// Provider media (WhatsApp, Instagram) keeps what the provider said of
+	// it, also when the download failed (Status "failed", Error why), so it
+	// can be fetched again (POST /v1/files/{id}/refetch).
+	ProviderMediaID string `json:"provider_media_id,omitempty"`
+	MimeType        string `json:"mime_type,omitempty"`
+	SHA256          string `json:"sha256,omitempty"`
+	Caption         string `json:"caption,omitempty"`
+	// Status is "stored" or "failed" on provider media, "" otherwise.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Delivery is the provider-side state of an outbound message.

@@ -101,7 +101,7 @@ func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMe
 		}
 	}
 	// Field rules, in the order of decisions 3.
-	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 {
+	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 && in.Reaction == nil && in.Location == nil {
 		return nil, apierr.New(apierr.TextRequired, "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
 	}
 	if req.channel == "email" {
@@ -227,7 +227,7 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 	case in.ReplyAs != nil && (conv == nil || ch != "instagram" || !conv.IsComment):
 		return apierr.New(apierr.InvalidRequest, "reply_as applies to replies in Instagram comment conversations only.")
 	}
-	return nil
+	return richFit(req, conv)
 }
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With

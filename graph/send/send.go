@@ -195,6 +195,9 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 			return nil, nil, fmt.Errorf("send: email headers: %w", err)
 		}
 	}
+	if err := richOutbound(ctx, q, a.Scope(), req, t.conv, msg, ob); err != nil {
+		return nil, nil, err
+	}
 	if err := r.attach(ctx, q, a, req, t, msg, ob); err != nil {
 		return nil, nil, err
 	}

@@ -52,6 +52,12 @@ func Message(m *repo.Message) *model.Message {
 		out.Delivery = &model.Delivery{}
 		decode(m.ID, "delivery", m.Delivery, out.Delivery)
 	}
+	if len(m.Content) > 0 && string(m.Content) != "null" {
+		decode(m.ID, "content", m.Content, &out.Rich)
+	}
+	if out.ProviderMessageID == nil && out.Delivery != nil {
+		out.ProviderMessageID = out.Delivery.ProviderMessageID
+	}
 	return out
 }
 

@@ -55,8 +55,12 @@ func redact(data []byte) ([]byte, error) {
 }
 
 var (
-	personFields  = []string{"name", "email", "phone"}
-	messageFields = []string{"text", "html", "html_raw", "email"}
+	personFields = []string{"name", "email", "phone"}
+	// messageFields are a message's content: its words and the typed
+	// objects of rich messages the customer wrote or shared (a place, cards,
+	// a choice, an order, a story or share, a system notice with numbers).
+	messageFields = []string{"text", "html", "html_raw", "email", "location", "contacts", "interactive", "order",
+		"story", "share", "system"}
 )
 
 func redactValue(v any) {
@@ -72,10 +76,13 @@ func redactValue(v any) {
 			if sender, ok := x["sender"].(map[string]any); ok {
 				delete(sender, "name")
 			}
+			if reaction, ok := x["reaction"].(map[string]any); ok {
+				delete(reaction, "emoji")
+			}
 			if files, ok := x["attachments"].([]any); ok {
 				for _, f := range files {
 					if f, ok := f.(map[string]any); ok {
-						deleteKeys(f, "filename", "url")
+						deleteKeys(f, "filename", "url", "caption")
 					}
 				}
 			}

@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AttachmentStatus.
+const (
+	AttachmentStatusFailed AttachmentStatus = "failed"
+	AttachmentStatusStored AttachmentStatus = "stored"
+)
+
+// Valid indicates whether the value is a known member of the AttachmentStatus enum.
+func (e AttachmentStatus) Valid() bool {
+	switch e {
+	case AttachmentStatusFailed:
+		return true
+	case AttachmentStatusStored:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ContactObject.
 const (
 	ContactObjectContact ContactObject = "contact"
@@ -304,6 +322,7 @@ const (
 	ErrorCodeKeyRevoked              ErrorCode = "key_revoked"
 	ErrorCodeKeyRolled               ErrorCode = "key_rolled"
 	ErrorCodeKnowledgeEntryNotFound  ErrorCode = "knowledge_entry_not_found"
+	ErrorCodeLimitExceeded           ErrorCode = "limit_exceeded"
 	ErrorCodeMarketingNotOnboarded   ErrorCode = "marketing_not_onboarded"
 	ErrorCodeMessageNotFound         ErrorCode = "message_not_found"
 	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
@@ -424,6 +443,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeKnowledgeEntryNotFound:
 		return true
+	case ErrorCodeLimitExceeded:
+		return true
 	case ErrorCodeMarketingNotOnboarded:
 		return true
 	case ErrorCodeMessageNotFound:
@@ -522,6 +543,72 @@ const (
 func (e InstagramMessageInputChannel) Valid() bool {
 	switch e {
 	case InstagramMessageInputChannelInstagram:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InteractiveKind.
+const (
+	InteractiveKindButton       InteractiveKind = "button"
+	InteractiveKindButtonReply  InteractiveKind = "button_reply"
+	InteractiveKindButtons      InteractiveKind = "buttons"
+	InteractiveKindCtaUrl       InteractiveKind = "cta_url"
+	InteractiveKindFlowReply    InteractiveKind = "flow_reply"
+	InteractiveKindList         InteractiveKind = "list"
+	InteractiveKindListReply    InteractiveKind = "list_reply"
+	InteractiveKindPostback     InteractiveKind = "postback"
+	InteractiveKindQuickReplies InteractiveKind = "quick_replies"
+	InteractiveKindQuickReply   InteractiveKind = "quick_reply"
+)
+
+// Valid indicates whether the value is a known member of the InteractiveKind enum.
+func (e InteractiveKind) Valid() bool {
+	switch e {
+	case InteractiveKindButton:
+		return true
+	case InteractiveKindButtonReply:
+		return true
+	case InteractiveKindButtons:
+		return true
+	case InteractiveKindCtaUrl:
+		return true
+	case InteractiveKindFlowReply:
+		return true
+	case InteractiveKindList:
+		return true
+	case InteractiveKindListReply:
+		return true
+	case InteractiveKindPostback:
+		return true
+	case InteractiveKindQuickReplies:
+		return true
+	case InteractiveKindQuickReply:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InteractiveInputType.
+const (
+	InteractiveInputTypeButtons      InteractiveInputType = "buttons"
+	InteractiveInputTypeCtaUrl       InteractiveInputType = "cta_url"
+	InteractiveInputTypeList         InteractiveInputType = "list"
+	InteractiveInputTypeQuickReplies InteractiveInputType = "quick_replies"
+)
+
+// Valid indicates whether the value is a known member of the InteractiveInputType enum.
+func (e InteractiveInputType) Valid() bool {
+	switch e {
+	case InteractiveInputTypeButtons:
+		return true
+	case InteractiveInputTypeCtaUrl:
+		return true
+	case InteractiveInputTypeList:
+		return true
+	case InteractiveInputTypeQuickReplies:
 		return true
 	default:
 		return false
@@ -656,16 +743,34 @@ func (e MessagingWindowChannel) Valid() bool {
 
 // Defines values for ReplyMessageInputReplyAs.
 const (
-	Comment ReplyMessageInputReplyAs = "comment"
-	Dm      ReplyMessageInputReplyAs = "dm"
+	ReplyMessageInputReplyAsComment ReplyMessageInputReplyAs = "comment"
+	ReplyMessageInputReplyAsDm      ReplyMessageInputReplyAs = "dm"
 )
 
 // Valid indicates whether the value is a known member of the ReplyMessageInputReplyAs enum.
 func (e ReplyMessageInputReplyAs) Valid() bool {
 	switch e {
-	case Comment:
+	case ReplyMessageInputReplyAsComment:
 		return true
-	case Dm:
+	case ReplyMessageInputReplyAsDm:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StoryKind.
+const (
+	Mention StoryKind = "mention"
+	Reply   StoryKind = "reply"
+)
+
+// Valid indicates whether the value is a known member of the StoryKind enum.
+func (e StoryKind) Valid() bool {
+	switch e {
+	case Mention:
+		return true
+	case Reply:
 		return true
 	default:
 		return false
@@ -1103,12 +1208,29 @@ func (e UpdateWebhookEndpoint200JSONResponseBodyDataStatus) Valid() bool {
 
 // Attachment defines model for Attachment.
 type Attachment struct {
-	ContentType string `json:"content_type"`
-	Filename    string `json:"filename"`
-	Id          string `json:"id"`
-	Size        int    `json:"size"`
-	Url         string `json:"url"`
+	Caption     *string `json:"caption,omitempty"`
+	ContentType string  `json:"content_type"`
+	Error       *string `json:"error,omitempty"`
+	Filename    string  `json:"filename"`
+	Id          string  `json:"id"`
+
+	// MimeType Provider media: the MIME type the provider gave.
+	MimeType *string `json:"mime_type,omitempty"`
+
+	// ProviderMediaId Provider media: the provider's media id (WhatsApp), kept to fetch it again.
+	ProviderMediaId *string `json:"provider_media_id,omitempty"`
+
+	// Sha256 Provider media: the digest the provider gave.
+	Sha256 *string `json:"sha256,omitempty"`
+	Size   int     `json:"size"`
+
+	// Status Provider media: stored, or failed (its bytes are empty; error says why, and POST /v1/files/{id}/refetch fetches it again).
+	Status *AttachmentStatus `json:"status,omitempty"`
+	Url    string            `json:"url"`
 }
+
+// AttachmentStatus Provider media: stored, or failed (its bytes are empty; error says why, and POST /v1/files/{id}/refetch fetches it again).
+type AttachmentStatus string
 
 // AttachmentInput An uploaded file by id, or a file given inline.
 type AttachmentInput struct {
@@ -1156,6 +1278,15 @@ type Channels struct {
 	} `json:"whatsapp"`
 }
 
+// Comment The Instagram comment a comment message is.
+type Comment struct {
+	AdId     *string `json:"ad_id,omitempty"`
+	AdTitle  *string `json:"ad_title,omitempty"`
+	Id       string  `json:"id"`
+	MediaId  string  `json:"media_id"`
+	ParentId *string `json:"parent_id,omitempty"`
+}
+
 // Contact defines model for Contact.
 type Contact struct {
 	// CreatedAt Examples: 2026-10-01T12:34:56.789Z
@@ -1189,6 +1320,46 @@ type Contact struct {
 
 // ContactObject defines model for Contact.Object.
 type ContactObject string
+
+// ContactCard A shared contact card.
+type ContactCard struct {
+	Addresses []struct {
+		City        *string `json:"city,omitempty"`
+		Country     *string `json:"country,omitempty"`
+		CountryCode *string `json:"country_code,omitempty"`
+		State       *string `json:"state,omitempty"`
+		Street      *string `json:"street,omitempty"`
+		Type        *string `json:"type,omitempty"`
+		Zip         *string `json:"zip,omitempty"`
+	} `json:"addresses"`
+	Birthday *string `json:"birthday,omitempty"`
+	Emails   []struct {
+		Email string  `json:"email"`
+		Type  *string `json:"type,omitempty"`
+	} `json:"emails"`
+	Name struct {
+		FirstName     *string `json:"first_name,omitempty"`
+		FormattedName string  `json:"formatted_name"`
+		LastName      *string `json:"last_name,omitempty"`
+		MiddleName    *string `json:"middle_name,omitempty"`
+		Prefix        *string `json:"prefix,omitempty"`
+		Suffix        *string `json:"suffix,omitempty"`
+	} `json:"name"`
+	Org *struct {
+		Company    *string `json:"company,omitempty"`
+		Department *string `json:"department,omitempty"`
+		Title      *string `json:"title,omitempty"`
+	} `json:"org,omitempty"`
+	Phones []struct {
+		Phone string  `json:"phone"`
+		Type  *string `json:"type,omitempty"`
+		WaId  *string `json:"wa_id,omitempty"`
+	} `json:"phones"`
+	Urls []struct {
+		Type *string `json:"type,omitempty"`
+		Url  string  `json:"url"`
+	} `json:"urls"`
+}
 
 // ContactUpdatedData defines model for ContactUpdatedData.
 type ContactUpdatedData struct {
@@ -1427,12 +1598,84 @@ type InstagramMessageInput struct {
 	Attachments *[]AttachmentInput           `json:"attachments,omitempty"`
 	Channel     InstagramMessageInputChannel `json:"channel"`
 	ContactId   *string                      `json:"contact_id,omitempty"`
-	Text        *string                      `json:"text,omitempty"`
-	To          *string                      `json:"to,omitempty"`
+
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	Interactive *InteractiveInput `json:"interactive,omitempty"`
+	Text        *string           `json:"text,omitempty"`
+	To          *string           `json:"to,omitempty"`
 }
 
 // InstagramMessageInputChannel defines model for InstagramMessageInput.Channel.
 type InstagramMessageInputChannel string
+
+// Interactive A choice the customer made (inbound: button_reply, list_reply, button, flow_reply, quick_reply, postback), or the kind of choices a message we sent offered (outbound: buttons, list, cta_url, quick_replies).
+type Interactive struct {
+	Description *string `json:"description,omitempty"`
+
+	// Id The reply's id (button_reply, list_reply).
+	Id   *string         `json:"id,omitempty"`
+	Kind InteractiveKind `json:"kind"`
+
+	// Name A Flow's name.
+	Name *string `json:"name,omitempty"`
+
+	// Payload The payload of a template button, a quick reply or a postback.
+	Payload *string `json:"payload,omitempty"`
+
+	// Response A Flow's response_json.
+	Response *string `json:"response,omitempty"`
+	Title    *string `json:"title,omitempty"`
+}
+
+// InteractiveKind defines model for Interactive.Kind.
+type InteractiveKind string
+
+// InteractiveInput Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+type InteractiveInput struct {
+	// Button A list's button text.
+	Button  *string `json:"button,omitempty"`
+	Buttons *[]struct {
+		Id    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"buttons,omitempty"`
+	DisplayText  *string `json:"display_text,omitempty"`
+	Footer       *string `json:"footer,omitempty"`
+	Header       *string `json:"header,omitempty"`
+	QuickReplies *[]struct {
+		Payload string `json:"payload"`
+		Title   string `json:"title"`
+	} `json:"quick_replies,omitempty"`
+	Sections *[]struct {
+		Rows []struct {
+			Description *string `json:"description,omitempty"`
+			Id          string  `json:"id"`
+			Title       string  `json:"title"`
+		} `json:"rows"`
+		Title *string `json:"title,omitempty"`
+	} `json:"sections,omitempty"`
+	Type InteractiveInputType `json:"type"`
+	Url  *string              `json:"url,omitempty"`
+}
+
+// InteractiveInputType defines model for InteractiveInput.Type.
+type InteractiveInputType string
+
+// Location defines model for Location.
+type Location struct {
+	Address   *string `json:"address,omitempty"`
+	Latitude  float32 `json:"latitude"`
+	Longitude float32 `json:"longitude"`
+	Name      *string `json:"name,omitempty"`
+	Url       *string `json:"url,omitempty"`
+}
+
+// LocationInput WhatsApp: a place, sent as a message of its own.
+type LocationInput struct {
+	Address   *string `json:"address,omitempty"`
+	Latitude  float32 `json:"latitude"`
+	Longitude float32 `json:"longitude"`
+	Name      *string `json:"name,omitempty"`
+}
 
 // MarketingMessageInput defines model for MarketingMessageInput.
 type MarketingMessageInput struct {
@@ -1442,10 +1685,14 @@ type MarketingMessageInput struct {
 	WhatsappAccountId *string       `json:"whatsapp_account_id,omitempty"`
 }
 
-// Message defines model for Message.
+// Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 type Message struct {
-	Attachments    []Attachment   `json:"attachments"`
-	Channel        MessageChannel `json:"channel"`
+	Attachments []Attachment   `json:"attachments"`
+	Channel     MessageChannel `json:"channel"`
+
+	// Comment The Instagram comment a comment message is.
+	Comment        *Comment       `json:"comment,omitempty"`
+	Contacts       *[]ContactCard `json:"contacts,omitempty"`
 	ConversationId string         `json:"conversation_id"`
 
 	// CreatedAt Examples: 2026-10-01T12:34:56.789Z
@@ -1462,19 +1709,45 @@ type Message struct {
 		References []string `json:"references"`
 		To         []string `json:"to"`
 	} `json:"email,omitempty"`
-	Html    *string       `json:"html,omitempty"`
-	HtmlRaw *string       `json:"html_raw,omitempty"`
-	Id      string        `json:"id"`
-	Object  MessageObject `json:"object"`
-	Sender  struct {
+
+	// Forwarded WhatsApp: the customer forwarded it.
+	Forwarded bool    `json:"forwarded"`
+	Html      *string `json:"html,omitempty"`
+	HtmlRaw   *string `json:"html_raw,omitempty"`
+	Id        string  `json:"id"`
+
+	// Interactive A choice the customer made (inbound: button_reply, list_reply, button, flow_reply, quick_reply, postback), or the kind of choices a message we sent offered (outbound: buttons, list, cta_url, quick_replies).
+	Interactive *Interactive  `json:"interactive,omitempty"`
+	Location    *Location     `json:"location,omitempty"`
+	Object      MessageObject `json:"object"`
+	Order       *Order        `json:"order,omitempty"`
+
+	// ProviderMessageId The provider's id: the wamid, the Instagram mid (or comment id), an email's Message-ID; null until a send has one.
+	ProviderMessageId *string `json:"provider_message_id"`
+
+	// Reaction An emoji on a message.
+	Reaction *Reaction `json:"reaction,omitempty"`
+	Referral *Referral `json:"referral"`
+	ReplyTo  *ReplyTo  `json:"reply_to"`
+	Sender   struct {
 		Name *string `json:"name"`
 
 		// Type Who wrote the message: visitor (the customer), api, agent, ai, or instagram_app (sent from the Instagram app, outside this API).
 		Type string `json:"type"`
 	} `json:"sender"`
+
+	// Share Instagram content the customer shared (a post, a reel).
+	Share  *Share        `json:"share,omitempty"`
 	Status MessageStatus `json:"status"`
-	Text   *string       `json:"text"`
-	Type   string        `json:"type"`
+
+	// Story An Instagram story the customer answered or mentioned the account in.
+	Story  *Story  `json:"story,omitempty"`
+	System *System `json:"system,omitempty"`
+	Text   *string `json:"text"`
+	Type   string  `json:"type"`
+
+	// Unsupported A message the provider does not pass on, or a kind msgsvc does not model (code not_modelled).
+	Unsupported *Unsupported `json:"unsupported,omitempty"`
 }
 
 // MessageChannel defines model for Message.Channel.
@@ -1504,6 +1777,50 @@ type MessagingWindow struct {
 // MessagingWindowChannel defines model for MessagingWindow.Channel.
 type MessagingWindowChannel string
 
+// Order defines model for Order.
+type Order struct {
+	CatalogId string `json:"catalog_id"`
+	Items     []struct {
+		Currency  string  `json:"currency"`
+		Price     float32 `json:"price"`
+		ProductId string  `json:"product_id"`
+		Quantity  int     `json:"quantity"`
+	} `json:"items"`
+	Text *string `json:"text,omitempty"`
+}
+
+// Reaction An emoji on a message.
+type Reaction struct {
+	// Emoji Empty when the reaction was removed.
+	Emoji             string  `json:"emoji"`
+	MessageId         *string `json:"message_id"`
+	ProviderMessageId string  `json:"provider_message_id"`
+}
+
+// ReactionInput An emoji on one of the conversation's messages, sent as a message of its own; "" removes it. Instagram takes the heart (❤️) only.
+type ReactionInput struct {
+	Emoji     string `json:"emoji"`
+	MessageId string `json:"message_id"`
+}
+
+// Referral Ad or link attribution: a Click-to-WhatsApp ad (ctwa_clid, source_*), an Instagram ad (ad_id, ad_title) or ig.me link (ref). Fields the provider did not send are left out.
+type Referral struct {
+	AdId           *string `json:"ad_id,omitempty"`
+	AdTitle        *string `json:"ad_title,omitempty"`
+	Body           *string `json:"body,omitempty"`
+	CtwaClid       *string `json:"ctwa_clid,omitempty"`
+	Headline       *string `json:"headline,omitempty"`
+	ImageUrl       *string `json:"image_url,omitempty"`
+	MediaType      *string `json:"media_type,omitempty"`
+	Ref            *string `json:"ref,omitempty"`
+	SourceId       *string `json:"source_id,omitempty"`
+	SourceType     *string `json:"source_type,omitempty"`
+	SourceUrl      *string `json:"source_url,omitempty"`
+	ThumbnailUrl   *string `json:"thumbnail_url,omitempty"`
+	VideoUrl       *string `json:"video_url,omitempty"`
+	WelcomeMessage *string `json:"welcome_message,omitempty"`
+}
+
 // ReplyMessageInput A reply in an existing conversation; the conversation's channel rules apply.
 type ReplyMessageInput struct {
 	Attachments    *[]AttachmentInput `json:"attachments,omitempty"`
@@ -1514,19 +1831,77 @@ type ReplyMessageInput struct {
 	From *string `json:"from,omitempty"`
 	Html *string `json:"html,omitempty"`
 
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	Interactive *InteractiveInput `json:"interactive,omitempty"`
+
+	// Location WhatsApp: a place, sent as a message of its own.
+	Location *LocationInput `json:"location,omitempty"`
+
+	// Reaction An emoji on one of the conversation's messages, sent as a message of its own; "" removes it. Instagram takes the heart (❤️) only.
+	Reaction *ReactionInput `json:"reaction,omitempty"`
+
 	// ReplyAs Instagram comment conversations: a public reply or the one private reply.
-	ReplyAs  *ReplyMessageInputReplyAs `json:"reply_as,omitempty"`
-	Subject  *string                   `json:"subject,omitempty"`
-	Template *TemplateInput            `json:"template,omitempty"`
-	Text     *string                   `json:"text,omitempty"`
+	ReplyAs *ReplyMessageInputReplyAs `json:"reply_as,omitempty"`
+
+	// ReplyTo Quote one of the conversation's messages (WhatsApp context, Instagram reply_to).
+	ReplyTo  *ReplyToInput  `json:"reply_to,omitempty"`
+	Subject  *string        `json:"subject,omitempty"`
+	Template *TemplateInput `json:"template,omitempty"`
+	Text     *string        `json:"text,omitempty"`
 }
 
 // ReplyMessageInputReplyAs Instagram comment conversations: a public reply or the one private reply.
 type ReplyMessageInputReplyAs string
 
+// ReplyTo The message a message quotes.
+type ReplyTo struct {
+	// MessageId Ours, when msgsvc knows the message quoted; null otherwise.
+	MessageId *string `json:"message_id"`
+
+	// ProviderMessageId The provider's id of the message quoted (WhatsApp context.id, Instagram reply_to.mid, an email's In-Reply-To).
+	ProviderMessageId string `json:"provider_message_id"`
+
+	// ReferredProduct The catalog product a WhatsApp customer asked about.
+	ReferredProduct *struct {
+		CatalogId         string `json:"catalog_id"`
+		ProductRetailerId string `json:"product_retailer_id"`
+	} `json:"referred_product,omitempty"`
+}
+
+// ReplyToInput Quote one of the conversation's messages (WhatsApp context, Instagram reply_to).
+type ReplyToInput struct {
+	MessageId string `json:"message_id"`
+}
+
 // SendMessageInput Exactly one addressing form: a reply (conversation_id) or a new conversation on a channel. Website chat cannot be started by the API.
 type SendMessageInput struct {
 	union json.RawMessage
+}
+
+// Share Instagram content the customer shared (a post, a reel).
+type Share struct {
+	Id    *string `json:"id,omitempty"`
+	Title *string `json:"title,omitempty"`
+	Url   *string `json:"url,omitempty"`
+}
+
+// Story An Instagram story the customer answered or mentioned the account in.
+type Story struct {
+	Id   *string   `json:"id,omitempty"`
+	Kind StoryKind `json:"kind"`
+	Url  *string   `json:"url,omitempty"`
+}
+
+// StoryKind defines model for Story.Kind.
+type StoryKind string
+
+// System defines model for System.
+type System struct {
+	Body *string `json:"body,omitempty"`
+
+	// Kind user_changed_number, request_welcome, referral, ...
+	Kind    string  `json:"kind"`
+	NewWaId *string `json:"new_wa_id,omitempty"`
 }
 
 // Template defines model for Template.
@@ -1554,6 +1929,13 @@ type TemplateInput struct {
 
 	// Parameters Values of the body's {{1}}, {{2}} ...
 	Parameters *[]string `json:"parameters,omitempty"`
+}
+
+// Unsupported A message the provider does not pass on, or a kind msgsvc does not model (code not_modelled).
+type Unsupported struct {
+	Code    *string `json:"code,omitempty"`
+	Details *string `json:"details,omitempty"`
+	Title   *string `json:"title,omitempty"`
 }
 
 // Usage defines model for Usage.
@@ -1637,9 +2019,15 @@ type WhatsappMessageInput struct {
 	Attachments *[]AttachmentInput          `json:"attachments,omitempty"`
 	Channel     WhatsappMessageInputChannel `json:"channel"`
 	ContactId   *string                     `json:"contact_id,omitempty"`
-	Template    *TemplateInput              `json:"template,omitempty"`
-	Text        *string                     `json:"text,omitempty"`
-	To          *string                     `json:"to,omitempty"`
+
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	Interactive *InteractiveInput `json:"interactive,omitempty"`
+
+	// Location WhatsApp: a place, sent as a message of its own.
+	Location *LocationInput `json:"location,omitempty"`
+	Template *TemplateInput `json:"template,omitempty"`
+	Text     *string        `json:"text,omitempty"`
+	To       *string        `json:"to,omitempty"`
 
 	// WhatsappAccountId Needed when the key reaches several connected numbers.
 	WhatsappAccountId *string `json:"whatsapp_account_id,omitempty"`
@@ -1782,6 +2170,11 @@ type UploadFileParams struct {
 type GetFileContentParams struct {
 	Expires   string `form:"expires" json:"expires"`
 	Signature string `form:"signature" json:"signature"`
+}
+
+// RefetchFileParams defines parameters for RefetchFile.
+type RefetchFileParams struct {
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // SendMessageParams defines parameters for SendMessage.
@@ -2534,6 +2927,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/files/{id}/content (the `GetFileContent` operationId).
 	GetFileContent(ctx context.Context, id string, params *GetFileContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RefetchFile Fetch provider media again
+	//
+	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	//
+	// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
+	RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SendMessageWithBody Send a message on any channel
 	//
 	// Takes any type of body and a specified content type.
@@ -2966,6 +3366,23 @@ func (c *Client) UploadFile(ctx context.Context, params *UploadFileParams, body 
 // Corresponds with GET /v1/files/{id}/content (the `GetFileContent` operationId).
 func (c *Client) GetFileContent(ctx context.Context, id string, params *GetFileContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetFileContentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RefetchFile Fetch provider media again
+//
+// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+//
+// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
+func (c *Client) RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRefetchFileRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4149,6 +4566,55 @@ func NewGetFileContentRequest(server string, id string, params *GetFileContentPa
 	return req, nil
 }
 
+// NewRefetchFileRequest constructs an http.Request for the RefetchFile method
+func NewRefetchFileRequest(server string, id string, params *RefetchFileParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/files/%s/refetch", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewSendMessageRequest calls the generic SendMessage builder with application/json body
 func NewSendMessageRequest(server string, params *SendMessageParams, body SendMessageJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5148,6 +5614,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/files/{id}/content (the `GetFileContent` operationId).
 	GetFileContentWithResponse(ctx context.Context, id string, params *GetFileContentParams, reqEditors ...RequestEditorFn) (*GetFileContentResponse, error)
+
+	// RefetchFileWithResponse Fetch provider media again
+	//
+	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
+	RefetchFileWithResponse(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*RefetchFileResponse, error)
 
 	// SendMessageWithBodyWithResponse Send a message on any channel
 	//
@@ -7893,6 +8368,205 @@ func (r GetFileContentResponse) ContentType() string {
 	return ""
 }
 
+// RefetchFileResponse400Headers the declared response headers of an HTTP 400 response for RefetchFile
+type RefetchFileResponse400Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse401Headers the declared response headers of an HTTP 401 response for RefetchFile
+type RefetchFileResponse401Headers struct {
+	ServiceVersion  string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// RefetchFileResponse403Headers the declared response headers of an HTTP 403 response for RefetchFile
+type RefetchFileResponse403Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse404Headers the declared response headers of an HTTP 404 response for RefetchFile
+type RefetchFileResponse404Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse409Headers the declared response headers of an HTTP 409 response for RefetchFile
+type RefetchFileResponse409Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse422Headers the declared response headers of an HTTP 422 response for RefetchFile
+type RefetchFileResponse422Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse429Headers the declared response headers of an HTTP 429 response for RefetchFile
+type RefetchFileResponse429Headers struct {
+	RetryAfter          *int
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse500Headers the declared response headers of an HTTP 500 response for RefetchFile
+type RefetchFileResponse500Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// RefetchFileResponse503Headers the declared response headers of an HTTP 503 response for RefetchFile
+type RefetchFileResponse503Headers struct {
+	RetryAfter          *int
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+type RefetchFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data Attachment `json:"data"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RefetchFileResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RefetchFileResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RefetchFileResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RefetchFileResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RefetchFileResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RefetchFileResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RefetchFileResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RefetchFileResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RefetchFileResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RefetchFileResponse) GetJSON200() *struct {
+	Data Attachment `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RefetchFileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RefetchFileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RefetchFileResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RefetchFileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RefetchFileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RefetchFileResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RefetchFileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RefetchFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RefetchFileResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RefetchFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RefetchFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RefetchFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RefetchFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SendMessageResponse201Headers the declared response headers of an HTTP 201 response for SendMessage
 type SendMessageResponse201Headers struct {
 	IdempotentReplayed  *string
@@ -7980,10 +8654,12 @@ type SendMessageResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *struct {
+		// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 		Data Message `json:"data"`
 	}
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *struct {
+		// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 		Data Message `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -8028,6 +8704,7 @@ type SendMessageResponse struct {
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r SendMessageResponse) GetJSON201() *struct {
+	// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 	Data Message `json:"data"`
 } {
 	return r.JSON201
@@ -8035,6 +8712,7 @@ func (r SendMessageResponse) GetJSON201() *struct {
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
 func (r SendMessageResponse) GetJSON202() *struct {
+	// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 	Data Message `json:"data"`
 } {
 	return r.JSON202
@@ -8184,6 +8862,7 @@ type GetMessageResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 		Data Message `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -8220,6 +8899,7 @@ type GetMessageResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetMessageResponse) GetJSON200() *struct {
+	// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 	Data Message `json:"data"`
 } {
 	return r.JSON200
@@ -8629,7 +9309,9 @@ type SimulateInboundResponse struct {
 		Data struct {
 			Conversation Conversation `json:"conversation"`
 			Livemode     bool         `json:"livemode"`
-			Message      Message      `json:"message"`
+
+			// Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
+			Message Message `json:"message"`
 		} `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -8673,7 +9355,9 @@ func (r SimulateInboundResponse) GetJSON201() *struct {
 	Data struct {
 		Conversation Conversation `json:"conversation"`
 		Livemode     bool         `json:"livemode"`
-		Message      Message      `json:"message"`
+
+		// Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
+		Message Message `json:"message"`
 	} `json:"data"`
 } {
 	return r.JSON201
@@ -10546,10 +11230,12 @@ type SendMarketingMessageResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *struct {
+		// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 		Data Message `json:"data"`
 	}
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *struct {
+		// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 		Data Message `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -10594,6 +11280,7 @@ type SendMarketingMessageResponse struct {
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r SendMarketingMessageResponse) GetJSON201() *struct {
+	// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 	Data Message `json:"data"`
 } {
 	return r.JSON201
@@ -10601,6 +11288,7 @@ func (r SendMarketingMessageResponse) GetJSON201() *struct {
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
 func (r SendMarketingMessageResponse) GetJSON202() *struct {
+	// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 	Data Message `json:"data"`
 } {
 	return r.JSON202
@@ -11095,6 +11783,21 @@ func (c *ClientWithResponses) GetFileContentWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseGetFileContentResponse(rsp)
+}
+
+// RefetchFileWithResponse Fetch provider media again
+//
+// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
+func (c *ClientWithResponses) RefetchFileWithResponse(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*RefetchFileResponse, error) {
+	rsp, err := c.RefetchFile(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRefetchFileResponse(rsp)
 }
 
 // SendMessageWithBodyWithResponse Send a message on any channel
@@ -16266,6 +16969,386 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 	return response, nil
 }
 
+// ParseRefetchFileResponse parses an HTTP response from a RefetchFileWithResponse call
+func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RefetchFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data Attachment `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers RefetchFileResponse400Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RefetchFileResponse401Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RefetchFileResponse403Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RefetchFileResponse404Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RefetchFileResponse409Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers RefetchFileResponse422Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RefetchFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RefetchFileResponse500Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RefetchFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSendMessageResponse parses an HTTP response from a SendMessageWithResponse call
 func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16282,6 +17365,7 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest struct {
+			// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 			Data Message `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16291,6 +17375,7 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
 		var dest struct {
+			// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 			Data Message `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16709,6 +17794,7 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 			Data Message `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17504,7 +18590,9 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			Data struct {
 				Conversation Conversation `json:"conversation"`
 				Livemode     bool         `json:"livemode"`
-				Message      Message      `json:"message"`
+
+				// Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
+				Message Message `json:"message"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21112,6 +22200,7 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest struct {
+			// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 			Data Message `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21121,6 +22210,7 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
 		var dest struct {
+			// Data A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
 			Data Message `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -1,0 +1,50 @@
+package channels
+
+// Rich is what an outbound message carries besides text and files, as the
+// send rules checked it (graph/send/rich.go).
+type Rich struct {
+	// ReplyTo is the provider's id of the message quoted (WhatsApp
+	// context.message_id, Instagram reply_to.mid).
+	ReplyTo     string
+	Reaction    *Reaction
+	Location    *Location
+	Interactive *Interactive
+}
+
+// Reaction is an emoji on the message ProviderID names; "" removes it.
+type Reaction struct {
+	ProviderID string
+	Emoji      string
+}
+
+// Location is a place.
+type Location struct {
+	Latitude, Longitude float64
+	Name, Address       string
+}
+
+// Interactive is a message with choices, its body the message's text:
+// Type buttons (Choices), list (Button, Sections), cta_url (URL,
+// DisplayText) on WhatsApp; quick_replies (Choices: ID the payload) on
+// Instagram.
+type Interactive struct {
+	Type        string
+	Header      string
+	Footer      string
+	Choices     []Choice
+	Button      string
+	Sections    []Section
+	URL         string
+	DisplayText string
+}
+
+// Choice is a button, a row or a quick reply.
+type Choice struct {
+	ID, Title, Description string
+}
+
+// Section is a titled group of a list's rows.
+type Section struct {
+	Title string
+	Rows  []Choice
+}

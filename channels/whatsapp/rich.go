@@ -1,0 +1,90 @@
+package whatsapp
+
+import (
+	"strconv"
+
+	"github.com/msgsvc/msgsvc/channels"
+)
+
+// richBody is the /messages body of a reaction, a location or an
+// interactive message (the message's text its body), nil for other
+// messages. The shapes are the Cloud API's send-message schema
+// (facebook/openapi business-messaging-api; docs/whatsapp.md).
+func richBody(m *channels.Message, to string) map[string]any {
+	body := map[string]any{"messaging_product": "whatsapp", "recipient_type": "individual", "to": to}
+	switch {
+	case m.Reaction != nil:
+		body["type"] = "reaction"
+		body["reaction"] = map[string]any{"message_id": m.Reaction.ProviderID, "emoji": m.Reaction.Emoji}
+	case m.Location != nil:
+		// The send schema types the coordinates as strings.
+		loc := map[string]any{"latitude": strconv.FormatFloat(m.Location.Latitude, 'f', -1, 64),
+			"longitude": strconv.FormatFloat(m.Location.Longitude, 'f', -1, 64)}
+		if m.Location.Name != "" {
+			loc["name"] = m.Location.Name
+		}
+		if m.Location.Address != "" {
+			loc["address"] = m.Location.Address
+		}
+		body["type"], body["location"] = "location", loc
+	case m.Interactive != nil:
+		body["type"], body["interactive"] = "interactive", interactive(m)
+	default:
+		return nil
+	}
+	return body
+}
+
+// interactive is the interactive object of reply buttons, a list or a
+// link button.
+func interactive(m *channels.Message) map[string]any {
+	it := m.Interactive
+	text := ""
+	if m.Text != nil {
+		text = *m.Text
+	}
+	out := map[string]any{"body": map[string]any{"text": text}}
+	if it.Header != "" {
+		out["header"] = map[string]any{"type": "text", "text": it.Header}
+	}
+	if it.Footer != "" {
+		out["footer"] = map[string]any{"text": it.Footer}
+	}
+	switch it.Type {
+	case "buttons":
+		buttons := []any{}
+		for _, b := range it.Choices {
+			buttons = append(buttons, map[string]any{"type": "reply", "reply": map[string]any{"id": b.ID, "title": b.Title}})
+		}
+		out["type"], out["action"] = "button", map[string]any{"buttons": buttons}
+	case "list":
+		sections := []any{}
+		for _, s := range it.Sections {
+			rows := []any{}
+			for _, r := range s.Rows {
+				row := map[string]any{"id": r.ID, "title": r.Title}
+				if r.Description != "" {
+					row["description"] = r.Description
+				}
+				rows = append(rows, row)
+			}
+			sec := map[string]any{"rows": rows}
+			if s.Title != "" {
+				sec["title"] = s.Title
+			}
+			sections = append(sections, sec)
+		}
+		out["type"], out["action"] = "list", map[string]any{"button": it.Button, "sections": sections}
+	case "cta_url":
+		out["type"], out["action"] = "cta_url", map[string]any{"name": "cta_url",
+			"parameters": map[string]any{"display_text": it.DisplayText, "url": it.URL}}
+	}
+	return out
+}
+
+// quoting makes a body answer the message m quotes (context.message_id).
+func quoting(body map[string]any, m *channels.Message) {
+	if m.ReplyTo != "" && body != nil {
+		body["context"] = map[string]any{"message_id": m.ReplyTo}
+	}
+}

@@ -1,0 +1,56 @@
+package metahook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// changedNumber moves a WhatsApp customer to the new number a
+// user_changed_number system message names: the contact keeps its id, its
+// conversations and their history, and contact.updated says phone changed.
+// A new number another contact already has is left alone (logged): two
+// contacts are not merged behind the business's back.
+func (s *Service) changedNumber(ctx context.Context, scope repo.Scope, oldPhone, newWaID string) error {
+	if newWaID == "" {
+		slog.Warn("meta hook: user_changed_number without the new number")
+		return nil
+	}
+	newPhone, err := contact.NormalizePhone("+" + newWaID)
+	if err != nil {
+		return fmt.Errorf("metahook: new wa_id %q: %w", newWaID, err)
+	}
+	moved := false
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		if _, err := q.ContactBy(ctx, scope, "phone", newPhone); err == nil {
+			slog.Warn("meta hook: a customer changed number to one another contact has; contacts left as they are")
+			return nil
+		} else if !errors.Is(err, repo.ErrNotFound) {
+			return err
+		}
+		ct, err := q.ContactBy(ctx, scope, "phone", oldPhone)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ct.Phone, ct.UpdatedAt = &newPhone, s.Clock.Now()
+		if err := q.UpdateContact(ctx, scope, ct); err != nil {
+			return err
+		}
+		moved = true
+		return s.Events.Record(ctx, q, scope, event.ContactUpdated, nil,
+			event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"phone"}})
+	})
+	if err == nil && moved {
+		s.Events.Committed(ctx)
+	}
+	return err
+}
