@@ -1242,6 +1242,38 @@ func (ec *executionContext) fieldContext_Contact_optOuts(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Contact_marketingOptOuts(ctx context.Context, field graphql.CollectedField, obj *model.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_marketingOptOuts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarketingOptOuts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.MarketingOptOuts) graphql.Marshaler {
+			return ec.marshalNMarketingOptOuts2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMarketingOptOuts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_marketingOptOuts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketingOptOuts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Contact_emailSuppressed(ctx context.Context, field graphql.CollectedField, obj *model.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2830,6 +2862,29 @@ func (ec *executionContext) _InstagramAccount_status(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_InstagramAccount_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstagramAccount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MarketingOptOuts_whatsapp(ctx context.Context, field graphql.CollectedField, obj *model.MarketingOptOuts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketingOptOuts_whatsapp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Whatsapp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketingOptOuts_whatsapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketingOptOuts", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
@@ -6320,6 +6375,11 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "marketingOptOuts":
+			out.Values[i] = ec._Contact_marketingOptOuts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "emailSuppressed":
 			out.Values[i] = ec._Contact_emailSuppressed(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -7109,6 +7169,44 @@ func (ec *executionContext) _InstagramAccount(ctx context.Context, sel ast.Selec
 			}
 		case "status":
 			out.Values[i] = ec._InstagramAccount_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var marketingOptOutsImplementors = []string{"MarketingOptOuts"}
+
+func (ec *executionContext) _MarketingOptOuts(ctx context.Context, sel ast.SelectionSet, obj *model.MarketingOptOuts) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketingOptOutsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketingOptOuts")
+		case "whatsapp":
+			out.Values[i] = ec._MarketingOptOuts_whatsapp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8493,6 +8591,10 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraph�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNMarketingOptOuts2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMarketingOptOuts(ctx context.Context, sel ast.SelectionSet, v model.MarketingOptOuts) graphql.Marshaler {
+	return ec._MarketingOptOuts(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNMessage2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Message) graphql.Marshaler {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
@@ -55,9 +56,9 @@ func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, 
 		"code", refusal.Code, "reason", refusal.Reason)
 	// delivery.error codes as a failed status's (live.md 4): ours, with the
 	// provider's code and text in the message.
-	code := "provider_error"
-	if refusal.Code == apierr.RecipientUnreachable {
-		code = string(apierr.RecipientUnreachable)
+	code := string(refusal.Code)
+	if refusal.Code == apierr.ChannelUnavailable {
+		code = "provider_error"
 	}
 	d.FailedAt, d.Error = &at, &model.DeliveryError{Code: code, Message: refusal.Reason}
 	msg.Status = "failed"
@@ -79,6 +80,7 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	}
 	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
 		"code", refusal.Code, "reason", refusal.Reason)
+	optedOut := false // a 131050 set the contact's marketing opt-out
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation before the message, which ReleaseMessage removes
 		// and then takes off the conversation's count: the order every
@@ -101,6 +103,12 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 				return err
 			}
 		}
+		if refusal.MarketingOptOut {
+			var err error
+			if optedOut, err = contact.SetMarketingOptOut(ctx, q, r.Events, s, res.ob.To, true, r.Clock.Now()); err != nil {
+				return err
+			}
+		}
 		if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
 			who := ""
 			if refusal.Hold == channels.HoldRecipient {
@@ -112,6 +120,8 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	})
 	if err != nil {
 		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
+	} else if optedOut {
+		r.Events.Committed(ctx)
 	}
 	if refusal.RefreshTemplates && r.Refresher != nil {
 		if err := r.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
