@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,7 +223,21 @@ func TestRelayRefusalsMap(t *testing.T) {
 			apierr.ChannelRateLimited, 60 * time.Second, "451"},
 		{"DATA 554", func(s *emailtest.Sink) {
 			s.RefuseData(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "content rejected"})
-		}, apierr.ChannelUnavailable, 0, "554 5.6.0"},
+		}, apierr.InvalidRequest, 0, "554 5.6.0"},
+		// SES refuses an unverified sender at the end of the data.
+		{"DATA 554 5.7.1", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Message rejected: Email address is not verified."})
+		}, apierr.ChannelRestricted, 0, "554 5.7.1"},
+		{"RCPT 452", func(s *emailtest.Sink) {
+			s.RefuseRcpt("ada@example.com", 452, smtp.EnhancedCode{4, 5, 3}, "too many recipients")
+		},
+			apierr.ChannelRateLimited, 60 * time.Second, "452 4.5.3"},
+		{"DATA 450", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 0}, Message: "mailbox busy"})
+		}, apierr.ChannelRateLimited, 60 * time.Second, "450"},
+		{"DATA 454", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 454, EnhancedCode: smtp.EnhancedCode{4, 7, 0}, Message: "temporary failure"})
+		}, apierr.ChannelRateLimited, 60 * time.Second, "454"},
 		{"DATA 451", func(s *emailtest.Sink) {
 			s.RefuseData(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try later"})
 		}, apierr.ChannelRateLimited, 60 * time.Second, "451"},
@@ -291,7 +306,7 @@ func TestSTARTTLSWithAuth(t *testing.T) {
 	if _, err := a.Send(context.Background(), message("<p>x</p>", nil)); err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.Mails()) != 1 || strings.Join(sink.Authenticated(), ",") != "mailer" {
+	if len(sink.Mails()) != 1 || strings.Join(sink.Authenticated(), ",") != "PLAIN:mailer" {
 		t.Fatalf("mails %d, authenticated %v", len(sink.Mails()), sink.Authenticated())
 	}
 }
@@ -363,5 +378,134 @@ func TestHTMLToText(t *testing.T) {
 		if got := email.HTMLToText(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// HelloName: the public host, an address literal for an IP, never
+// localhost.
+func TestHelloName(t *testing.T) {
+	for url, want := range map[string]string{
+		"https://msg.example.com":        "msg.example.com",
+		"https://msg.example.com:8443/x": "msg.example.com",
+		"http://10.0.0.5:8080":           "[10.0.0.5]",
+		"http://[::1]:8080":              "[IPv6:::1]",
+	} {
+		if got := email.HelloName(url); got != want {
+			t.Errorf("%s: %q, want %q", url, got, want)
+		}
+	}
+	for _, url := range []string{"http://localhost:8080", ""} {
+		if got := email.HelloName(url); strings.EqualFold(got, "localhost") || got == "" {
+			t.Errorf("%q gives EHLO %q", url, got)
+		}
+	}
+}
+
+// tlsRelay is a STARTTLS relay stand-in with user mailer and its relay
+// config from raw (a URL of MSGSVC_SMTP_RELAY naming the sink's address).
+func tlsRelay(t *testing.T, sink *emailtest.Sink, raw string) *email.Relay {
+	t.Helper()
+	cert, pool := selfSigned(t)
+	sink.StartTLS(cert)
+	sink.Start(t)
+	relay, err := email.ParseRelay(strings.ReplaceAll(raw, "ADDR", sink.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	relay.Hostname = "mx.acme.test"
+	return relay
+}
+
+// Microsoft 365 (smtp.office365.com:587) offers AUTH LOGIN and XOAUTH2,
+// not PLAIN (learn.microsoft.com/exchange/mail-flow-best-practices/
+// how-to-set-up-a-multifunction-device-or-application-to-send-email-using-microsoft-365-or-office-365):
+// the relay's credentials go through LOGIN.
+func TestRelayOfferingOnlyLogin(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("LOGIN", "XOAUTH2")
+	sink.RequireAuth("mailer@acme.test", "s3cret")
+	relay := tlsRelay(t, sink, "smtp://mailer%40acme.test:s3cret@ADDR")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sink.Authenticated(), ","); len(sink.Mails()) != 1 || got != "LOGIN:mailer@acme.test" {
+		t.Fatalf("mails %d, authenticated %q", len(sink.Mails()), got)
+	}
+}
+
+// auth=xoauth2 sends the URL's password as the OAuth access token
+// (developers.google.com/gmail/imap/xoauth2-protocol).
+func TestRelayXOAUTH2(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("LOGIN", "XOAUTH2")
+	sink.RequireAuth("mailer@acme.test", "ya29.token")
+	relay := tlsRelay(t, sink, "smtp://mailer%40acme.test:ya29.token@ADDR?auth=xoauth2")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sink.Authenticated(), ","); got != "XOAUTH2:mailer@acme.test" {
+		t.Fatalf("authenticated %q", got)
+	}
+}
+
+// A relay that offers none of the mechanisms msgsvc speaks refuses the
+// send with the mechanisms named, and nothing is sent.
+func TestRelayWithoutUsableAuth(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("CRAM-MD5")
+	sink.RequireAuth("mailer", "s3cret")
+	relay := tlsRelay(t, sink, "smtp://mailer:s3cret@ADDR")
+	_, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || !strings.Contains(r.Reason, "CRAM-MD5") || len(sink.Mails()) != 0 {
+		t.Fatalf("refusal %+v, %d mails", r, len(sink.Mails()))
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Fatal("the password is in the error")
+	}
+}
+
+// smtp-relay.gmail.com answers "EHLO localhost" with 421 4.7.0
+// (support.google.com/a/answer/2956491): msgsvc greets with its own name,
+// before STARTTLS too, and the mail goes out.
+func TestRelayRefusingEHLOLocalhost(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.RefuseHello("localhost", 421, smtp.EnhancedCode{4, 7, 0}, "Try again later, closing connection. (EHLO)")
+	relay := tlsRelay(t, sink, "smtp://ADDR")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.Hellos(); len(sink.Mails()) != 1 || len(got) == 0 || slices.Contains(got, "localhost") {
+		t.Fatalf("mails %d, EHLO names %v", len(sink.Mails()), got)
+	}
+	// Greeting as localhost is what the relay refuses: 429, to retry.
+	relay.Hostname = "localhost"
+	_, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelRateLimited || !strings.Contains(r.Reason, "421 4.7.0") {
+		t.Fatalf("EHLO localhost: %+v", r)
+	}
+}
+
+// A relay that stalls after EHLO does not hold a send past the provider
+// timeout: go-smtp clears connection deadlines between commands, so the
+// submission's context closes the connection. No timing is asserted; the
+// generous wait only keeps a regression from hanging the suite.
+func TestRelayStallingAfterEHLO(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.StallAfterHello(t)
+	sink.Start(t)
+	a := &email.Adapter{Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "mx.acme.test"}, Timeout: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Send(context.Background(), message("<p>x</p>", nil))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || !strings.Contains(r.Reason, "timeout") {
+			t.Fatalf("refusal %+v", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the send is still blocked on a stalled relay")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/msgsvc/msgsvc/channels/email"
 	"net"
 	"net/url"
 	"regexp"
@@ -134,6 +135,9 @@ func loadConfig(getenv func(string) string) (*Config, error) {
 	}
 	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), c.Secret); err != nil {
 		return nil, err
+	}
+	if c.Live.SMTPHostname == "" {
+		c.Live.SMTPHostname = email.HelloName(c.PublicURL)
 	}
 	return c, nil
 }

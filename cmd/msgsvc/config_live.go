@@ -27,7 +27,9 @@ type LiveConfig struct {
 	// SMTPRelay is the outbound relay (nil: live email answers 503).
 	SMTPRelay    *url.URL
 	SMTPAddr     string // MSGSVC_SMTP_ADDR; empty turns the listener off
-	SMTPHostname string // MSGSVC_SMTP_HOSTNAME
+	// SMTPHostname is MSGSVC_SMTP_HOSTNAME, by default the host of
+	// MSGSVC_PUBLIC_URL (email.HelloName): the EHLO name and the banner.
+	SMTPHostname string
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
 	// responder.
 	AIURL, AIModel, AIAPIKey string
@@ -48,7 +50,7 @@ func loadLive(get func(name, def string) string, env, secret string) (LiveConfig
 		MetaAppSecret:   get("MSGSVC_META_APP_SECRET", ""),
 		MetaVerifyToken: get("MSGSVC_META_VERIFY_TOKEN", ""),
 		SMTPAddr:        get("MSGSVC_SMTP_ADDR", ""),
-		SMTPHostname:    get("MSGSVC_SMTP_HOSTNAME", "localhost"),
+		SMTPHostname:    get("MSGSVC_SMTP_HOSTNAME", ""),
 		AIModel:         get("MSGSVC_AI_MODEL", ""),
 		AIAPIKey:        get("MSGSVC_AI_API_KEY", ""),
 		MetricsAddr:     get("MSGSVC_METRICS_ADDR", "127.0.0.1:9464"),
@@ -136,3 +138,4 @@ func smtpRelay(v string) (*url.URL, error) {
 	}
 	return u, nil
 }
+
