@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -507,5 +508,64 @@ func TestRelayStallingAfterEHLO(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the send is still blocked on a stalled relay")
+	}
+}
+
+// Keys: RSA under 1024 bits is refused (RFC 8301), an Ed25519 key alone is
+// not a domain's key (the large providers verify RSA only), and Record is
+// the TXT record a verifier finds.
+func TestDKIMKeyRules(t *testing.T) {
+	// A 768-bit PKCS#1 key (Go no longer generates one).
+	const shortPEM = `-----BEGIN RSA PRIVATE KEY-----
+MIIBywIBAAJhANXFMdqKgwBXC/1Eh31hF97gRW3/oyGwgeTFl8xTT+48B7a5j9EK
+A9QvaWaNrnwKCBQcaBwvq0Dmqn/+Yi2DPkWGIslLHzyMNhZeGYsMr5dEIiC4eR0I
+Ni9vuHdn/nTF6QIDAQABAmAWCx2W8Y2MrW05EqX+EdMKUooWS7QgtzjNxGpg0X5+
+jIYnG39vCN9YNANkZdvGQqpeRKCny94C/qvvPBVXgUXGz8fGSnpjIZ9AUbv/SHKg
+z+AbIJW/zr9Jxm3UIdbP22ECMQD38rcKVOb+tXwOx99tvN0VNdsLq+bx/YK1nDvZ
+oMRSRjorKQWjRbQ+DOEgE3atrg0CMQDctljKd4aOOzj6Cd1zr8EGSE2SWizKSrpG
+R2wptwCplbLP4WR1ucDho2fMUcRmHE0CMQDlmVUT9SDeNhJF4aGtDZmv/Wn0Od+m
+sDkskRr+4JdLFIri0p7M3UwVtXl2aW+ZTrUCMGlmhzaBJ/fKXmZByciSWQqoAqtu
+ds9QKm6fcw7kvuM9gvv1NiVmRK88erg/IBxnTQIxALxeRIQ7Hm5FB5gWU0JOtIcS
+iIEV7hUhVBk2lhfPJv31MAJeelUxKja3AZyyHZlOeg==
+-----END RSA PRIVATE KEY-----
+`
+	if err := email.CheckKey(shortPEM); err == nil || !strings.Contains(err.Error(), "768-bit") {
+		t.Errorf("a 768-bit key: %v", err)
+	}
+	if _, err := email.Sign([]byte("From: a@acme.test\r\n\r\nx\r\n"), "acme.test", &channels.DKIMKey{Selector: "s", PrivateKeyPEM: shortPEM}); err == nil {
+		t.Error("a 768-bit key signed")
+	}
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(priv)
+	if err := email.CheckKey(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))); err == nil {
+		t.Error("an Ed25519 key alone was accepted")
+	}
+	keyPEM, txt := emailtest.RSAKey(t)
+	if err := email.CheckKey(keyPEM); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := email.Record(keyPEM); err != nil || got != txt {
+		t.Errorf("Record %q, %v; want %q", got, err, txt)
+	}
+}
+
+// From is oversigned: h= names it once more than the mail has it, so a
+// From added later breaks the signature.
+func TestFromOversigned(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	keyPEM, txt := emailtest.RSAKey(t)
+	if _, err := adapter(sink).Send(context.Background(), message("<p>x</p>", &channels.DKIMKey{Selector: "s1", PrivateKeyPEM: keyPEM})); err != nil {
+		t.Fatal(err)
+	}
+	raw := sink.Mails()[0].Data
+	verifyDKIM(t, raw, "s1._domainkey.acme.test", txt)
+	sig := string(raw[:bytes.Index(raw, []byte("\r\n\r\n"))])
+	m := regexp.MustCompile(`[;\s]h=([^;]+)`).FindStringSubmatch(sig)
+	if m == nil {
+		t.Fatalf("no h= in %s", sig)
+	}
+	h := strings.Split(strings.ToLower(strings.Join(strings.Fields(m[1]), "")), ":")
+	if n := len(slices.DeleteFunc(slices.Clone(h), func(k string) bool { return k != "from" })); n != 2 {
+		t.Errorf("h= %v does not name From twice", h)
 	}
 }

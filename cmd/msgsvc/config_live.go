@@ -25,8 +25,8 @@ type LiveConfig struct {
 	ProviderTimeout   time.Duration // MSGSVC_PROVIDER_TIMEOUT
 	TemplateSyncEvery time.Duration // MSGSVC_TEMPLATE_SYNC_EVERY
 	// SMTPRelay is the outbound relay (nil: live email answers 503).
-	SMTPRelay    *url.URL
-	SMTPAddr     string // MSGSVC_SMTP_ADDR; empty turns the listener off
+	SMTPRelay *url.URL
+	SMTPAddr  string // MSGSVC_SMTP_ADDR; empty turns the listener off
 	// SMTPHostname is MSGSVC_SMTP_HOSTNAME, by default the host of
 	// MSGSVC_PUBLIC_URL (email.HelloName): the EHLO name and the banner.
 	SMTPHostname string
@@ -138,4 +138,3 @@ func smtpRelay(v string) (*url.URL, error) {
 	}
 	return u, nil
 }
-
