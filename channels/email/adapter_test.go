@@ -569,3 +569,49 @@ func TestFromOversigned(t *testing.T) {
 		t.Errorf("h= %v does not name From twice", h)
 	}
 }
+
+// inbox is an Inbox that takes every recipient and keeps what arrives.
+type inbox struct{ got chan []byte }
+
+func (i inbox) Accepts(context.Context, string) (bool, error) { return true, nil }
+func (i inbox) Deliver(_ context.Context, _ string, _ []string, raw []byte) error {
+	i.got <- raw
+	return nil
+}
+
+// With a certificate the listener offers STARTTLS (RFC 3207): a sender
+// that requires TLS (msgsvc's own relay client here) delivers over it.
+func TestListenerOffersSTARTTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	in := inbox{got: make(chan []byte, 1)}
+	l := &email.Listener{Inbox: in, Hostname: "mx.acme.test", TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = l.Serve(ctx, ln) }()
+	relay := &email.Relay{Addr: ln.Addr().String(), TLS: email.STARTTLS, Hostname: "sender.example.com",
+		TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
+	submit, cancelSubmit := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelSubmit()
+	if err := relay.Submit(submit, "ada@example.com", []string{"support@acme.test"}, []byte("Subject: hi\r\n\r\nover TLS\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(<-in.got); !strings.Contains(got, "over TLS") {
+		t.Fatalf("delivered %q", got)
+	}
+	// Without a certificate STARTTLS is not offered: a TLS-only sender
+	// gets nothing through.
+	plain := &email.Listener{Inbox: in, Hostname: "mx.acme.test"}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = plain.Serve(ctx, ln2) }()
+	relay.Addr = ln2.Addr().String()
+	if err := relay.Submit(submit, "ada@example.com", []string{"support@acme.test"}, []byte("Subject: hi\r\n\r\nx\r\n")); err == nil || !strings.Contains(err.Error(), "STARTTLS") {
+		t.Fatalf("plain listener: %v", err)
+	}
+}
