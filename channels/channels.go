@@ -165,6 +165,9 @@ type Refusal struct {
 	NeedsReauth bool
 	// RefreshTemplates: the template cache is stale (WhatsApp 132001).
 	RefreshTemplates bool
+	// MarketingOptOut: the customer stopped marketing messages (WhatsApp
+	// 131050); the contact's marketing_opt_outs.whatsapp is set.
+	MarketingOptOut bool
 }
 
 // Error names the code and the reason, for logs.

@@ -20,23 +20,26 @@ type Page struct {
 
 // Contact is a customer record.
 type Contact struct {
-	ID               string     `db:"id"`
-	WorkspaceID      string     `db:"workspace_id"`
-	Livemode         bool       `db:"livemode"`
-	Name             string     `db:"name"`
-	Email            *string    `db:"email"`
-	Phone            *string    `db:"phone"`
-	InstagramUserID  *string    `db:"instagram_user_id"`
-	ExternalID       *string    `db:"external_id"`
-	OptOutWhatsapp   bool       `db:"opt_out_whatsapp"`
-	OptOutEmail      bool       `db:"opt_out_email"`
-	OptOutInstagram  bool       `db:"opt_out_instagram"`
-	EmailSuppressed  JSONB      `db:"email_suppressed"`
-	FirstSeenChannel *string    `db:"first_seen_channel"`
-	Source           string     `db:"source"`
-	CreatedAt        time.Time  `db:"created_at"`
-	UpdatedAt        time.Time  `db:"updated_at"`
-	LastSeenAt       *time.Time `db:"last_seen_at"`
+	ID              string  `db:"id"`
+	WorkspaceID     string  `db:"workspace_id"`
+	Livemode        bool    `db:"livemode"`
+	Name            string  `db:"name"`
+	Email           *string `db:"email"`
+	Phone           *string `db:"phone"`
+	InstagramUserID *string `db:"instagram_user_id"`
+	ExternalID      *string `db:"external_id"`
+	OptOutWhatsapp  bool    `db:"opt_out_whatsapp"`
+	OptOutEmail     bool    `db:"opt_out_email"`
+	OptOutInstagram bool    `db:"opt_out_instagram"`
+	// MarketingOptOutWhatsapp: the customer stopped WhatsApp marketing
+	// messages (user_preferences stop, 131050).
+	MarketingOptOutWhatsapp bool       `db:"marketing_opt_out_whatsapp"`
+	EmailSuppressed         JSONB      `db:"email_suppressed"`
+	FirstSeenChannel        *string    `db:"first_seen_channel"`
+	Source                  string     `db:"source"`
+	CreatedAt               time.Time  `db:"created_at"`
+	UpdatedAt               time.Time  `db:"updated_at"`
+	LastSeenAt              *time.Time `db:"last_seen_at"`
 }
 
 // ContactFilter narrows a contact list; Email matches case-insensitively.
@@ -47,8 +50,8 @@ type ContactFilter struct {
 }
 
 const contactColumns = `id, workspace_id, livemode, name, email, phone, instagram_user_id, external_id,
-	opt_out_whatsapp, opt_out_email, opt_out_instagram, email_suppressed, first_seen_channel,
-	source, created_at, updated_at, last_seen_at`
+	opt_out_whatsapp, opt_out_email, opt_out_instagram, marketing_opt_out_whatsapp, email_suppressed,
+	first_seen_channel, source, created_at, updated_at, last_seen_at`
 
 // Contact returns one contact in the scope.
 func (q Queries) Contact(ctx context.Context, s Scope, id string) (*Contact, error) {
@@ -93,7 +96,7 @@ func (q Queries) Contacts(ctx context.Context, s Scope, f ContactFilter, p Page)
 // insertContact is the statement that stores a new contact.
 const insertContact = `INSERT INTO contacts (` + contactColumns + `) VALUES (:id, :workspace_id,
 	:livemode, :name, :email, :phone, :instagram_user_id, :external_id, :opt_out_whatsapp,
-	:opt_out_email, :opt_out_instagram, :email_suppressed, :first_seen_channel, :source,
+	:opt_out_email, :opt_out_instagram, :marketing_opt_out_whatsapp, :email_suppressed, :first_seen_channel, :source,
 	:created_at, :updated_at, :last_seen_at)`
 
 // InsertContact stores a new contact.
@@ -106,10 +109,10 @@ func (q Queries) InsertContact(ctx context.Context, c *Contact) error {
 func (q Queries) UpdateContact(ctx context.Context, s Scope, c *Contact) error {
 	n, err := q.exec(ctx, `UPDATE contacts SET name = $4, email = $5, phone = $6,
 		instagram_user_id = $7, external_id = $8, opt_out_whatsapp = $9, opt_out_email = $10,
-		opt_out_instagram = $11, updated_at = $12, last_seen_at = $13
+		opt_out_instagram = $11, updated_at = $12, last_seen_at = $13, marketing_opt_out_whatsapp = $14
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
 		s.WorkspaceID, s.Livemode, c.ID, c.Name, c.Email, c.Phone, c.InstagramUserID, c.ExternalID,
-		c.OptOutWhatsapp, c.OptOutEmail, c.OptOutInstagram, c.UpdatedAt, c.LastSeenAt)
+		c.OptOutWhatsapp, c.OptOutEmail, c.OptOutInstagram, c.UpdatedAt, c.LastSeenAt, c.MarketingOptOutWhatsapp)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}
@@ -132,4 +135,13 @@ func (q Queries) ContactsByID(ctx context.Context, s Scope, ids []string) ([]Con
 	var out []Contact
 	return out, q.selectRows(ctx, &out, `SELECT `+contactColumns+` FROM contacts
 		WHERE workspace_id = $1 AND livemode = $2 AND id = ANY($3)`, s.WorkspaceID, s.Livemode, array(ids))
+}
+
+// SetMarketingOptOut sets or clears marketing_opt_outs.whatsapp of the
+// scope's contact with a phone and returns the contact as changed;
+// ErrNotFound when no contact has the phone or the flag is already so.
+func (q Queries) SetMarketingOptOut(ctx context.Context, s Scope, phone string, optOut bool, at time.Time) (*Contact, error) {
+	return one[Contact](ctx, q, `UPDATE contacts SET marketing_opt_out_whatsapp = $4, updated_at = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND phone = $3 AND marketing_opt_out_whatsapp <> $4
+		RETURNING `+contactColumns, s.WorkspaceID, s.Livemode, phone, optOut, at)
 }

@@ -74,23 +74,24 @@ func (a nullAccount) account() *Account {
 // nullContact is a Contact that may be absent; the columns that are
 // nullable in a Contact keep their types.
 type nullContact struct {
-	ID               *string    `db:"id"`
-	WorkspaceID      *string    `db:"workspace_id"`
-	Livemode         *bool      `db:"livemode"`
-	Name             *string    `db:"name"`
-	Email            *string    `db:"email"`
-	Phone            *string    `db:"phone"`
-	InstagramUserID  *string    `db:"instagram_user_id"`
-	ExternalID       *string    `db:"external_id"`
-	OptOutWhatsapp   *bool      `db:"opt_out_whatsapp"`
-	OptOutEmail      *bool      `db:"opt_out_email"`
-	OptOutInstagram  *bool      `db:"opt_out_instagram"`
-	EmailSuppressed  JSONB      `db:"email_suppressed"`
-	FirstSeenChannel *string    `db:"first_seen_channel"`
-	Source           *string    `db:"source"`
-	CreatedAt        *time.Time `db:"created_at"`
-	UpdatedAt        *time.Time `db:"updated_at"`
-	LastSeenAt       *time.Time `db:"last_seen_at"`
+	ID                      *string    `db:"id"`
+	WorkspaceID             *string    `db:"workspace_id"`
+	Livemode                *bool      `db:"livemode"`
+	Name                    *string    `db:"name"`
+	Email                   *string    `db:"email"`
+	Phone                   *string    `db:"phone"`
+	InstagramUserID         *string    `db:"instagram_user_id"`
+	ExternalID              *string    `db:"external_id"`
+	OptOutWhatsapp          *bool      `db:"opt_out_whatsapp"`
+	OptOutEmail             *bool      `db:"opt_out_email"`
+	OptOutInstagram         *bool      `db:"opt_out_instagram"`
+	MarketingOptOutWhatsapp *bool      `db:"marketing_opt_out_whatsapp"`
+	EmailSuppressed         JSONB      `db:"email_suppressed"`
+	FirstSeenChannel        *string    `db:"first_seen_channel"`
+	Source                  *string    `db:"source"`
+	CreatedAt               *time.Time `db:"created_at"`
+	UpdatedAt               *time.Time `db:"updated_at"`
+	LastSeenAt              *time.Time `db:"last_seen_at"`
 }
 
 // contact is the Contact, or nil when absent.
@@ -101,6 +102,7 @@ func (c nullContact) contact() *Contact {
 	return &Contact{ID: *c.ID, WorkspaceID: *c.WorkspaceID, Livemode: *c.Livemode, Name: *c.Name,
 		Email: c.Email, Phone: c.Phone, InstagramUserID: c.InstagramUserID, ExternalID: c.ExternalID,
 		OptOutWhatsapp: *c.OptOutWhatsapp, OptOutEmail: *c.OptOutEmail, OptOutInstagram: *c.OptOutInstagram,
-		EmailSuppressed: c.EmailSuppressed, FirstSeenChannel: c.FirstSeenChannel, Source: *c.Source,
+		MarketingOptOutWhatsapp: *c.MarketingOptOutWhatsapp,
+		EmailSuppressed:         c.EmailSuppressed, FirstSeenChannel: c.FirstSeenChannel, Source: *c.Source,
 		CreatedAt: *c.CreatedAt, UpdatedAt: *c.UpdatedAt, LastSeenAt: c.LastSeenAt}
 }

@@ -8,8 +8,12 @@ import (
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
-// user_preferences stop sets the contact's opt_outs.whatsapp, resume clears
-// it (also after an inbound STOP), and a repeat changes nothing.
+// user_preferences stop sets the contact's marketing_opt_outs.whatsapp,
+// resume clears it, and a repeat changes nothing; the opt-out refuses
+// marketing messages and MARKETING templates only, never a reply or a
+// utility template, and leaves opt_outs.whatsapp (an inbound STOP) alone
+// . Payload: developers.facebook.com/docs/whatsapp/
+// cloud-api/webhooks/reference/user_preferences.
 func TestMetaHookUserPreferencesStopAndResume(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -19,34 +23,48 @@ func TestMetaHookUserPreferencesStopAndResume(t *testing.T) {
 		v["contacts"] = []any{map[string]any{"wa_id": "15550009005", "profile": map[string]any{"name": "Liam"}}}
 		return waChange("user_preferences", v)
 	}
-	optedOut := func() bool {
+	flags := func() (marketing, all bool) {
 		t.Helper()
 		c := h.Want(h.Do("GET", "/v1/contacts/ct_live", "live_all", nil), 200, "").Data()
-		return c["opt_outs"].(map[string]any)["whatsapp"].(bool)
+		return c["marketing_opt_outs"].(map[string]any)["whatsapp"].(bool), c["opt_outs"].(map[string]any)["whatsapp"].(bool)
 	}
 	updates := func() int {
 		return h.count(`SELECT count(*) FROM events WHERE type = 'contact.updated' AND envelope->'data'->>'id' = 'ct_live'`)
 	}
+	templateSend := func(name string) *resttest.Response {
+		return sendMsg(h.API, "live_all", map[string]any{"channel": "whatsapp", "to": "+15550009005",
+			"whatsapp_account_id": "wa_main", "template": tpl(name, "20%")})
+	}
 
 	h.deliver(preference("stop"))
 	h.deliver(preference("stop"))
-	if !optedOut() || updates() != 1 {
-		t.Fatalf("after stop (twice): opted out %v, %d contact.updated", optedOut(), updates())
+	if marketing, all := flags(); !marketing || all || updates() != 1 {
+		t.Fatalf("after stop (twice): marketing %v, all %v, %d contact.updated", marketing, all, updates())
 	}
 	calls := len(h.graph.Requests(nil))
-	h.Want(h.liveSend(map[string]any{"text": "still there?"}), 422, "recipient_opted_out")
+	h.Want(templateSend("spring_sale"), 422, "recipient_opted_out")
 	if len(h.graph.Requests(nil)) != calls {
-		t.Error("a send to an opted-out customer reached Meta")
+		t.Error("a marketing template to an opted-out customer reached Meta")
 	}
+	h.Want(h.liveSend(map[string]any{"text": "still there?"}), 201, "")
+	h.Want(templateSend("order_update"), 201, "")
 	h.deliver(preference("resume"))
-	if optedOut() || updates() != 2 {
-		t.Fatalf("after resume: opted out %v, %d contact.updated", optedOut(), updates())
+	if marketing, _ := flags(); marketing || updates() != 2 {
+		t.Fatalf("after resume: marketing %v, %d contact.updated", marketing, updates())
 	}
+	h.Want(templateSend("spring_sale"), 201, "")
 
-	// An inbound STOP opts out too; resume clears it just the same.
-	h.deliver(waChange("messages", waValue("messages", waMessage("wamid.STOP", resttest.Epoch.Unix(), "text", map[string]any{"body": "STOP"}))))
+	// An inbound STOP opts out of everything; resume does not clear it.
+	stop := waMessage("wamid.STOP", resttest.Epoch.Unix(), "text", map[string]any{"body": "STOP"})
+	stop["from"] = "15550009005"
+	v := waValue("messages", stop)
+	v["contacts"] = []any{map[string]any{"profile": map[string]any{"name": "Liam"}, "wa_id": "15550009005"}}
+	h.deliver(waChange("messages", v))
 	h.deliver(preference("resume"))
-	h.Want(h.liveSend(map[string]any{"text": "welcome back"}), 201, "")
+	if _, all := flags(); !all {
+		t.Fatal("a resume cleared the opt-out of an inbound STOP")
+	}
+	h.Want(h.liveSend(map[string]any{"text": "welcome back"}), 422, "recipient_opted_out")
 }
 
 // liveSend posts a live reply on conv_live and returns the answer as it is.

@@ -65,9 +65,13 @@ func TestMetaHookStatusesMoveForwardOnly(t *testing.T) {
 	}
 }
 
-// A failed status puts errors[0] into delivery.error (our code, the
-// provider's code and text in the message) and nothing moves a failed
-// message again.
+// A failed status puts errors[0] into delivery.error (the API code the
+// provider's code maps to, the provider's code and text in the message)
+// and nothing moves a failed message again. A 131050
+// sets the contact's marketing opt-out; a 131049 holds that recipient back
+// like a rate limit. Status errors: developers.facebook.com/docs/whatsapp/
+// cloud-api/webhooks/payload-examples#status--message-failed and
+// developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes.
 func TestMetaHookFailedStatusCarriesTheError(t *testing.T) {
 	t.Parallel()
 	h := newMetaHooks(t)
@@ -79,9 +83,17 @@ func TestMetaHookFailedStatusCarriesTheError(t *testing.T) {
 		{map[string]any{"code": 131026, "title": "Message undeliverable", "message": "Message undeliverable",
 			"error_data": map[string]any{"details": "Message Undeliverable."}}, "recipient_unreachable", "131026: Message undeliverable"},
 		{map[string]any{"code": 131047, "title": "Re-engagement message", "message": "Re-engagement message"},
-			"provider_error", "131047: Re-engagement message"},
+			"window_closed", "131047: Re-engagement message"},
+		{map[string]any{"code": 132012, "title": "Parameter format does not match format in the created template"},
+			"invalid_request", "132012: Parameter format does not match format in the created template"},
+		{map[string]any{"code": 131031, "title": "Business Account locked"},
+			"channel_restricted", "131031: Business Account locked"},
+		{map[string]any{"code": 131000, "title": "Something went wrong"},
+			"provider_error", "131000: Something went wrong"},
+		{map[string]any{"code": 131050, "title": "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business"},
+			"recipient_opted_out", "131050: Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business"},
 		{map[string]any{"code": 131049, "message": "This message was not delivered to maintain healthy ecosystem engagement."},
-			"provider_error", "131049: This message was not delivered to maintain healthy ecosystem engagement."},
+			"channel_rate_limited", "131049: This message was not delivered to maintain healthy ecosystem engagement."},
 	} {
 		msg := h.liveReply(map[string]any{"text": "hello " + c.code})
 		wamid := wamidOf(msg)
@@ -100,6 +112,17 @@ func TestMetaHookFailedStatusCarriesTheError(t *testing.T) {
 			t.Errorf("%s: %d message.status events, want 2 (delivered, failed)", c.msg, n)
 		}
 	}
+	contact := h.Want(h.Do("GET", "/v1/contacts/ct_live", "live_all", nil), 200, "").Data()
+	if contact["marketing_opt_outs"].(map[string]any)["whatsapp"] != true || contact["opt_outs"].(map[string]any)["whatsapp"] != false {
+		t.Errorf("after a 131050 status: %v", contact)
+	}
+	calls := len(h.graph.Requests(nil))
+	r := h.Want(h.liveSend(map[string]any{"text": "held?"}), 429, "channel_rate_limited")
+	if len(h.graph.Requests(nil)) != calls || r.Header.Get("Retry-After") != "60" {
+		t.Errorf("after a 131049 the recipient is not held: %d calls, Retry-After %q", len(h.graph.Requests(nil))-calls, r.Header.Get("Retry-After"))
+	}
+	h.Clock.Advance(61 * time.Second)
+	h.Want(h.liveSend(map[string]any{"text": "and now?"}), 201, "")
 }
 
 // Meta took the text of a message and refused its audio: the text reached
@@ -117,7 +140,7 @@ func TestLiveSendTakenInPartFails(t *testing.T) {
 		"filename": "note.mp3", "content_type": "audio/mpeg", "content_base64": base64.StdEncoding.EncodeToString([]byte("ID3 stand-in"))}}})
 	d := msg["delivery"].(map[string]any)
 	e, _ := d["error"].(map[string]any)
-	if msg["status"] != "failed" || e["code"] != "provider_error" || e["message"] != "131053: Media upload error (stand-in details 131053)" ||
+	if msg["status"] != "failed" || e["code"] != "invalid_request" || e["message"] != "131053: Media upload error (stand-in details 131053)" ||
 		d["sent_at"] == nil || d["failed_at"] == nil {
 		t.Fatalf("message taken in part: %v", msg)
 	}

@@ -54,15 +54,18 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	return &channels.Receipt{ProviderIDs: []string{"<" + MessageID(m.ID, e.Domain) + ">"}}, nil
 }
 
-// Refusal maps a relay's answer to the API's: 421 and 451
-// are channel_rate_limited, a 5xx to RCPT recipient_unreachable, anything
-// else (a connection or TLS failure, another code) channel_unavailable.
-// The reason carries the relay's code and text.
+// Refusal maps a relay's answer to the API's (RFC 5321 section 4.2): the transient replies of a busy or throttling relay (421, 450, 451,
+// 452, 454) are channel_rate_limited; a 5xx is permanent, so it is never
+// 503: to RCPT recipient_unreachable, a security or policy refusal (5.7.x)
+// and any 5xx to MAIL channel_restricted (the relay will not send for this
+// sender), another 5xx to the data invalid_request (this mail, as it is,
+// is refused); anything else (no connection, TLS, AUTH, another code) is
+// channel_unavailable. The reason carries the relay's code and text.
 func Refusal(err error) *channels.Refusal {
 	var se *SubmitError
 	if !errors.As(err, &se) || se.SMTP == nil {
 		return &channels.Refusal{Code: apierr.ChannelUnavailable,
-			Reason: fmt.Sprintf("The mail relay could not be reached (%v); nothing was sent.", err)}
+			Reason: fmt.Sprintf("The mail relay could not be used (%v); nothing was sent.", err)}
 	}
 	reply := se.SMTP
 	reason := fmt.Sprintf("%d", reply.Code)
@@ -70,13 +73,21 @@ func Refusal(err error) *channels.Refusal {
 		reason += fmt.Sprintf(" %d.%d.%d", reply.EnhancedCode[0], reply.EnhancedCode[1], reply.EnhancedCode[2])
 	}
 	reason += ": " + reply.Message
+	permanent := reply.Code >= 500 && reply.Code < 600
 	switch {
-	case reply.Code == 421 || reply.Code == 451:
+	case reply.Code == 421, reply.Code == 450, reply.Code == 451, reply.Code == 452, reply.Code == 454:
 		return &channels.Refusal{Code: apierr.ChannelRateLimited, RetryAfter: channels.DefaultRetryAfter,
-			Hold: channels.HoldNone, Reason: "The mail relay asks to slow down (" + reason + ")."}
-	case se.Stage == StageRcpt && reply.Code >= 500:
+			Hold: channels.HoldNone, Reason: "The mail relay asks to slow down or try later (" + reason + ")."}
+	case se.Stage == StageConnect:
+	case se.Stage == StageRcpt && permanent:
 		return &channels.Refusal{Code: apierr.RecipientUnreachable,
 			Reason: fmt.Sprintf("The mail relay refused %s (%s).", se.Recipient, reason)}
+	case permanent && (se.Stage == StageMail || reply.EnhancedCode[1] == 7):
+		return &channels.Refusal{Code: apierr.ChannelRestricted,
+			Reason: fmt.Sprintf("The mail relay will not send this sender's mail (%s at %s); nothing was sent.", reason, se.Stage)}
+	case permanent:
+		return &channels.Refusal{Code: apierr.InvalidRequest,
+			Reason: fmt.Sprintf("The mail relay refused this mail for good (%s at %s); nothing was sent.", reason, se.Stage)}
 	}
 	return &channels.Refusal{Code: apierr.ChannelUnavailable,
 		Reason: fmt.Sprintf("The mail relay refused the mail at %s (%s); nothing was sent.", se.Stage, reason)}

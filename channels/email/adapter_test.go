@@ -16,6 +16,8 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,7 +224,21 @@ func TestRelayRefusalsMap(t *testing.T) {
 			apierr.ChannelRateLimited, 60 * time.Second, "451"},
 		{"DATA 554", func(s *emailtest.Sink) {
 			s.RefuseData(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "content rejected"})
-		}, apierr.ChannelUnavailable, 0, "554 5.6.0"},
+		}, apierr.InvalidRequest, 0, "554 5.6.0"},
+		// SES refuses an unverified sender at the end of the data.
+		{"DATA 554 5.7.1", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Message rejected: Email address is not verified."})
+		}, apierr.ChannelRestricted, 0, "554 5.7.1"},
+		{"RCPT 452", func(s *emailtest.Sink) {
+			s.RefuseRcpt("ada@example.com", 452, smtp.EnhancedCode{4, 5, 3}, "too many recipients")
+		},
+			apierr.ChannelRateLimited, 60 * time.Second, "452 4.5.3"},
+		{"DATA 450", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 0}, Message: "mailbox busy"})
+		}, apierr.ChannelRateLimited, 60 * time.Second, "450"},
+		{"DATA 454", func(s *emailtest.Sink) {
+			s.RefuseData(&smtp.SMTPError{Code: 454, EnhancedCode: smtp.EnhancedCode{4, 7, 0}, Message: "temporary failure"})
+		}, apierr.ChannelRateLimited, 60 * time.Second, "454"},
 		{"DATA 451", func(s *emailtest.Sink) {
 			s.RefuseData(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try later"})
 		}, apierr.ChannelRateLimited, 60 * time.Second, "451"},
@@ -306,7 +322,7 @@ func TestSTARTTLSWithAuth(t *testing.T) {
 	if _, err := a.Send(context.Background(), message("<p>x</p>", nil)); err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.Mails()) != 1 || strings.Join(sink.Authenticated(), ",") != "mailer" {
+	if len(sink.Mails()) != 1 || strings.Join(sink.Authenticated(), ",") != "PLAIN:mailer" {
 		t.Fatalf("mails %d, authenticated %v", len(sink.Mails()), sink.Authenticated())
 	}
 }
@@ -378,5 +394,239 @@ func TestHTMLToText(t *testing.T) {
 		if got := email.HTMLToText(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// HelloName: the public host, an address literal for an IP, never
+// localhost.
+func TestHelloName(t *testing.T) {
+	for url, want := range map[string]string{
+		"https://msg.example.com":        "msg.example.com",
+		"https://msg.example.com:8443/x": "msg.example.com",
+		"http://10.0.0.5:8080":           "[10.0.0.5]",
+		"http://[::1]:8080":              "[IPv6:::1]",
+	} {
+		if got := email.HelloName(url); got != want {
+			t.Errorf("%s: %q, want %q", url, got, want)
+		}
+	}
+	for _, url := range []string{"http://localhost:8080", ""} {
+		if got := email.HelloName(url); strings.EqualFold(got, "localhost") || got == "" {
+			t.Errorf("%q gives EHLO %q", url, got)
+		}
+	}
+}
+
+// tlsRelay is a STARTTLS relay stand-in with user mailer and its relay
+// config from raw (a URL of MSGSVC_SMTP_RELAY naming the sink's address).
+func tlsRelay(t *testing.T, sink *emailtest.Sink, raw string) *email.Relay {
+	t.Helper()
+	cert, pool := selfSigned(t)
+	sink.StartTLS(cert)
+	sink.Start(t)
+	relay, err := email.ParseRelay(strings.ReplaceAll(raw, "ADDR", sink.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	relay.Hostname = "mx.acme.test"
+	return relay
+}
+
+// Microsoft 365 (smtp.office365.com:587) offers AUTH LOGIN and XOAUTH2,
+// not PLAIN (learn.microsoft.com/exchange/mail-flow-best-practices/
+// how-to-set-up-a-multifunction-device-or-application-to-send-email-using-microsoft-365-or-office-365):
+// the relay's credentials go through LOGIN.
+func TestRelayOfferingOnlyLogin(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("LOGIN", "XOAUTH2")
+	sink.RequireAuth("mailer@acme.test", "s3cret")
+	relay := tlsRelay(t, sink, "smtp://mailer%40acme.test:s3cret@ADDR")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sink.Authenticated(), ","); len(sink.Mails()) != 1 || got != "LOGIN:mailer@acme.test" {
+		t.Fatalf("mails %d, authenticated %q", len(sink.Mails()), got)
+	}
+}
+
+// auth=xoauth2 sends the URL's password as the OAuth access token
+// (developers.google.com/gmail/imap/xoauth2-protocol).
+func TestRelayXOAUTH2(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("LOGIN", "XOAUTH2")
+	sink.RequireAuth("mailer@acme.test", "ya29.token")
+	relay := tlsRelay(t, sink, "smtp://mailer%40acme.test:ya29.token@ADDR?auth=xoauth2")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sink.Authenticated(), ","); got != "XOAUTH2:mailer@acme.test" {
+		t.Fatalf("authenticated %q", got)
+	}
+}
+
+// A relay that offers none of the mechanisms msgsvc speaks refuses the
+// send with the mechanisms named, and nothing is sent.
+func TestRelayWithoutUsableAuth(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.OfferAuth("CRAM-MD5")
+	sink.RequireAuth("mailer", "s3cret")
+	relay := tlsRelay(t, sink, "smtp://mailer:s3cret@ADDR")
+	_, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || !strings.Contains(r.Reason, "CRAM-MD5") || len(sink.Mails()) != 0 {
+		t.Fatalf("refusal %+v, %d mails", r, len(sink.Mails()))
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Fatal("the password is in the error")
+	}
+}
+
+// smtp-relay.gmail.com answers "EHLO localhost" with 421 4.7.0
+// (support.google.com/a/answer/2956491): msgsvc greets with its own name,
+// before STARTTLS too, and the mail goes out.
+func TestRelayRefusingEHLOLocalhost(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.RefuseHello("localhost", 421, smtp.EnhancedCode{4, 7, 0}, "Try again later, closing connection. (EHLO)")
+	relay := tlsRelay(t, sink, "smtp://ADDR")
+	if _, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.Hellos(); len(sink.Mails()) != 1 || len(got) == 0 || slices.Contains(got, "localhost") {
+		t.Fatalf("mails %d, EHLO names %v", len(sink.Mails()), got)
+	}
+	// Greeting as localhost is what the relay refuses: 429, to retry.
+	relay.Hostname = "localhost"
+	_, err := (&email.Adapter{Relay: relay, Timeout: 5 * time.Second}).Send(context.Background(), message("<p>x</p>", nil))
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelRateLimited || !strings.Contains(r.Reason, "421 4.7.0") {
+		t.Fatalf("EHLO localhost: %+v", r)
+	}
+}
+
+// A relay that stalls after EHLO does not hold a send past the provider
+// timeout: go-smtp clears connection deadlines between commands, so the
+// submission's context closes the connection. No timing is asserted; the
+// generous wait only keeps a regression from hanging the suite.
+func TestRelayStallingAfterEHLO(t *testing.T) {
+	sink := emailtest.NewSink()
+	sink.StallAfterHello(t)
+	sink.Start(t)
+	a := &email.Adapter{Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "mx.acme.test"}, Timeout: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Send(context.Background(), message("<p>x</p>", nil))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || !strings.Contains(r.Reason, "timeout") {
+			t.Fatalf("refusal %+v", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the send is still blocked on a stalled relay")
+	}
+}
+
+// Keys: RSA under 1024 bits is refused (RFC 8301), an Ed25519 key alone is
+// not a domain's key (the large providers verify RSA only), and Record is
+// the TXT record a verifier finds.
+func TestDKIMKeyRules(t *testing.T) {
+	// A 768-bit PKCS#1 key (Go no longer generates one).
+	const shortPEM = `-----BEGIN RSA PRIVATE KEY-----
+MIIBywIBAAJhANXFMdqKgwBXC/1Eh31hF97gRW3/oyGwgeTFl8xTT+48B7a5j9EK
+A9QvaWaNrnwKCBQcaBwvq0Dmqn/+Yi2DPkWGIslLHzyMNhZeGYsMr5dEIiC4eR0I
+Ni9vuHdn/nTF6QIDAQABAmAWCx2W8Y2MrW05EqX+EdMKUooWS7QgtzjNxGpg0X5+
+jIYnG39vCN9YNANkZdvGQqpeRKCny94C/qvvPBVXgUXGz8fGSnpjIZ9AUbv/SHKg
+z+AbIJW/zr9Jxm3UIdbP22ECMQD38rcKVOb+tXwOx99tvN0VNdsLq+bx/YK1nDvZ
+oMRSRjorKQWjRbQ+DOEgE3atrg0CMQDctljKd4aOOzj6Cd1zr8EGSE2SWizKSrpG
+R2wptwCplbLP4WR1ucDho2fMUcRmHE0CMQDlmVUT9SDeNhJF4aGtDZmv/Wn0Od+m
+sDkskRr+4JdLFIri0p7M3UwVtXl2aW+ZTrUCMGlmhzaBJ/fKXmZByciSWQqoAqtu
+ds9QKm6fcw7kvuM9gvv1NiVmRK88erg/IBxnTQIxALxeRIQ7Hm5FB5gWU0JOtIcS
+iIEV7hUhVBk2lhfPJv31MAJeelUxKja3AZyyHZlOeg==
+-----END RSA PRIVATE KEY-----
+`
+	if err := email.CheckKey(shortPEM); err == nil || !strings.Contains(err.Error(), "768-bit") {
+		t.Errorf("a 768-bit key: %v", err)
+	}
+	if _, err := email.Sign([]byte("From: a@acme.test\r\n\r\nx\r\n"), "acme.test", &channels.DKIMKey{Selector: "s", PrivateKeyPEM: shortPEM}); err == nil {
+		t.Error("a 768-bit key signed")
+	}
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(priv)
+	if err := email.CheckKey(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))); err == nil {
+		t.Error("an Ed25519 key alone was accepted")
+	}
+	keyPEM, txt := emailtest.RSAKey(t)
+	if err := email.CheckKey(keyPEM); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := email.Record(keyPEM); err != nil || got != txt {
+		t.Errorf("Record %q, %v; want %q", got, err, txt)
+	}
+}
+
+// From is oversigned: h= names it once more than the mail has it, so a
+// From added later breaks the signature.
+func TestFromOversigned(t *testing.T) {
+	sink := emailtest.NewSink().Start(t)
+	keyPEM, txt := emailtest.RSAKey(t)
+	if _, err := adapter(sink).Send(context.Background(), message("<p>x</p>", &channels.DKIMKey{Selector: "s1", PrivateKeyPEM: keyPEM})); err != nil {
+		t.Fatal(err)
+	}
+	raw := sink.Mails()[0].Data
+	verifyDKIM(t, raw, "s1._domainkey.acme.test", txt)
+	sig := string(raw[:bytes.Index(raw, []byte("\r\n\r\n"))])
+	m := regexp.MustCompile(`[;\s]h=([^;]+)`).FindStringSubmatch(sig)
+	if m == nil {
+		t.Fatalf("no h= in %s", sig)
+	}
+	h := strings.Split(strings.ToLower(strings.Join(strings.Fields(m[1]), "")), ":")
+	if n := len(slices.DeleteFunc(slices.Clone(h), func(k string) bool { return k != "from" })); n != 2 {
+		t.Errorf("h= %v does not name From twice", h)
+	}
+}
+
+// inbox is an Inbox that takes every recipient and keeps what arrives.
+type inbox struct{ got chan []byte }
+
+func (i inbox) Accepts(context.Context, string) (bool, error) { return true, nil }
+func (i inbox) Deliver(_ context.Context, _ string, _ []string, raw []byte) error {
+	i.got <- raw
+	return nil
+}
+
+// With a certificate the listener offers STARTTLS (RFC 3207): a sender
+// that requires TLS (msgsvc's own relay client here) delivers over it.
+func TestListenerOffersSTARTTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	in := inbox{got: make(chan []byte, 1)}
+	l := &email.Listener{Inbox: in, Hostname: "mx.acme.test", TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = l.Serve(ctx, ln) }()
+	relay := &email.Relay{Addr: ln.Addr().String(), TLS: email.STARTTLS, Hostname: "sender.example.com",
+		TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
+	submit, cancelSubmit := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelSubmit()
+	if err := relay.Submit(submit, "ada@example.com", []string{"support@acme.test"}, []byte("Subject: hi\r\n\r\nover TLS\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(<-in.got); !strings.Contains(got, "over TLS") {
+		t.Fatalf("delivered %q", got)
+	}
+	// Without a certificate STARTTLS is not offered: a TLS-only sender
+	// gets nothing through.
+	plain := &email.Listener{Inbox: in, Hostname: "mx.acme.test"}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = plain.Serve(ctx, ln2) }()
+	relay.Addr = ln2.Addr().String()
+	if err := relay.Submit(submit, "ada@example.com", []string{"support@acme.test"}, []byte("Subject: hi\r\n\r\nx\r\n")); err == nil || !strings.Contains(err.Error(), "STARTTLS") {
+		t.Fatalf("plain listener: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -28,6 +29,10 @@ type Inbox interface {
 type Listener struct {
 	Inbox    Inbox
 	Hostname string
+	// TLSConfig, when set, offers STARTTLS (RFC 3207) with its
+	// certificate, so that senders that can encrypt do; mail is still
+	// taken in plain text from those that cannot (an MX must).
+	TLSConfig *tls.Config
 }
 
 // Server is the go-smtp server of the listener.
@@ -41,6 +46,7 @@ func (l *Listener) Server(addr string) *smtp.Server {
 	s.ReadTimeout = 2 * time.Minute
 	s.WriteTimeout = 2 * time.Minute
 	s.EnableSMTPUTF8 = true
+	s.TLSConfig = l.TLSConfig
 	return s
 }
 

@@ -7,8 +7,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/textproto"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -36,10 +39,16 @@ type Relay struct {
 	// Addr is host:port.
 	Addr string
 	TLS  TLSMode
-	// Username and Password authenticate with AUTH PLAIN when set (only
-	// over TLS: go-sasl's PLAIN is never offered over plain text here).
+	// Username and Password authenticate when set (only over TLS), with
+	// the mechanism Auth names or, when it is "", the first of PLAIN and
+	// LOGIN the relay advertises. For XOAUTH2 the password is the OAuth
+	// access token.
 	Username, Password string
-	// Hostname is the name given in EHLO (MSGSVC_SMTP_HOSTNAME).
+	// Auth is the SASL mechanism the URL's auth= asked for: "", "PLAIN",
+	// "LOGIN" or "XOAUTH2".
+	Auth string
+	// Hostname is the name given in EHLO (MSGSVC_SMTP_HOSTNAME); it must
+	// not be empty: relays such as Google's refuse EHLO localhost.
 	Hostname string
 	// TLSConfig, when set, replaces the default (tests trust their own CA).
 	TLSConfig *tls.Config
@@ -50,7 +59,8 @@ func (r Relay) String() string { return "smtp relay " + r.Addr }
 
 // ParseRelay reads MSGSVC_SMTP_RELAY: smtp://[user:pass@]host[:587]
 // (STARTTLS required), smtps://[user:pass@]host[:465], or
-// smtp://host:port?tls=none.
+// smtp://host:port?tls=none; auth=plain|login|xoauth2 names the SASL
+// mechanism (xoauth2: the password is the access token).
 func ParseRelay(raw string) (*Relay, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
@@ -89,6 +99,16 @@ func ParseRelay(raw string) (*Relay, error) {
 	}
 	if r.Username != "" && r.TLS == None {
 		return nil, errors.New("credentials are never sent in plain text: drop tls=none or the user")
+	}
+	switch auth := strings.ToUpper(u.Query().Get("auth")); auth {
+	case "":
+	case sasl.Plain, sasl.Login, xoauth2:
+		if r.Username == "" {
+			return nil, fmt.Errorf("auth=%s needs a user (and a password or token) in the URL", strings.ToLower(auth))
+		}
+		r.Auth = auth
+	default:
+		return nil, fmt.Errorf("auth=%q: use plain, login or xoauth2", u.Query().Get("auth"))
 	}
 	return r, nil
 }
@@ -140,33 +160,44 @@ func stageErr(stage Stage, rcpt string, err error) error {
 
 // Submit hands one mail to the relay: envelope sender from, recipients to.
 // It returns nil only once the relay answered 250 to the data. The context's
-// deadline bounds the whole submission.
+// deadline (2 minutes when it has none) bounds the whole submission.
 func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byte) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+	}
+	fail := func(stage Stage, rcpt string, err error) error {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no answer within the provider timeout: %w", ctx.Err())
+		}
+		return stageErr(stage, rcpt, err)
+	}
 	c, err := r.dial(ctx)
 	if err != nil {
-		return stageErr(StageConnect, "", err)
+		return fail(StageConnect, "", err)
 	}
 	defer c.Close()
 	if err := c.Mail(from, nil); err != nil {
-		return stageErr(StageMail, "", err)
+		return fail(StageMail, "", err)
 	}
 	for _, rcpt := range to {
 		if err := c.Rcpt(rcpt, nil); err != nil {
-			return stageErr(StageRcpt, rcpt, err)
+			return fail(StageRcpt, rcpt, err)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return stageErr(StageData, "", err)
+		return fail(StageData, "", err)
 	}
 	if _, err := w.Write(data); err != nil {
-		return stageErr(StageData, "", err)
+		return fail(StageData, "", err)
 	}
 	if err := w.Close(); err != nil {
 		// Close writes the final dot and reads the reply: a reply is an
 		// answer; no reply after the whole mail went out is an unknown
 		// outcome, never a refusal (the mail may be on its way).
-		err := stageErr(StageData, "", err)
+		err := fail(StageData, "", err)
 		se := err.(*SubmitError)
 		se.Unknown = se.SMTP == nil
 		return err
@@ -175,25 +206,25 @@ func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byt
 	return nil
 }
 
-// dial connects, greets, secures and authenticates.
+// dial connects, greets (EHLO with Hostname, also before STARTTLS),
+// secures and authenticates. The connection is closed when ctx ends, so
+// its deadline bounds the whole submission: go-smtp sets and clears
+// deadlines of its own around each command.
 func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(2 * time.Minute)
-	}
-	d := net.Dialer{Deadline: deadline}
+	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", r.Addr)
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.SetDeadline(deadline); err != nil {
-		conn.Close()
-		return nil, err
-	}
+	context.AfterFunc(ctx, func() { conn.Close() })
 	tlsConfig := r.TLSConfig
 	if tlsConfig == nil {
 		host, _, _ := net.SplitHostPort(r.Addr)
 		tlsConfig = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+	}
+	host := r.Hostname
+	if host == "" {
+		host = HelloName("")
 	}
 	var c *smtp.Client
 	switch r.TLS {
@@ -204,26 +235,172 @@ func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
 	default:
 		// Fails when the relay does not offer STARTTLS: never fall back to
 		// plain text.
-		if c, err = smtp.NewClientStartTLS(conn, tlsConfig); err != nil {
+		secured, err := startTLS(conn, host, tlsConfig)
+		if err != nil {
 			conn.Close()
 			return nil, err
 		}
-	}
-	host := r.Hostname
-	if host == "" {
-		host = "localhost"
+		c = smtp.NewClient(secured)
 	}
 	if err := c.Hello(host); err != nil {
 		c.Close()
 		return nil, err
 	}
 	if r.Username != "" {
-		if err := c.Auth(sasl.NewPlainClient("", r.Username, r.Password)); err != nil {
+		mech, err := r.mechanism(c)
+		if err != nil {
 			c.Close()
 			return nil, err
 		}
+		if err := c.Auth(mech); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("AUTH: %w", err)
+		}
 	}
 	return c, nil
+}
+
+// HelloName is the EHLO name of a service reached at publicURL: its host,
+// an address literal ("[10.0.0.5]", RFC 5321 section 4.1.3) for an IP,
+// and never "localhost", which relays such as Google's refuse (421
+// 4.7.0): the machine's name instead, or "[127.0.0.1]".
+func HelloName(publicURL string) string {
+	host := ""
+	if u, err := url.Parse(publicURL); err == nil {
+		host = u.Hostname()
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.To4() == nil {
+			return "[IPv6:" + host + "]"
+		}
+		return "[" + host + "]"
+	}
+	if host == "" || strings.EqualFold(host, "localhost") {
+		if name, err := os.Hostname(); err == nil && name != "" && !strings.EqualFold(name, "localhost") {
+			return name
+		}
+		return "[127.0.0.1]"
+	}
+	return host
+}
+
+// xoauth2 is Google's and Microsoft's OAuth 2.0 SASL mechanism.
+const xoauth2 = "XOAUTH2"
+
+// mechanism is the SASL client of the relay's credentials: the one the URL
+// named, else PLAIN or LOGIN, whichever the relay advertises first in that
+// order (Microsoft 365 offers LOGIN and XOAUTH2, not PLAIN).
+func (r *Relay) mechanism(c *smtp.Client) (sasl.Client, error) {
+	_, offered := c.Extension("AUTH")
+	want := []string{sasl.Plain, sasl.Login}
+	if r.Auth != "" {
+		want = []string{r.Auth}
+	}
+	for _, m := range want {
+		if !c.SupportsAuth(m) {
+			continue
+		}
+		switch m {
+		case sasl.Plain:
+			return sasl.NewPlainClient("", r.Username, r.Password), nil
+		case sasl.Login:
+			return &loginClient{r.Username, r.Password}, nil
+		default:
+			return &xoauth2Client{r.Username, r.Password}, nil
+		}
+	}
+	if offered == "" {
+		offered = "none"
+	}
+	return nil, fmt.Errorf("the relay offers AUTH %s; msgsvc speaks %s", offered, strings.Join(want, " or "))
+}
+
+// loginClient is AUTH LOGIN (draft-murchison-sasl-login) without an
+// initial response: the relay asks "Username:" then "Password:".
+type loginClient struct{ user, password string }
+
+func (a *loginClient) Start() (string, []byte, error) { return sasl.Login, nil, nil }
+
+func (a *loginClient) Next(challenge []byte) ([]byte, error) {
+	switch q := strings.ToLower(string(challenge)); {
+	case strings.HasPrefix(q, "user"):
+		return []byte(a.user), nil
+	case strings.HasPrefix(q, "pass"):
+		return []byte(a.password), nil
+	}
+	return nil, sasl.ErrUnexpectedServerChallenge
+}
+
+// xoauth2Client is XOAUTH2 (developers.google.com/gmail/imap/xoauth2-protocol,
+// learn.microsoft.com/exchange/client-developer/legacy-protocols/how-to-authenticate-an-imap-pop-smtp-application-by-using-oauth):
+// the initial response carries the user and the bearer token; a 334
+// challenge is the server's JSON error, answered with an empty line so
+// that it ends the exchange with its error code.
+type xoauth2Client struct{ user, token string }
+
+func (a *xoauth2Client) Start() (string, []byte, error) {
+	return xoauth2, []byte("user=" + a.user + "\x01auth=Bearer " + a.token + "\x01\x01"), nil
+}
+
+func (a *xoauth2Client) Next([]byte) ([]byte, error) { return []byte{}, nil }
+
+// startTLS greets a relay with EHLO host and upgrades to TLS: go-smtp's
+// own STARTTLS greets as localhost first, which Google's relay answers
+// with 421 4.7.0. The connection it returns replays a greeting, so that
+// smtp.NewClient (which reads one) can take it over for the EHLO that
+// follows STARTTLS (RFC 3207 section 4.2).
+func startTLS(conn net.Conn, host string, config *tls.Config) (net.Conn, error) {
+	tp := textproto.NewConn(conn)
+	if _, _, err := tp.ReadResponse(220); err != nil {
+		return nil, smtpErr(err)
+	}
+	if err := tp.PrintfLine("EHLO %s", host); err != nil {
+		return nil, err
+	}
+	_, ext, err := tp.ReadResponse(250)
+	if err != nil {
+		return nil, smtpErr(err)
+	}
+	offered := false
+	for _, line := range strings.Split(ext, "\n") {
+		offered = offered || strings.EqualFold(strings.TrimSpace(line), "STARTTLS")
+	}
+	if !offered {
+		return nil, errors.New("the relay does not offer STARTTLS; nothing is sent in plain text")
+	}
+	if err := tp.PrintfLine("STARTTLS"); err != nil {
+		return nil, err
+	}
+	if _, _, err := tp.ReadResponse(220); err != nil {
+		return nil, smtpErr(err)
+	}
+	secured := tls.Client(conn, config)
+	return &greeted{Conn: secured, r: io.MultiReader(strings.NewReader("220 "+host+"\r\n"), secured)}, nil
+}
+
+// greeted is a connection whose first read is a greeting already taken.
+type greeted struct {
+	net.Conn
+	r io.Reader
+}
+
+func (g *greeted) Read(p []byte) (int, error) { return g.r.Read(p) }
+
+// smtpErr turns a reply read by textproto into go-smtp's error, so the
+// refusal mapping sees its code.
+func smtpErr(err error) error {
+	var te *textproto.Error
+	if !errors.As(err, &te) {
+		return err
+	}
+	e := &smtp.SMTPError{Code: te.Code, Message: te.Msg}
+	if parts := strings.SplitN(te.Msg, " ", 2); len(parts) == 2 {
+		var c smtp.EnhancedCode
+		if n, _ := fmt.Sscanf(parts[0], "%d.%d.%d", &c[0], &c[1], &c[2]); n == 3 {
+			e.EnhancedCode, e.Message = c, parts[1]
+		}
+	}
+	return e
 }
 
 // Recipients are the envelope recipients of a mail: To and Cc, once each.

@@ -92,13 +92,15 @@ func (e *Error) Reason() string {
 	return code + ": " + text
 }
 
-// rateLimitCodes are Meta's throttling codes: 130429 (a number's
-// throughput), 131056 (pair rate: one recipient), 4 (application), 17
-// (user), 32 (page), 613 (calls per hour), 80000-80014 (business use case
-// limits; 80002 Instagram, 80007 WhatsApp).
+// rateLimit says whether a code is one of Meta's throttling codes and what
+// it holds back: 130429 (a number's throughput), 131056 (pair rate: one
+// recipient), 131049 (one recipient's marketing cap, "healthy ecosystem
+// engagement"), 4 (application), 17 (user), 32 (page), 613 (calls per
+// hour), 80000-80014 (business use case limits; 80002 Instagram, 80007
+// WhatsApp).
 func rateLimit(code int) (bool, channels.Hold) {
 	switch {
-	case code == 131056:
+	case code == 131056, code == 131049:
 		return true, channels.HoldRecipient
 	case code == 130429, code == 4, code == 17, code == 32, code == 613, code >= 80000 && code <= 80014:
 		return true, channels.HoldAccount
@@ -106,32 +108,62 @@ func rateLimit(code int) (bool, channels.Hold) {
 	return false, channels.HoldNone
 }
 
-// Refusal maps the error per the refusal table (docs/whatsapp.md,
-// docs/instagram.md); anything the table
-// does not name (an unknown code, a 5xx, a timeout, a connection error) is
-// channel_unavailable with the provider's code and text as the reason.
+// invalidCodes are Meta's answers to a malformed or invalid request
+// : 100 invalid parameter, 131008 required parameter missing,
+// 131009 parameter value invalid, 131021 recipient is the sender, 131053
+// media upload error, 132000 template parameter count, 132005 translated
+// text too long, 132007 template format character policy, 132012 template
+// parameter format, 135000 generic user error.
+var invalidCodes = map[int]bool{100: true, 131008: true, 131009: true, 131021: true, 131053: true,
+	132000: true, 132005: true, 132007: true, 132012: true, 135000: true}
+
+// restrictedCodes are account or policy blocks: 10
+// permission denied, 200 permission error, 368 temporarily blocked for
+// policy violations, 131031 account locked, 131045 number not registered
+// (certificate), 131048 spam rate limit, 133010 number not registered.
+var restrictedCodes = map[int]bool{10: true, 200: true, 368: true, 131031: true, 131045: true,
+	131048: true, 133010: true}
+
+// Classify is the API code a Meta code maps to (docs/whatsapp.md, docs/instagram.md), for a
+// send's answer and a failed status's delivery.error alike;
+// channel_unavailable for a code no table names.
+func Classify(code, subcode int) apierr.Code {
+	switch {
+	case code == 131047, code == 10 && (subcode == 2018278 || subcode == 2534022):
+		// Instagram: outside the allowed window (2018278; 2534022 in some
+		// client maps). Other code 10 answers are permission problems.
+		return apierr.WindowClosed
+	case invalidCodes[code]:
+		return apierr.InvalidRequest
+	case restrictedCodes[code]:
+		return apierr.ChannelRestricted
+	case code == 132001, code == 132015, code == 132016:
+		return apierr.TemplateNotApproved
+	case code == 131050:
+		return apierr.RecipientOptedOut
+	case code == 131026, code == 551:
+		return apierr.RecipientUnreachable
+	}
+	if limited, _ := rateLimit(code); limited {
+		return apierr.ChannelRateLimited
+	}
+	return apierr.ChannelUnavailable
+}
+
+// Refusal maps the error per the refusal table (Classify; docs/whatsapp.md);
+// anything the tables do not name (an unknown code, a 5xx, a timeout, a
+// connection error) is channel_unavailable with the provider's code and
+// text as the reason.
 func (e *Error) Refusal() *channels.Refusal {
-	r := &channels.Refusal{Code: apierr.ChannelUnavailable, Reason: e.Reason()}
+	r := &channels.Refusal{Code: Classify(e.Code, e.Subcode), Reason: e.Reason()}
 	if r.Reason == "" {
 		r.Reason = "the provider could not be reached"
 	}
 	switch e.Code {
-	case 131047:
-		r.Code = apierr.WindowClosed
-	case 10:
-		// Instagram: outside the allowed window (2018278; 2534022 in some
-		// client maps). Other code 10 answers are permission problems.
-		if e.Subcode == 2018278 || e.Subcode == 2534022 {
-			r.Code = apierr.WindowClosed
-		}
-	case 132000:
-		r.Code = apierr.InvalidRequest
 	case 132001, 132015, 132016:
-		r.Code, r.RefreshTemplates = apierr.TemplateNotApproved, true
+		r.RefreshTemplates = true
 	case 131050:
-		r.Code = apierr.RecipientOptedOut
-	case 131026, 551:
-		r.Code = apierr.RecipientUnreachable
+		r.MarketingOptOut = true
 	case 190:
 		r.NeedsReauth = true
 	case 0:
@@ -140,7 +172,7 @@ func (e *Error) Refusal() *channels.Refusal {
 		r.NeedsReauth = e.HTTPStatus == http.StatusUnauthorized
 	}
 	if limited, hold := rateLimit(e.Code); limited {
-		r.Code, r.Hold, r.RetryAfter = apierr.ChannelRateLimited, hold, e.RetryAfter
+		r.Hold, r.RetryAfter = hold, e.RetryAfter
 		if r.RetryAfter <= 0 {
 			r.RetryAfter = channels.DefaultRetryAfter
 		}

@@ -11,7 +11,8 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
-// TestRefusalTable is the refusal table, row by row.
+// TestRefusalTable is the refusal table, row by row
+// (codes: developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
 func TestRefusalTable(t *testing.T) {
 	cases := []struct {
 		code, subcode, status int
@@ -21,7 +22,22 @@ func TestRefusalTable(t *testing.T) {
 	}{
 		{131047, 0, 400, apierr.WindowClosed, channels.HoldNone, false, false},
 		{10, 2018278, 400, apierr.WindowClosed, channels.HoldNone, false, false},
-		{10, 0, 400, apierr.ChannelUnavailable, channels.HoldNone, false, false},
+		{10, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{200, 0, 403, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{368, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{131031, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{131045, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{131048, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{133010, 0, 400, apierr.ChannelRestricted, channels.HoldNone, false, false},
+		{131008, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{131009, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{131021, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{131053, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{132005, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{132007, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{132012, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{135000, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{131049, 0, 400, apierr.ChannelRateLimited, channels.HoldRecipient, false, false},
 		{132000, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 		{132001, 0, 400, apierr.TemplateNotApproved, channels.HoldNone, false, true},
 		{132015, 0, 400, apierr.TemplateNotApproved, channels.HoldNone, false, true},
@@ -35,7 +51,8 @@ func TestRefusalTable(t *testing.T) {
 		{80007, 0, 400, apierr.ChannelRateLimited, channels.HoldAccount, false, false},
 		{190, 0, 401, apierr.ChannelUnavailable, channels.HoldNone, true, false},
 		{131000, 0, 500, apierr.ChannelUnavailable, channels.HoldNone, false, false},
-		{100, 0, 400, apierr.ChannelUnavailable, channels.HoldNone, false, false},
+		{100, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
+		{131061, 0, 400, apierr.ChannelUnavailable, channels.HoldNone, false, false},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d_%d", c.code, c.subcode), func(t *testing.T) {
@@ -46,6 +63,12 @@ func TestRefusalTable(t *testing.T) {
 			}
 			if c.want == apierr.ChannelRateLimited && r.RetryAfter != channels.DefaultRetryAfter {
 				t.Fatalf("RetryAfter %v, want the 60 s default", r.RetryAfter)
+			}
+			if r.MarketingOptOut != (c.code == 131050) {
+				t.Fatalf("MarketingOptOut %v", r.MarketingOptOut)
+			}
+			if r.Reason != fmt.Sprintf("%d: Some text", c.code) && r.Reason != fmt.Sprintf("%d/%d: Some text", c.code, c.subcode) {
+				t.Fatalf("reason %q does not keep the provider's code and text", r.Reason)
 			}
 			if c.want != apierr.ChannelRateLimited && r.RetryAfter != 0 {
 				t.Fatalf("RetryAfter %v on a refusal that is no rate limit", r.RetryAfter)

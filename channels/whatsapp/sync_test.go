@@ -86,6 +86,22 @@ func TestMarketingStatusUnknownField(t *testing.T) {
 	}
 }
 
+// A token that may list templates but not read the WABA's fields (Meta's
+// permission error, code 200: developers.facebook.com/docs/graph-api/
+// guides/error-handling) still syncs the templates; the marketing status
+// stays unknown.
+func TestMarketingStatusUnreadable(t *testing.T) {
+	g, a := setup(t)
+	g.SetTemplates(waba, metatest.Template("order_update", "en_US", "APPROVED", "UTILITY", "Order {{1}} shipped"))
+	g.Queue(metatest.Script{Method: "GET", PathSuffix: "/" + waba, Status: 403,
+		Body: metatest.ErrorBody(200, 0, "(#200) Requires business_management permission to manage the object")})
+	acc := account()
+	s, err := a.SyncTemplates(context.Background(), acc.Provider)
+	if err != nil || s.MarketingMessages != "" || len(s.Templates) != 1 {
+		t.Fatalf("sync %+v, %v", s, err)
+	}
+}
+
 func TestDownloadMedia(t *testing.T) {
 	g, a := setup(t)
 	content := []byte("\x89PNG the picture")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -55,7 +56,7 @@ type templatePage struct {
 
 // SyncTemplates lists the WABA's templates (GET
 // /{waba_id}/message_templates?limit=100, following paging.next) and its
-// marketing_messages_onboarding_status.
+// marketing_messages_onboarding_status ("" when it cannot be read).
 func (a *Adapter) SyncTemplates(ctx context.Context, creds *channels.Credentials) (*Sync, error) {
 	if creds == nil || creds.WABAID == "" || creds.AccessToken == "" {
 		return nil, &channels.Refusal{Code: apierr.ChannelUnavailable, Reason: "The WhatsApp account has no WABA id or token to sync templates with."}
@@ -80,9 +81,12 @@ func (a *Adapter) SyncTemplates(ctx context.Context, creds *channels.Credentials
 			return nil, err
 		}
 	}
+	// The templates stand whatever the onboarding field answers: a token
+	// without business_management (code 200), a timeout or a 5xx there
+	// leaves the marketing status unknown ("": kept as it was), logged.
 	status, err := a.MarketingStatus(ctx, creds)
 	if err != nil {
-		return nil, err
+		slog.Warn("whatsapp: marketing onboarding status not read; templates synced without it", "waba_id", creds.WABAID, "err", err)
 	}
 	sync.MarketingMessages = status
 	return sync, nil

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/msgsvc/msgsvc/channels/email"
 	"net"
 	"net/url"
 	"os"
@@ -165,6 +166,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	}
 	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
 		return nil, err
+	}
+	if c.Live.SMTPHostname == "" {
+		c.Live.SMTPHostname = email.HelloName(c.PublicURL)
 	}
 	return c, nil
 }

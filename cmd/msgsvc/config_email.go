@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -46,11 +47,15 @@ func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, qu
 	if cfg.SMTPAddr == "" {
 		return nil
 	}
+	tlsConfig, err := listenerTLS(cfg)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.SMTPAddr)
 	if err != nil {
 		return fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
 	}
-	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname}
+	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname, TLSConfig: tlsConfig}
 	go func() {
 		if err := l.Serve(ctx, ln); err != nil {
 			errs <- fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
@@ -58,4 +63,21 @@ func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, qu
 	}()
 	slog.Info("inbound smtp listening", "addr", cfg.SMTPAddr)
 	return nil
+}
+
+// listenerTLS is the listener's STARTTLS configuration from
+// MSGSVC_SMTP_TLS_CERT and MSGSVC_SMTP_TLS_KEY (nil when neither is set).
+// The files are read at start: restart after renewing the certificate.
+func listenerTLS(cfg LiveConfig) (*tls.Config, error) {
+	if cfg.SMTPTLSCert == "" && cfg.SMTPTLSKey == "" {
+		return nil, nil
+	}
+	if cfg.SMTPTLSCert == "" || cfg.SMTPTLSKey == "" {
+		return nil, fmt.Errorf("MSGSVC_SMTP_TLS_CERT and MSGSVC_SMTP_TLS_KEY: set both or neither")
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.SMTPTLSCert, cfg.SMTPTLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("MSGSVC_SMTP_TLS_CERT, MSGSVC_SMTP_TLS_KEY: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }

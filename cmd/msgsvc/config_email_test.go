@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -25,5 +26,19 @@ func TestEmailAdapterFromConfig(t *testing.T) {
 	cfg.Live.SMTPRelay = nil
 	if a, err := emailAdapter(cfg.Live, time.Now); a != nil || err != nil {
 		t.Fatalf("without a relay: %v %v", a, err)
+	}
+}
+
+// MSGSVC_SMTP_TLS_CERT and _KEY go together and must load.
+func TestListenerTLSConfig(t *testing.T) {
+	if c, err := listenerTLS(LiveConfig{}); c != nil || err != nil {
+		t.Fatalf("neither set: %v %v", c, err)
+	}
+	if _, err := listenerTLS(LiveConfig{SMTPTLSCert: "/nonexistent/cert.pem"}); err == nil {
+		t.Fatal("a certificate without its key was accepted")
+	}
+	if _, err := listenerTLS(LiveConfig{SMTPTLSCert: "/nonexistent/cert.pem", SMTPTLSKey: "/nonexistent/key.pem"}); err == nil ||
+		!strings.Contains(err.Error(), "MSGSVC_SMTP_TLS_CERT") {
+		t.Fatalf("unreadable files: %v", err)
 	}
 }

@@ -29,9 +29,14 @@ type LiveConfig struct {
 	ProviderUnknownAfter time.Duration // MSGSVC_PROVIDER_UNKNOWN_AFTER
 	TemplateSyncEvery    time.Duration // MSGSVC_TEMPLATE_SYNC_EVERY
 	// SMTPRelay is the outbound relay (nil: live email answers 503).
-	SMTPRelay    *url.URL
-	SMTPAddr     string // MSGSVC_SMTP_ADDR; empty turns the listener off
-	SMTPHostname string // MSGSVC_SMTP_HOSTNAME
+	SMTPRelay *url.URL
+	SMTPAddr  string // MSGSVC_SMTP_ADDR; empty turns the listener off
+	// SMTPHostname is MSGSVC_SMTP_HOSTNAME, by default the host of
+	// MSGSVC_PUBLIC_URL (email.HelloName): the EHLO name and the banner.
+	SMTPHostname string
+	// SMTPTLSCert and SMTPTLSKey (MSGSVC_SMTP_TLS_CERT, _KEY: PEM files)
+	// make the listener offer STARTTLS.
+	SMTPTLSCert, SMTPTLSKey string
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
 	// responder.
 	AIURL, AIModel, AIAPIKey string
@@ -53,7 +58,9 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 		MetaAppSecret:   get("MSGSVC_META_APP_SECRET", ""),
 		MetaVerifyToken: get("MSGSVC_META_VERIFY_TOKEN", ""),
 		SMTPAddr:        get("MSGSVC_SMTP_ADDR", ""),
-		SMTPHostname:    get("MSGSVC_SMTP_HOSTNAME", "localhost"),
+		SMTPHostname:    get("MSGSVC_SMTP_HOSTNAME", ""),
+		SMTPTLSCert:     get("MSGSVC_SMTP_TLS_CERT", ""),
+		SMTPTLSKey:      get("MSGSVC_SMTP_TLS_KEY", ""),
 		AIModel:         get("MSGSVC_AI_MODEL", ""),
 		AIAPIKey:        get("MSGSVC_AI_API_KEY", ""),
 		MetricsAddr:     get("MSGSVC_METRICS_ADDR", "127.0.0.1:9464"),

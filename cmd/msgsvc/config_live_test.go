@@ -15,7 +15,7 @@ func TestLiveConfigDefaults(t *testing.T) {
 	l := c.Live
 	if l.MetaGraphURL != "https://graph.facebook.com" || l.InstagramGraphURL != "https://graph.instagram.com" ||
 		l.MetaAPIVersion != "v24.0" || l.ProviderTimeout != 15*time.Second || l.TemplateSyncEvery != 15*time.Minute ||
-		l.SMTPRelay != nil || l.SMTPAddr != "" || l.SMTPHostname != "localhost" || l.AIURL != "" ||
+		l.SMTPRelay != nil || l.SMTPAddr != "" || l.SMTPHostname != "[127.0.0.1]" || l.AIURL != "" ||
 		l.WidgetRateLimit != 30 || l.MetricsAddr != "127.0.0.1:9464" || l.LogFormat != "text" || l.WhatsAppPace != 0 {
 		t.Errorf("defaults %+v", l)
 	}
@@ -78,5 +78,19 @@ func TestLiveConfigErrorsNameTheVariable(t *testing.T) {
 	_, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret", "MSGSVC_SMTP_RELAY": "smtp://user:hunter2@relay"}))
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("a relay without a port: err = %v (must refuse without showing the password)", err)
+	}
+}
+
+// MSGSVC_SMTP_HOSTNAME wins; without it the EHLO name is the public host
+// (email.HelloName), never localhost.
+func TestSMTPHostnameDefault(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret", "MSGSVC_PUBLIC_URL": "https://api.example.com"}))
+	if err != nil || c.Live.SMTPHostname != "api.example.com" {
+		t.Fatalf("public host: %q, %v", c.Live.SMTPHostname, err)
+	}
+	c, err = loadConfig(env(map[string]string{"MSGSVC_SECRET": "a-development-secret", "MSGSVC_PUBLIC_URL": "https://api.example.com",
+		"MSGSVC_SMTP_HOSTNAME": "mx.example.com"}))
+	if err != nil || c.Live.SMTPHostname != "mx.example.com" {
+		t.Fatalf("MSGSVC_SMTP_HOSTNAME set: %q, %v", c.Live.SMTPHostname, err)
 	}
 }

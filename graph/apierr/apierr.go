@@ -84,6 +84,7 @@ const (
 	MarketingNotOnboarded Code = "marketing_not_onboarded"
 	ChannelRateLimited    Code = "channel_rate_limited"
 	ChannelUnavailable    Code = "channel_unavailable"
+	ChannelRestricted     Code = "channel_restricted"
 	RouteNotFound         Code = "route_not_found"
 	MethodNotAllowed      Code = "method_not_allowed"
 	FileLinkInvalid       Code = "file_link_invalid"
@@ -172,6 +173,7 @@ var table = map[Code]Entry{
 	MarketingNotOnboarded:   {422, "The WhatsApp account is not onboarded for marketing messages."},
 	ChannelRateLimited:      {429, "The provider is limiting this channel; retry after Retry-After."},
 	ChannelUnavailable:      {503, "The channel's provider is not available; nothing was sent."},
+	ChannelRestricted:       {403, "The provider blocked the sending account (permissions or a policy restriction); nothing was sent."},
 	RouteNotFound:           {404, "No such route."},
 	MethodNotAllowed:        {405, "This route does not take that method."},
 	FileLinkInvalid:         {403, "The file link is invalid or expired."},

@@ -1901,6 +1901,38 @@ func (ec *executionContext) fieldContext_Contact_optOuts(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Contact_marketingOptOuts(ctx context.Context, field graphql.CollectedField, obj *model.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_marketingOptOuts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarketingOptOuts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.MarketingOptOuts) graphql.Marshaler {
+			return ec.marshalNMarketingOptOuts2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMarketingOptOuts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_marketingOptOuts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketingOptOuts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Contact_emailSuppressed(ctx context.Context, field graphql.CollectedField, obj *model.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4118,6 +4150,29 @@ func (ec *executionContext) _Location_url(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Location_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MarketingOptOuts_whatsapp(ctx context.Context, field graphql.CollectedField, obj *model.MarketingOptOuts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketingOptOuts_whatsapp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Whatsapp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketingOptOuts_whatsapp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketingOptOuts", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
@@ -9381,6 +9436,11 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "marketingOptOuts":
+			out.Values[i] = ec._Contact_marketingOptOuts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "emailSuppressed":
 			out.Values[i] = ec._Contact_emailSuppressed(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -10428,6 +10488,44 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 		case "url":
 			out.Values[i] = ec._Location_url(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var marketingOptOutsImplementors = []string{"MarketingOptOuts"}
+
+func (ec *executionContext) _MarketingOptOuts(ctx context.Context, sel ast.SelectionSet, obj *model.MarketingOptOuts) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketingOptOutsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketingOptOuts")
+		case "whatsapp":
+			out.Values[i] = ec._MarketingOptOuts_whatsapp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -12541,6 +12639,10 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraph�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNMarketingOptOuts2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMarketingOptOuts(ctx context.Context, sel ast.SelectionSet, v model.MarketingOptOuts) graphql.Marshaler {
+	return ec._MarketingOptOuts(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNMessage2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Message) graphql.Marshaler {

@@ -122,6 +122,7 @@ type ComplexityRoot struct {
 		ID               func(childComplexity int) int
 		InstagramUserID  func(childComplexity int) int
 		LastSeenAt       func(childComplexity int) int
+		MarketingOptOuts func(childComplexity int) int
 		Name             func(childComplexity int) int
 		Object           func(childComplexity int) int
 		OptOuts          func(childComplexity int) int
@@ -295,6 +296,10 @@ type ComplexityRoot struct {
 		Longitude func(childComplexity int) int
 		Name      func(childComplexity int) int
 		URL       func(childComplexity int) int
+	}
+
+	MarketingOptOuts struct {
+		Whatsapp func(childComplexity int) int
 	}
 
 	Message struct {
@@ -965,6 +970,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.LastSeenAt(childComplexity), true
+	case "Contact.marketingOptOuts":
+		if e.ComplexityRoot.Contact.MarketingOptOuts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.MarketingOptOuts(childComplexity), true
 	case "Contact.name":
 		if e.ComplexityRoot.Contact.Name == nil {
 			break
@@ -1646,6 +1657,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Location.URL(childComplexity), true
+
+	case "MarketingOptOuts.whatsapp":
+		if e.ComplexityRoot.MarketingOptOuts.Whatsapp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketingOptOuts.Whatsapp(childComplexity), true
 
 	case "Message.attachments":
 		if e.ComplexityRoot.Message.Attachments == nil {
@@ -3719,6 +3737,8 @@ type Contact {
   phone: String
   instagramUserId: String
   optOuts: OptOuts!
+  "Marketing messages the customer stopped (WhatsApp's user_preferences stop or 131050); other messages still go out."
+  marketingOptOuts: MarketingOptOuts!
   emailSuppressed: JSON
   firstSeenChannel: String
   source: String!
@@ -3730,6 +3750,10 @@ type OptOuts {
   whatsapp: Boolean!
   email: Boolean!
   instagram: Boolean!
+}
+
+type MarketingOptOuts {
+  whatsapp: Boolean!
 }
 
 type ContactUpdate {
@@ -4336,6 +4360,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_instagramUserId(ctx, field)
 	case "optOuts":
 		return ec.fieldContext_Contact_optOuts(ctx, field)
+	case "marketingOptOuts":
+		return ec.fieldContext_Contact_marketingOptOuts(ctx, field)
 	case "emailSuppressed":
 		return ec.fieldContext_Contact_emailSuppressed(ctx, field)
 	case "firstSeenChannel":
@@ -4684,6 +4710,14 @@ func (ec *executionContext) childFields_Location(ctx context.Context, field grap
 		return ec.fieldContext_Location_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Location", field.Name)
+}
+
+func (ec *executionContext) childFields_MarketingOptOuts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "whatsapp":
+		return ec.fieldContext_MarketingOptOuts_whatsapp(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketingOptOuts", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

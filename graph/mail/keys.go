@@ -26,7 +26,7 @@ func SealDKIM(key seal.Key, workspaceID, domain, selector, keyPEM string) (repo.
 	if selector == "" {
 		return repo.DomainKey{}, errors.New("dkim.selector is required")
 	}
-	if _, err := email.ParseKey(keyPEM); err != nil {
+	if err := email.CheckKey(keyPEM); err != nil {
 		return repo.DomainKey{}, fmt.Errorf("dkim.private_key_pem: %w", err)
 	}
 	sealed, err := key.Seal([]byte(keyPEM), KeyAAD(workspaceID, domain))

@@ -247,6 +247,9 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 	case "failed":
 		d.FailedAt = &at
 		d.Error = deliveryError(st.Errors)
+		if err := s.failedFor(ctx, q, scope, conv, st); err != nil {
+			return false, err
+		}
 	}
 	m.Status = least
 	if m.Delivery, err = json.Marshal(d); err != nil {
@@ -256,16 +259,4 @@ func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID str
 		return false, err
 	}
 	return true, s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(m))
-}
-
-// deliveryError is delivery.error of a failed status.
-func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
-	if len(errs) == 0 {
-		return &model.DeliveryError{Code: "provider_error", Message: "The provider reported the message failed without a reason."}
-	}
-	code := "provider_error"
-	if errs[0].Code == 131026 {
-		code = "recipient_unreachable"
-	}
-	return &model.DeliveryError{Code: code, Message: errs[0].Reason()}
 }

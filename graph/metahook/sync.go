@@ -2,7 +2,6 @@ package metahook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,13 +9,13 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/contact"
-	"github.com/msgsvc/msgsvc/graph/event"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// preference applies a user_preferences stop (opt_outs.whatsapp set) or
-// resume (cleared, whatever set it) to the customer's contact.
+// preference applies a user_preferences stop (marketing_opt_outs.whatsapp
+// set) or resume (cleared, whatever set it) to the customer's contact: it
+// is about marketing messages only (live.md 11), so opt_outs.whatsapp (a
+// STOP, the business's choice) is not touched.
 func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUserPreference) error {
 	var optOut bool
 	switch strings.ToLower(p.Value) {
@@ -27,27 +26,26 @@ func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUser
 		slog.Info("meta hook: user preference not understood", "value", p.Value)
 		return nil
 	}
+	if p.Category != "" && p.Category != "marketing_messages" {
+		slog.Info("meta hook: user preference of another category", "category", p.Category)
+		return nil
+	}
 	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(p.WAID, "+"))
 	if err != nil {
 		return fmt.Errorf("metahook: wa_id %q: %w", p.WAID, err)
 	}
-	scope := repo.Scope{WorkspaceID: t.acc.WorkspaceID, Livemode: true}
+	return s.marketingOptOut(ctx, t.acc.WorkspaceID, phone, optOut)
+}
+
+// marketingOptOut sets or clears a live contact's marketing opt-out and
+// announces contact.updated when it changed.
+func (s *Service) marketingOptOut(ctx context.Context, workspaceID, phone string, optOut bool) error {
+	scope := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
 	changed := false
-	err = s.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.ContactBy(ctx, scope, contact.IdentityColumn["whatsapp"], phone)
-		if errors.Is(err, repo.ErrNotFound) || (err == nil && c.OptOutWhatsapp == optOut) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		c.OptOutWhatsapp, c.UpdatedAt = optOut, s.Clock.Now()
-		if err := q.UpdateContact(ctx, scope, c); err != nil {
-			return err
-		}
-		changed = true
-		return s.Events.Record(ctx, q, scope, event.ContactUpdated, nil,
-			event.ContactUpdate{Contact: view.Contact(c), Changed: []string{"opt_outs"}})
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		var err error
+		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, phone, optOut, s.Clock.Now())
+		return err
 	})
 	if err == nil && changed {
 		s.Events.Committed(ctx)

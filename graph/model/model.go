@@ -115,18 +115,19 @@ type DeliveryError struct {
 
 // Contact is a customer of a workspace across channels.
 type Contact struct {
-	ID               string     `json:"id"`
-	Object           string     `json:"object"`
-	Name             string     `json:"name"`
-	Email            *string    `json:"email"`
-	Phone            *string    `json:"phone"`
-	InstagramUserID  *string    `json:"instagram_user_id"`
-	OptOuts          OptOuts    `json:"opt_outs"`
-	EmailSuppressed  *JSON      `json:"email_suppressed"`
-	FirstSeenChannel *string    `json:"first_seen_channel"`
-	Source           string     `json:"source"`
-	CreatedAt        Timestamp  `json:"created_at"`
-	LastSeenAt       *Timestamp `json:"last_seen_at"`
+	ID               string           `json:"id"`
+	Object           string           `json:"object"`
+	Name             string           `json:"name"`
+	Email            *string          `json:"email"`
+	Phone            *string          `json:"phone"`
+	InstagramUserID  *string          `json:"instagram_user_id"`
+	OptOuts          OptOuts          `json:"opt_outs"`
+	MarketingOptOuts MarketingOptOuts `json:"marketing_opt_outs"`
+	EmailSuppressed  *JSON            `json:"email_suppressed"`
+	FirstSeenChannel *string          `json:"first_seen_channel"`
+	Source           string           `json:"source"`
+	CreatedAt        Timestamp        `json:"created_at"`
+	LastSeenAt       *Timestamp       `json:"last_seen_at"`
 
 	ExternalID *string `json:"-"`
 	Livemode   bool    `json:"-"`
@@ -137,6 +138,12 @@ type OptOuts struct {
 	Whatsapp  bool `json:"whatsapp"`
 	Email     bool `json:"email"`
 	Instagram bool `json:"instagram"`
+}
+
+// MarketingOptOuts are the channels whose marketing messages a contact
+// stopped (WhatsApp only): other messages still go out.
+type MarketingOptOuts struct {
+	Whatsapp bool `json:"whatsapp"`
 }
 
 // ContactUpdate is a contact after a PATCH and the fields it changed.

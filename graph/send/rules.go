@@ -64,7 +64,7 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 			return nil, err
 		}
 	}
-	if err := recipientRules(req, t); err != nil {
+	if err := recipientRules(req, t, out); err != nil {
 		return nil, err
 	}
 	if req.channel == "instagram" && comment && req.replyAs == "dm" {
@@ -139,9 +139,10 @@ func (r *Service) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor
 	return apierr.New(apierr.SenderNotFound, "%s is not an email address this key can send from; see GET /v1/email/senders.", req.from)
 }
 
-// recipientRules: suppressed and unsubscribed email addresses, and opt-outs
-// (templates included).
-func recipientRules(req *sendRequest, t *sendTarget) error {
+// recipientRules: suppressed and unsubscribed email addresses, opt-outs
+// (templates included) and the WhatsApp marketing opt-out (marketing
+// messages and MARKETING templates only).
+func recipientRules(req *sendRequest, t *sendTarget, content *sendContent) error {
 	c := t.contact
 	newThread := t.conv == nil
 	switch {
@@ -152,6 +153,8 @@ func recipientRules(req *sendRequest, t *sendTarget) error {
 		return apierr.New(apierr.RecipientUnsubscribed, "%s unsubscribed; replies are allowed, new threads are not.", deref(c.Email))
 	case req.channel == "whatsapp" && c.OptOutWhatsapp, req.channel == "instagram" && c.OptOutInstagram:
 		return apierr.New(apierr.RecipientOptedOut, "The customer opted out of %s.", req.channel)
+	case req.channel == "whatsapp" && c.MarketingOptOutWhatsapp && (req.marketing || content.template != nil && content.template.Category == "MARKETING"):
+		return apierr.New(apierr.RecipientOptedOut, "The customer stopped marketing messages on WhatsApp; other messages still go out.")
 	}
 	if req.channel == "email" && (c == nil || c.Email == nil) {
 		return apierr.New(apierr.NoRecipient, "This email conversation has no customer address.")

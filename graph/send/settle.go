@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
@@ -55,9 +56,9 @@ func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, 
 		"code", refusal.Code, "reason", refusal.Reason)
 	// delivery.error codes as a failed status's: ours, with the
 	// provider's code and text in the message.
-	code := "provider_error"
-	if refusal.Code == apierr.RecipientUnreachable {
-		code = string(apierr.RecipientUnreachable)
+	code := string(refusal.Code)
+	if refusal.Code == apierr.ChannelUnavailable {
+		code = "provider_error"
 	}
 	d.FailedAt, d.Error = &at, &model.DeliveryError{Code: code, Message: refusal.Reason}
 	msg.Status = "failed"
@@ -82,11 +83,14 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	}
 	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
 		"code", refusal.Code, "reason", refusal.Reason)
+	optedOut := false // a 131050 set the contact's marketing opt-out
 	err := r.settleRetrying(ctx, "release", msg.ID, false, func(ctx context.Context) error {
-		return r.Store.InTx(ctx, func(q repo.Queries) error { return r.releaseIn(ctx, q, res, refusal) })
+		return r.Store.InTx(ctx, func(q repo.Queries) error { return r.releaseIn(ctx, q, res, refusal, &optedOut) })
 	})
 	if err != nil {
 		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
+	} else if optedOut {
+		r.Events.Committed(ctx)
 	}
 	if refusal.RefreshTemplates && r.Refresher != nil {
 		if err := r.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
@@ -97,7 +101,7 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 }
 
 // releaseIn is release's transaction.
-func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservation, refusal *channels.Refusal) error {
+func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservation, refusal *channels.Refusal, optedOut *bool) error {
 	msg, acc := res.msg, res.ob.Account
 	// The conversation before the message, which ReleaseMessage removes
 	// and then takes off the conversation's count: the order every
@@ -126,6 +130,14 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 	}
 	if refusal.NeedsReauth {
 		if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
+			return err
+		}
+	}
+	if refusal.MarketingOptOut {
+		// After the removal of what the send created: a contact it created
+		// is gone, and no event names it.
+		var err error
+		if *optedOut, err = contact.SetMarketingOptOut(ctx, q, r.Events, s, res.ob.To, true, r.Clock.Now()); err != nil {
 			return err
 		}
 	}

@@ -67,6 +67,7 @@ func Contact(c *repo.Contact) *model.Contact {
 		ID: c.ID, Object: "contact", Name: c.Name, Email: c.Email, Phone: c.Phone,
 		InstagramUserID:  c.InstagramUserID,
 		OptOuts:          model.OptOuts{Whatsapp: c.OptOutWhatsapp, Email: c.OptOutEmail, Instagram: c.OptOutInstagram},
+		MarketingOptOuts: model.MarketingOptOuts{Whatsapp: c.MarketingOptOutWhatsapp},
 		FirstSeenChannel: c.FirstSeenChannel, Source: c.Source, CreatedAt: model.NewTimestamp(c.CreatedAt),
 		LastSeenAt: model.TimestampPtr(c.LastSeenAt), ExternalID: c.ExternalID, Livemode: c.Livemode,
 	}

@@ -37,6 +37,13 @@ type Sink struct {
 	users   map[string]string
 	authed  []string
 	arrived chan struct{}
+	// mechanisms are the AUTH mechanisms offered (PLAIN when nil).
+	mechanisms []string
+	// refuseHello answers EHLO/HELO of that name with its reply.
+	refuseHello map[string]*smtp.SMTPError
+	hellos      []string
+	// stall: MAIL is never answered until the test ends.
+	stall chan struct{}
 }
 
 // NewSink makes a relay stand-in; configure it, then Start.
@@ -71,6 +78,43 @@ func (s *Sink) RequireAuth(user, password string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.users = map[string]string{user: password}
+}
+
+// OfferAuth sets the AUTH mechanisms the relay offers: PLAIN, LOGIN
+// (Microsoft 365 offers LOGIN and XOAUTH2, no PLAIN: smtp.office365.com
+// answers AUTH PLAIN with 504 5.7.4) and XOAUTH2 (whose token is checked
+// as the password).
+func (s *Sink) OfferAuth(mechanisms ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mechanisms = mechanisms
+}
+
+// RefuseHello answers EHLO (or HELO) naming host with the reply, as
+// smtp-relay.gmail.com answers "EHLO localhost" with 421 4.7.0.
+func (s *Sink) RefuseHello(host string, code int, enhanced smtp.EnhancedCode, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuseHello == nil {
+		s.refuseHello = map[string]*smtp.SMTPError{}
+	}
+	s.refuseHello[strings.ToLower(host)] = &smtp.SMTPError{Code: code, EnhancedCode: enhanced, Message: text}
+}
+
+// Hellos are the names clients gave in EHLO/HELO, in order.
+func (s *Sink) Hellos() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.hellos...)
+}
+
+// StallAfterHello answers EHLO, then never answers MAIL until the test
+// ends: a relay that hangs mid-transaction.
+func (s *Sink) StallAfterHello(t testing.TB) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stall = make(chan struct{})
+	t.Cleanup(func() { close(s.stall) })
 }
 
 // RefuseRcpt answers the RCPT of address with the given reply.
@@ -113,7 +157,15 @@ func (s *Sink) Authenticated() []string {
 }
 
 // NewSession implements smtp.Backend.
-func (s *Sink) NewSession(c *smtp.Conn) (smtp.Session, error) { return &session{sink: s, conn: c}, nil }
+func (s *Sink) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hellos = append(s.hellos, c.Hostname())
+	if e := s.refuseHello[strings.ToLower(c.Hostname())]; e != nil {
+		return nil, e
+	}
+	return &session{sink: s, conn: c}, nil
+}
 
 type session struct {
 	sink   *Sink
@@ -122,25 +174,79 @@ type session struct {
 	mail   Mail
 }
 
-func (ss *session) AuthMechanisms() []string { return []string{"PLAIN"} }
+func (ss *session) AuthMechanisms() []string {
+	ss.sink.mu.Lock()
+	defer ss.sink.mu.Unlock()
+	if ss.sink.mechanisms == nil {
+		return []string{sasl.Plain}
+	}
+	return append([]string(nil), ss.sink.mechanisms...)
+}
 
 func (ss *session) Auth(mech string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(identity, user, pass string) error {
+	check := func(user, pass string) error {
 		ss.sink.mu.Lock()
 		defer ss.sink.mu.Unlock()
 		if want, ok := ss.sink.users[user]; !ok || want != pass {
 			return &smtp.SMTPError{Code: 535, EnhancedCode: smtp.EnhancedCode{5, 7, 8}, Message: "bad credentials"}
 		}
 		ss.authed = true
-		ss.sink.authed = append(ss.sink.authed, user)
+		ss.sink.authed = append(ss.sink.authed, mech+":"+user)
 		return nil
-	}), nil
+	}
+	switch mech {
+	case sasl.Login:
+		return &loginServer{check: check}, nil
+	case "XOAUTH2":
+		return &xoauth2Server{check: check}, nil
+	}
+	return sasl.NewPlainServer(func(_, user, pass string) error { return check(user, pass) }), nil
+}
+
+// loginServer is AUTH LOGIN as Microsoft 365 speaks it: "Username:", then
+// "Password:" (draft-murchison-sasl-login).
+type loginServer struct {
+	check func(user, pass string) error
+	user  []byte
+}
+
+func (l *loginServer) Next(response []byte) ([]byte, bool, error) {
+	switch {
+	case l.user == nil && response == nil:
+		return []byte("Username:"), false, nil
+	case l.user == nil:
+		l.user = response
+		return []byte("Password:"), false, nil
+	}
+	return nil, true, l.check(string(l.user), string(response))
+}
+
+// xoauth2Server reads "user={user}\x01auth=Bearer {token}\x01\x01"
+// (developers.google.com/gmail/imap/xoauth2-protocol).
+type xoauth2Server struct {
+	check func(user, token string) error
+}
+
+func (x *xoauth2Server) Next(response []byte) ([]byte, bool, error) {
+	var user, token string
+	for _, kv := range strings.Split(string(response), "\x01") {
+		if v, ok := strings.CutPrefix(kv, "user="); ok {
+			user = v
+		}
+		if v, ok := strings.CutPrefix(kv, "auth=Bearer "); ok {
+			token = v
+		}
+	}
+	return nil, true, x.check(user, token)
 }
 
 func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	ss.sink.mu.Lock()
-	needAuth := ss.sink.users != nil
+	needAuth, stall := ss.sink.users != nil, ss.sink.stall
 	ss.sink.mu.Unlock()
+	if stall != nil {
+		<-stall
+	}
 	if needAuth && !ss.authed {
 		return &smtp.SMTPError{Code: 530, EnhancedCode: smtp.EnhancedCode{5, 7, 0}, Message: "authentication required"}
 	}

@@ -285,6 +285,7 @@ const (
 	ErrorCodeAttachmentsTooLarge     ErrorCode = "attachments_too_large"
 	ErrorCodeChannelNotAllowed       ErrorCode = "channel_not_allowed"
 	ErrorCodeChannelRateLimited      ErrorCode = "channel_rate_limited"
+	ErrorCodeChannelRestricted       ErrorCode = "channel_restricted"
 	ErrorCodeChannelUnavailable      ErrorCode = "channel_unavailable"
 	ErrorCodeContactExists           ErrorCode = "contact_exists"
 	ErrorCodeContactNotFound         ErrorCode = "contact_not_found"
@@ -368,6 +369,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeChannelNotAllowed:
 		return true
 	case ErrorCodeChannelRateLimited:
+		return true
+	case ErrorCodeChannelRestricted:
 		return true
 	case ErrorCodeChannelUnavailable:
 		return true
@@ -1303,13 +1306,18 @@ type Contact struct {
 		// Examples: bounced
 		Reason string `json:"reason"`
 	} `json:"email_suppressed"`
-	FirstSeenChannel *string       `json:"first_seen_channel"`
-	Id               string        `json:"id"`
-	InstagramUserId  *string       `json:"instagram_user_id"`
-	LastSeenAt       *time.Time    `json:"last_seen_at"`
-	Name             string        `json:"name"`
-	Object           ContactObject `json:"object"`
-	OptOuts          struct {
+	FirstSeenChannel *string    `json:"first_seen_channel"`
+	Id               string     `json:"id"`
+	InstagramUserId  *string    `json:"instagram_user_id"`
+	LastSeenAt       *time.Time `json:"last_seen_at"`
+
+	// MarketingOptOuts Marketing messages the customer stopped: WhatsApp's user_preferences stop or error 131050 set whatsapp, a resume clears it. It refuses marketing messages and MARKETING templates only.
+	MarketingOptOuts struct {
+		Whatsapp bool `json:"whatsapp"`
+	} `json:"marketing_opt_outs"`
+	Name    string        `json:"name"`
+	Object  ContactObject `json:"object"`
+	OptOuts struct {
 		Email     bool `json:"email"`
 		Instagram bool `json:"instagram"`
 		Whatsapp  bool `json:"whatsapp"`
@@ -1380,13 +1388,18 @@ type ContactUpdatedData struct {
 		// Examples: bounced
 		Reason string `json:"reason"`
 	} `json:"email_suppressed"`
-	FirstSeenChannel *string                  `json:"first_seen_channel"`
-	Id               string                   `json:"id"`
-	InstagramUserId  *string                  `json:"instagram_user_id"`
-	LastSeenAt       *time.Time               `json:"last_seen_at"`
-	Name             string                   `json:"name"`
-	Object           ContactUpdatedDataObject `json:"object"`
-	OptOuts          struct {
+	FirstSeenChannel *string    `json:"first_seen_channel"`
+	Id               string     `json:"id"`
+	InstagramUserId  *string    `json:"instagram_user_id"`
+	LastSeenAt       *time.Time `json:"last_seen_at"`
+
+	// MarketingOptOuts Marketing messages the customer stopped: WhatsApp's user_preferences stop or error 131050 set whatsapp, a resume clears it. It refuses marketing messages and MARKETING templates only.
+	MarketingOptOuts struct {
+		Whatsapp bool `json:"whatsapp"`
+	} `json:"marketing_opt_outs"`
+	Name    string                   `json:"name"`
+	Object  ContactUpdatedDataObject `json:"object"`
+	OptOuts struct {
 		Email     bool `json:"email"`
 		Instagram bool `json:"instagram"`
 		Whatsapp  bool `json:"whatsapp"`

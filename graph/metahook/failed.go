@@ -1,0 +1,53 @@
+package metahook
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// deliveryError is delivery.error of a failed status (live.md 4 and 11):
+// the API code the provider's code maps to (meta.Classify; provider_error
+// for a code no table names), with the provider's code and text as the
+// message.
+func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
+	if len(errs) == 0 {
+		return &model.DeliveryError{Code: "provider_error", Message: "The provider reported the message failed without a reason."}
+	}
+	code := string(meta.Classify(errs[0].Code, 0))
+	if code == string(apierr.ChannelUnavailable) {
+		code = "provider_error"
+	}
+	return &model.DeliveryError{Code: code, Message: errs[0].Reason()}
+}
+
+// failedFor acts on what a failed status says about its recipient
+// (live.md 11): a 131050 sets the contact's marketing opt-out, a 131049
+// (the recipient's marketing cap) holds that recipient back like a rate
+// limit, for channels.DefaultRetryAfter.
+func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, st *meta.WhatsAppStatus) error {
+	if len(st.Errors) == 0 || st.RecipientID == "" {
+		return nil
+	}
+	code := st.Errors[0].Code
+	if code != 131050 && code != 131049 {
+		return nil
+	}
+	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(st.RecipientID, "+"))
+	if err != nil {
+		slog.Info("meta hook: failed status of a recipient that is no phone", "recipient_id", st.RecipientID)
+		return nil
+	}
+	if code == 131049 {
+		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, phone, s.Clock.Now().Add(channels.DefaultRetryAfter))
+	}
+	_, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, phone, true, s.Clock.Now())
+	return err
+}

@@ -1,0 +1,27 @@
+package metahook
+
+import (
+	"testing"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+)
+
+// A failed status's delivery.error.code is the name a send's answer maps
+// to (live.md 11); a code no table names is provider_error, and the
+// message keeps the provider's code and text.
+func TestDeliveryErrorNames(t *testing.T) {
+	for code, want := range map[int]string{131026: "recipient_unreachable", 131047: "window_closed", 131050: "recipient_opted_out",
+		131049: "channel_rate_limited", 100: "invalid_request", 135000: "invalid_request", 368: "channel_restricted",
+		133010: "channel_restricted", 131000: "provider_error", 131061: "provider_error"} {
+		got := deliveryError([]meta.WhatsAppError{{Code: code, Title: "Some text"}})
+		if got.Code != want {
+			t.Errorf("%d: %+v, want code %s", code, got, want)
+		}
+		if wantMsg := (meta.WhatsAppError{Code: code, Title: "Some text"}).Reason(); got.Message != wantMsg {
+			t.Errorf("%d: message %q, want %q", code, got.Message, wantMsg)
+		}
+	}
+	if got := deliveryError(nil); got.Code != "provider_error" {
+		t.Errorf("no errors: %+v", got)
+	}
+}

@@ -1,0 +1,43 @@
+package send
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// The WhatsApp marketing opt-out refuses marketing sends and MARKETING
+// templates, nothing else; opt_outs.whatsapp refuses everything (live.md
+// 11).
+func TestMarketingOptOutRule(t *testing.T) {
+	phone := "+15550001234"
+	marketing := &repo.Template{Category: "MARKETING"}
+	utility := &repo.Template{Category: "UTILITY"}
+	for _, c := range []struct {
+		name          string
+		stoppedAds    bool
+		stoppedAll    bool
+		marketingSend bool
+		template      *repo.Template
+		refused       bool
+	}{
+		{"reply", true, false, false, nil, false},
+		{"utility template", true, false, false, utility, false},
+		{"MARKETING template", true, false, false, marketing, true},
+		{"marketing endpoint", true, false, true, marketing, true},
+		{"MARKETING template, not opted out", false, false, false, marketing, false},
+		{"reply after STOP", false, true, false, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := &sendRequest{channel: "whatsapp", marketing: c.marketingSend}
+			tgt := &sendTarget{contact: &repo.Contact{Phone: &phone, MarketingOptOutWhatsapp: c.stoppedAds, OptOutWhatsapp: c.stoppedAll}}
+			err := recipientRules(req, tgt, &sendContent{template: c.template})
+			var e *apierr.Error
+			if refused := errors.As(err, &e) && e.Code == apierr.RecipientOptedOut; refused != c.refused {
+				t.Fatalf("refused %v (%v), want %v", refused, err, c.refused)
+			}
+		})
+	}
+}
