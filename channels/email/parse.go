@@ -3,7 +3,6 @@ package email
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -12,9 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/emersion/go-message"
-	_ "github.com/emersion/go-message/charset" // charsets other than UTF-8 and ASCII
+	_ "github.com/emersion/go-message/charset" // charsets of encoded words
 	"github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
+	"github.com/jhillyerd/enmime/v2"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // Limits of what an inbound mail may bring; past them the mail is stored
@@ -29,7 +30,10 @@ const (
 type File struct {
 	Filename    string
 	ContentType string
-	Content     []byte
+	// ContentID is the part's Content-ID without its <>, for the cid:
+	// links of the HTML ("" when it has none).
+	ContentID string
+	Content   []byte
 }
 
 // Parsed is an inbound mail as msgsvc stores it.
@@ -52,6 +56,9 @@ type Parsed struct {
 	DSN *DSN
 	// Notes say what could not be taken as it came (shown with the text).
 	Notes []string
+	// Warnings say what the parser repaired to read the mail (a header
+	// line, base64 padding, a charset): email.warnings.
+	Warnings []string
 }
 
 func (p *Parsed) note(format string, args ...any) {
@@ -64,8 +71,21 @@ func (p *Parsed) note(format string, args ...any) {
 // ParserFailed is the note of a mail the reader failed on unexpectedly.
 const ParserFailed = "The mail could not be read (a fault of msgsvc's parser); its raw text is kept."
 
+// parser reads mail as the lenient parsers do (enmime): malformed header
+// lines and continuations, a missing blank line after the headers, a
+// leading mbox "From " line, base64 without padding or with stray
+// characters, quoted-printable with bad escapes, RFC 2231 parameters,
+// unknown transfer encodings (kept as they came), and a declared charset
+// checked against the one detected.
+var parser = enmime.NewParser(
+	enmime.SkipMalformedParts(true),
+	enmime.SetReadPartErrorPolicy(enmime.AllowCorruptTextPartErrorPolicy),
+	enmime.DisableTextConversion(true),
+)
+
 // Parse reads an inbound mail. It never fails: what cannot be read becomes a
-// note, and a mail that is not MIME at all is kept as text.
+// note, what was repaired a warning, and a mail that is not MIME at all is
+// kept as text.
 func Parse(raw []byte) (parsed *Parsed) {
 	defer func() {
 		// A reader bug must not take the listener's worker down with the
@@ -77,22 +97,25 @@ func Parse(raw []byte) (parsed *Parsed) {
 		}
 	}()
 	p := &Parsed{}
-	// message.Read, not mail.CreateReader: on an unknown transfer encoding
-	// the latter returns no reader at all; this keeps the raw body.
-	e, err := message.Read(bytes.NewReader(raw))
-	if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
-		p.note("The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
+	if unsafeNesting(raw) {
+		p.note("The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
 		p.rawText(raw)
 		return p
 	}
-	r := mail.NewReader(e)
+	env, err := parser.ReadEnvelope(bytes.NewReader(raw))
 	if err != nil {
-		p.note("%s; the text is kept as it came.", unknown(err, &r.Header))
+		p.note("The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
+		p.headers(looseHeader(raw))
+		p.rawText(raw)
+		return p
 	}
-	defer r.Close()
-	p.headers(r.Header)
-	p.parts(r)
-	if p.Text == "" && p.HTML == nil && len(p.Attachments) == 0 && p.DSN == nil && len(p.Notes) > 0 {
+	for _, e := range env.Errors {
+		p.warn(e)
+	}
+	p.headers(headerOf(env.Root.Header))
+	p.parts(env.Root)
+	if p.Text == "" && p.HTML == nil && len(p.Attachments) == 0 && p.DSN == nil &&
+		(len(p.Notes) > 0 || len(bytes.TrimSpace(headerless(raw))) > 0) {
 		// Nothing could be taken from a broken body: keep it as text.
 		p.note("The body could not be read as MIME; its raw text is kept.")
 		p.rawText(raw)
@@ -103,19 +126,109 @@ func Parse(raw []byte) (parsed *Parsed) {
 	return p
 }
 
-// unknown names the charset or transfer encoding of a header go-message
-// did not know.
-func unknown(err error, h interface{ Get(string) string }) string {
-	if message.IsUnknownEncoding(err) {
-		return fmt.Sprintf("The transfer encoding %q is unknown", h.Get("Content-Transfer-Encoding"))
+// MaxUnclosedDepth is how deep multiparts may nest in a mail whose
+// boundaries do not all close: enmime's reader takes time exponential in
+// the depth of unclosed boundaries (22 levels: seconds), so deeper mail is
+// kept as raw text. Well-formed mail nests as deep as it likes.
+const MaxUnclosedDepth = 8
+
+// unsafeNesting walks the MIME tree with go-message (linear time, bodies
+// discarded) and says it nests deeper than MaxUnclosedDepth with a
+// multipart that did not read to its end.
+func unsafeNesting(raw []byte) bool {
+	e, err := message.Read(bytes.NewReader(raw))
+	if e == nil || (err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err)) {
+		return false
 	}
-	_, params, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	return fmt.Sprintf("The charset %q is unknown", params["charset"])
+	depth, closed := 0, true
+	_ = e.Walk(func(path []int, entity *message.Entity, err error) error {
+		depth = max(depth, len(path))
+		// go-message takes an end of input for the end of every open
+		// multipart; enmime does not, so look for each terminator.
+		if mr := entity.MultipartReader(); mr != nil {
+			if _, params, _ := entity.Header.ContentType(); !bytes.Contains(raw, []byte("--"+params["boundary"]+"--")) {
+				closed = false
+			}
+		}
+		return nil
+	})
+	return !closed && depth > MaxUnclosedDepth
+}
+
+// looseHeader reads the "Name: value" lines of a header block the MIME
+// reader refused, skipping the lines that are not fields.
+func looseHeader(raw []byte) mail.Header {
+	var h mail.Header
+	block := raw[:len(raw)-len(headerless(raw))]
+	var key, value string
+	flush := func() {
+		if key != "" {
+			h.Add(key, latin1(strings.TrimSpace(value)))
+		}
+		key, value = "", ""
+	}
+	for _, line := range strings.Split(strings.ReplaceAll(string(block), "\r\n", "\n"), "\n") {
+		if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			value += " " + strings.TrimSpace(line)
+			continue
+		}
+		flush()
+		if k, v, ok := strings.Cut(line, ":"); ok && k != "" && !strings.ContainsAny(k, " \t") {
+			key, value = k, v
+		}
+	}
+	flush()
+	return h
+}
+
+// MaxWarnings bounds the repairs recorded on one mail.
+const MaxWarnings = 20
+
+// warn records a repair of the parser (enmime's errors and warnings).
+func (p *Parsed) warn(e *enmime.Error) {
+	w := clean(p, e.Name)
+	if e.Detail != "" {
+		w += ": " + clean(p, e.Detail)
+	}
+	if len(w) > 300 {
+		w = strings.ToValidUTF8(w[:300], "") + "…"
+	}
+	if len(p.Warnings) < MaxWarnings && !slices.Contains(p.Warnings, w) {
+		p.Warnings = append(p.Warnings, w)
+	}
+}
+
+// headerOf is the root header as go-message reads addresses and ids from.
+func headerOf(h map[string][]string) mail.Header {
+	var out mail.Header
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			out.Add(k, latin1(v))
+		}
+	}
+	return out
+}
+
+// latin1 reads a header value that is not UTF-8 (8-bit bytes sent raw) as
+// Windows-1252, the superset of Latin-1 mailers mean most often.
+func latin1(v string) string {
+	if utf8.ValidString(v) {
+		return v
+	}
+	if s, err := charmap.Windows1252.NewDecoder().String(v); err == nil {
+		return s
+	}
+	return v
 }
 
 // rawText keeps the body of a mail that is not MIME as its text.
 func (p *Parsed) rawText(raw []byte) {
-	p.Text = strings.TrimRight(clean(p, p.body(bytes.NewReader(headerless(raw)), "text")), "\r\n")
+	p.Text = strings.TrimRight(clean(p, p.body(headerless(raw), "text")), "\r\n")
 }
 
 // headerless is the body of a raw mail (after the first blank line).
@@ -176,6 +289,13 @@ func automatic(h mail.Header) bool {
 func looseAddress(field string) (address, name string) {
 	open, end := strings.LastIndex(field, "<"), strings.LastIndex(field, ">")
 	if open < 0 || end < open {
+		// A field run together with a line that was not a header: the
+		// word with the @.
+		for _, w := range strings.Fields(field) {
+			if strings.Contains(w, "@") {
+				return strings.ToLower(w), ""
+			}
+		}
 		return strings.ToLower(field), ""
 	}
 	return strings.ToLower(strings.TrimSpace(field[open+1 : end])), strings.Trim(strings.TrimSpace(field[:open]), `"`)
@@ -195,78 +315,122 @@ func addressList(h mail.Header, key string) []string {
 	return out
 }
 
-// parts walks the flattened MIME tree: the first text and HTML parts, the
-// delivery status of a DSN, and the rest as attachments.
-func (p *Parsed) parts(r *mail.Reader) {
-	dropped := 0
-	for n := 0; ; n++ {
-		if n == MaxParts {
-			p.note("The mail has more than %d parts; the rest were not read.", MaxParts)
-			return
+// parts walks the leaves of the MIME tree in order: the first text and
+// HTML parts, the delivery status of a DSN (also kept as an attachment),
+// and the rest as attachments. A text part that could not be decoded gives
+// way to the HTML part and is kept as an attachment.
+func (p *Parsed) parts(root *enmime.Part) {
+	dropped, n := 0, 0
+	var brokenText *enmime.Part
+	var walk func(*enmime.Part) bool
+	walk = func(part *enmime.Part) bool {
+		for ; part != nil; part = part.NextSibling {
+			if part.FirstChild != nil {
+				if !walk(part.FirstChild) {
+					return false
+				}
+				continue
+			}
+			if n++; n > MaxParts {
+				p.note("The mail has more than %d parts; the rest were not read.", MaxParts)
+				return false
+			}
+			ct := strings.ToLower(part.ContentType)
+			if ct == "" || !strings.Contains(ct, "/") {
+				ct = "application/octet-stream"
+			}
+			if strings.HasPrefix(ct, "multipart/") {
+				// A multipart whose boundary never came holds nothing.
+				continue
+			}
+			inline := part.Disposition != "attachment"
+			what := "part"
+			if part.Parent == nil {
+				what = "text"
+			}
+			for _, e := range part.Errors {
+				switch e.Name {
+				case enmime.ErrorContentEncoding:
+					p.note("The transfer encoding %q is unknown; the %s is kept as it came.", part.Header.Get("Content-Transfer-Encoding"), what)
+				case enmime.ErrorCharsetConversion:
+					_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
+					p.note("The charset %q is unknown; the %s is kept as it came.", params["charset"], what)
+				}
+			}
+			switch {
+			case p.DSN != nil && (ct == "message/delivery-status" || ct == "message/global-delivery-status"):
+				p.DSN.read(bytes.NewReader(part.Content))
+			case inline && ct == "text/plain" && p.Text == "" && brokenText == nil:
+				if undecodable(part) {
+					brokenText = part
+					p.warnf("The text part could not be decoded; the HTML part is shown and the text part kept as an attachment.")
+					continue
+				}
+				p.Text = strings.TrimRight(clean(p, p.body(part.Content, "text")), "\r\n")
+				continue
+			case inline && ct == "text/html" && p.HTML == nil:
+				html := clean(p, p.body(part.Content, "HTML"))
+				p.HTML = &html
+				continue
+			}
+			if !p.attach(part, ct) {
+				dropped++
+			}
 		}
-		part, err := r.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil && (part == nil || (!message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err))) {
-			p.note("A part could not be read (%v); the rest of the mail was not read.", err)
-			break
-		}
-		if err != nil {
-			p.note("%s; the part is kept as it came.", unknown(err, part.Header))
-		}
-		if !p.part(part) {
-			dropped++
-		}
+		return true
+	}
+	walk(root)
+	if brokenText != nil && p.HTML == nil {
+		// No HTML to fall back to: the text is shown as it could be read.
+		p.Text = strings.TrimRight(clean(p, p.body(brokenText.Content, "text")), "\r\n")
+	} else if brokenText != nil && !p.attach(brokenText, "text/plain") {
+		dropped++
 	}
 	if dropped > 0 {
 		p.note("%d attachments over the limit of %d were not kept.", dropped, MaxAttachments)
 	}
 }
 
-// part takes one part; false when it was an attachment over the limit.
-func (p *Parsed) part(part *mail.Part) bool {
-	ct, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
-	if ct == "" {
-		ct = "text/plain"
+// undecodable says a text part's bytes are not text: base64 that was not
+// (a malformed-base64 repair left bytes that are not UTF-8, or control
+// characters).
+func undecodable(part *enmime.Part) bool {
+	malformed := false
+	for _, e := range part.Errors {
+		if e.Name == enmime.ErrorMalformedBase64 {
+			malformed = true
+		}
 	}
-	_, inline := part.Header.(*mail.InlineHeader)
-	switch {
-	case p.DSN != nil && (ct == "message/delivery-status" || ct == "message/global-delivery-status"):
-		p.DSN.read(part.Body)
-		return true
-	case inline && ct == "text/plain" && p.Text == "":
-		p.Text = strings.TrimRight(clean(p, p.body(part.Body, "text")), "\r\n")
-		return true
-	case inline && ct == "text/html" && p.HTML == nil:
-		html := clean(p, p.body(part.Body, "HTML"))
-		p.HTML = &html
-		return true
-	}
-	if len(p.Attachments) == MaxAttachments {
-		_, _ = io.Copy(io.Discard, part.Body)
+	if !malformed {
 		return false
 	}
-	name := ""
-	if ah, ok := part.Header.(*mail.AttachmentHeader); ok {
-		name, _ = ah.Filename()
+	if !utf8.Valid(part.Content) {
+		return true
 	}
-	if name == "" {
-		_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
-		name = params["filename"]
+	control := 0
+	for _, r := range string(part.Content) {
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError {
+			control++
+		}
 	}
-	if name == "" {
-		_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
-		name = params["name"]
+	return control*20 > len(part.Content)
+}
+
+func (p *Parsed) warnf(format string, args ...any) {
+	p.warn(&enmime.Error{Name: fmt.Sprintf(format, args...)})
+}
+
+// attach keeps a part as an attachment; false when over the limit.
+func (p *Parsed) attach(part *enmime.Part, ct string) bool {
+	if len(p.Attachments) == MaxAttachments {
+		return false
 	}
+	name := part.FileName
 	if name == "" {
 		name = fmt.Sprintf("attachment-%d%s", len(p.Attachments)+1, extension(ct))
 	}
-	content, err := io.ReadAll(part.Body)
-	if err != nil {
-		p.note("Attachment %s could not be read (%v).", name, err)
-	}
-	p.Attachments = append(p.Attachments, File{Filename: clean(p, name), ContentType: ct, Content: content})
+	p.Attachments = append(p.Attachments, File{Filename: clean(p, name), ContentType: ct,
+		ContentID: clean(p, strings.Trim(strings.TrimSpace(part.ContentID), "<>")), Content: part.Content})
 	return true
 }
 
@@ -285,16 +449,11 @@ func extension(ct string) string {
 	return ""
 }
 
-// body reads a text body, truncated past MaxBodyBytes with a note.
-func (p *Parsed) body(r io.Reader, what string) string {
-	b, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
-	if err != nil {
-		p.note("The %s part could not be read to its end (%v).", what, err)
-	}
+// body is a text body, truncated past MaxBodyBytes with a note.
+func (p *Parsed) body(b []byte, what string) string {
 	if len(b) > MaxBodyBytes {
+		p.note("The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, len(b))
 		b = b[:MaxBodyBytes]
-		n, _ := io.Copy(io.Discard, r)
-		p.note("The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, int64(MaxBodyBytes+1)+n)
 	}
 	return string(b)
 }

@@ -140,3 +140,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseRepairs: what the lenient reader recovers that a strict one
+// loses (enmime's rules), with the repair recorded in Warnings.
+func TestParseRepairs(t *testing.T) {
+	// base64 without its final padding keeps its last bytes.
+	p := email.Parse(mailWith(`multipart/mixed; boundary="b"`, "--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\n"+
+		"Content-Type: application/octet-stream; name=\"a.bin\"\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJDREVGR0g\r\n--b--\r\n"))
+	if len(p.Attachments) != 1 || string(p.Attachments[0].Content) != "ABCDEFGH" || p.Attachments[0].Filename != "a.bin" {
+		t.Errorf("unpadded base64: %+v", p.Attachments)
+	}
+	// A leading mbox "From " line does not lose the headers.
+	p = email.Parse([]byte("From ada@example.com Mon Jan  1 00:00:00 2024\r\nFrom: Ada <ada@example.com>\r\nSubject: hello\r\n\r\nbody\r\n"))
+	if p.From != "ada@example.com" || p.Subject != "hello" || p.Text != "body" {
+		t.Errorf("mbox From line: %+v", p)
+	}
+	// A part with an unknown transfer encoding is kept as it came.
+	p = email.Parse(mailWith(`multipart/mixed; boundary="b"`, "--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\n"+
+		"Content-Type: application/pdf; name=\"x.pdf\"\r\nContent-Transfer-Encoding: x-weird\r\n\r\n%PDF-raw\r\n--b--\r\n"))
+	if len(p.Attachments) != 1 || !strings.HasPrefix(string(p.Attachments[0].Content), "%PDF-raw") || len(p.Warnings) == 0 {
+		t.Errorf("unknown encoding: %+v %v", p.Attachments, p.Warnings)
+	}
+}
