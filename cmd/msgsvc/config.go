@@ -130,20 +130,11 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.EventRetention, err = duration("MSGSVC_EVENT_RETENTION", "720h"); err != nil {
 		return nil, err
 	}
-	for _, ip := range strings.Split(get("MSGSVC_EGRESS_IPS", ""), ",") {
-		if ip = strings.TrimSpace(ip); ip == "" {
-			continue
-		}
-		if net.ParseIP(ip) == nil {
-			return nil, fmt.Errorf("MSGSVC_EGRESS_IPS: %q is not an IP address", ip)
-		}
-		c.EgressIPs = append(c.EgressIPs, ip)
+	if c.EgressIPs, err = egressIPs(get("MSGSVC_EGRESS_IPS", "")); err != nil {
+		return nil, err
 	}
 	if c.TrustedProxies, err = clientaddr.Parse(get("MSGSVC_TRUSTED_PROXIES", "")); err != nil {
 		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
-	}
-	if c.EgressIPs == nil {
-		c.EgressIPs = []string{}
 	}
 	c.Production = getenv("MSGSVC_ENV") == "production"
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
@@ -171,6 +162,21 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		c.Live.SMTPHostname = email.HelloName(c.PublicURL)
 	}
 	return c, nil
+}
+
+// egressIPs reads MSGSVC_EGRESS_IPS: comma-separated IP addresses.
+func egressIPs(raw string) ([]string, error) {
+	ips := []string{}
+	for _, ip := range strings.Split(raw, ",") {
+		if ip = strings.TrimSpace(ip); ip == "" {
+			continue
+		}
+		if net.ParseIP(ip) == nil {
+			return nil, fmt.Errorf("MSGSVC_EGRESS_IPS: %q is not an IP address", ip)
+		}
+		ips = append(ips, ip)
+	}
+	return ips, nil
 }
 
 // boolSetting reads a true-or-false setting.

@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"os"
 	"strings"
@@ -15,6 +11,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/email/emailtest"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/credentials"
@@ -46,9 +43,8 @@ func sealEverything(t *testing.T, store *repo.Store, cfg *Config) {
 	if err == nil {
 		err = store.UpsertAccountProvider(ctx, row)
 	}
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	der, _ := x509.MarshalPKCS8PrivateKey(priv)
-	dk, err2 := mail.SealDKIM(cfg.Seal, "ws_main", "verified.test", "s1", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+	keyPEM, _ := emailtest.RSAKey(t)
+	dk, err2 := mail.SealDKIM(cfg.Seal, "ws_main", "verified.test", "s1", keyPEM)
 	if err = errors.Join(err, err2); err == nil {
 		err = store.InTx(ctx, func(q repo.Queries) error { return q.SetDomainKey(ctx, "ws_main", "verified.test", dk) })
 	}
