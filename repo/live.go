@@ -262,6 +262,14 @@ func (q Queries) FinishProviderHook(ctx context.Context, id string, at time.Time
 	return err
 }
 
+// GiveUpProviderHook marks a webhook that failed too often processed, with
+// its last error: it is processed no more and holds up no later hook.
+func (q Queries) GiveUpProviderHook(ctx context.Context, id string, at time.Time, lastErr string) error {
+	_, err := q.exec(ctx, `UPDATE provider_hooks SET processed_at = $2, attempts = attempts + 1, last_error = $3
+		WHERE id = $1`, id, at, lastErr)
+	return err
+}
+
 // ReplaceSyncedTemplates stores the templates a number's provider listed
 // (livemode) and deletes those it no longer lists.
 func (q Queries) ReplaceSyncedTemplates(ctx context.Context, workspaceID, accountID string, ts []Template) error {

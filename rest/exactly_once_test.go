@@ -10,6 +10,8 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -297,5 +299,51 @@ func TestConfirmSurvivesClosedConnections(t *testing.T) {
 		"Idempotency-Key", "terminated-1"), 201, "").Data()
 	if again["id"] != ans.body["id"] || h.sends() != 1 {
 		t.Fatalf("the retry answered %v, %d sends", again, h.sends())
+	}
+}
+
+// A hook that fails on every attempt is given up after
+// metahook.MaxHookAttempts, with its last error, so it holds up none of
+// its customer's later hooks; a status still waiting for its send is never
+// given up that way.
+func TestAHookThatAlwaysFailsIsGivenUp(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	at := resttest.Epoch.Unix()
+	// The number's credentials no longer open: every message hook fails.
+	dbExec(t, h.API, `UPDATE account_providers SET sealed = 'not-sealed' WHERE account_id = 'wa_main'`)
+	bad := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.POISON", at, "text", map[string]any{"body": "poison"}))))
+	for i := 1; i < metahook.MaxHookAttempts; i++ {
+		if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err == nil {
+			t.Fatalf("attempt %d went through", i)
+		}
+		if h.hookProcessed(bad) {
+			t.Fatalf("given up after %d attempts, want %d", i, metahook.MaxHookAttempts)
+		}
+	}
+	if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err != nil || !h.hookProcessed(bad) {
+		t.Fatalf("the last attempt: %v, processed %v; want given up", err, h.hookProcessed(bad))
+	}
+	if n := h.count(`SELECT count(*) FROM provider_hooks WHERE id = $1 AND last_error <> ''`, bad); n != 1 {
+		t.Fatal("the given-up hook keeps no error")
+	}
+	// A later hook of the same customer is not held up by it.
+	newMetaHooksCredentials(t, h)
+	later := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.AFTER", at+1, "text", map[string]any{"body": "after"}))))
+	if err := h.Resolver.ProcessMetaHook(t.Context(), later); err != nil || !h.hookProcessed(later) {
+		t.Fatalf("the later hook: %v, processed %v", err, h.hookProcessed(later))
+	}
+}
+
+// newMetaHooksCredentials seals wa_main's credentials again, as newMetaHooks did.
+func newMetaHooksCredentials(t *testing.T, h *metaHooks) {
+	t.Helper()
+	row, err := credentials.Vault{Key: h.Resolver.Seal}.Seal("ws_main", "wa_main", "whatsapp",
+		channels.Credentials{PhoneNumberID: hookPNID, WABAID: hookWABA, AccessToken: hookToken}, resttest.Epoch)
+	if err == nil {
+		err = h.Store.UpsertAccountProvider(t.Context(), row)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }

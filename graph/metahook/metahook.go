@@ -31,6 +31,7 @@ type Store interface {
 	PendingProviderHooks(ctx context.Context, before time.Time, limit int) ([]string, error)
 	PendingPredecessors(ctx context.Context, h *repo.ProviderHook, limit int) ([]string, error)
 	FinishProviderHook(ctx context.Context, id string, at time.Time, lastErr string) error
+	GiveUpProviderHook(ctx context.Context, id string, at time.Time, lastErr string) error
 	AccountProvidersByKey(ctx context.Context, channel, key string) ([]repo.AccountProvider, error)
 	AccountProviders(ctx context.Context, channel string) ([]repo.AccountProvider, error)
 	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
@@ -155,11 +156,22 @@ func (s *Service) processLocked(ctx context.Context, hookID string) error {
 	if failed != nil {
 		lastErr = failed.Error()
 	}
+	if failed != nil && !errors.Is(failed, ErrStatusEarly) && h.Attempts+1 >= MaxHookAttempts {
+		// A hook that fails again and again (not a status waiting for its
+		// send) would hold up its customer's later hooks for ever.
+		slog.Error("meta hook given up after too many failed attempts; its events are not processed",
+			"hook_id", hookID, "attempts", h.Attempts+1, "err", failed)
+		return s.Store.GiveUpProviderHook(ctx, hookID, s.Clock.Now(), lastErr)
+	}
 	if err := s.Store.FinishProviderHook(ctx, hookID, s.Clock.Now(), lastErr); err != nil {
 		return err
 	}
 	return failed
 }
+
+// MaxHookAttempts is how many failed attempts a stored hook gets before it
+// is given up (marked processed with its last error, logged as an error).
+const MaxHookAttempts = 50
 
 // handle routes one event.
 func (s *Service) handle(ctx context.Context, h *repo.ProviderHook, ev meta.Event) error {
