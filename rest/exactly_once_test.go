@@ -3,7 +3,6 @@ package rest_test
 import (
 	"database/sql"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -202,39 +201,6 @@ func TestAcceptedSendAnnouncesItsCreations(t *testing.T) {
 	if want := "contact.created conversation.created message.sent"; strings.Join(types, " ") != want {
 		t.Fatalf("events %v, want %s", types, want)
 	}
-}
-
-// holdSendWithKey is holdSend with an Idempotency-Key.
-func (h *metaHooks) holdSendWithKey(wamid, text, key string) *heldSend {
-	h.T.Helper()
-	s := &heldSend{arrived: make(chan struct{}), release: make(chan struct{}), done: make(chan heldAnswer, 1)}
-	var once sync.Once
-	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Status: 200,
-		Match: func(r metatest.Request) bool {
-			once.Do(func() { s.req = r; close(s.arrived) })
-			<-s.release
-			return true
-		},
-		Body: map[string]any{"messaging_product": "whatsapp",
-			"contacts": []any{map[string]any{"input": "15550009005", "wa_id": "15550009005"}},
-			"messages": []any{map[string]any{"id": wamid}}}})
-	go func() {
-		r := sendMsg(h.API, "live_all", map[string]any{"conversation_id": "conv_live", "text": text}, "Idempotency-Key", key)
-		s.done <- heldAnswer{status: r.Status, body: r.Data()}
-	}()
-	select {
-	case <-s.arrived:
-	case <-time.After(10 * time.Second):
-		h.T.Fatal("the send never reached the stand-in")
-	}
-	h.T.Cleanup(func() {
-		select {
-		case <-s.release:
-		default:
-			close(s.release)
-		}
-	})
-	return s
 }
 
 // A customer's messages keep their order when the job of the earlier hook

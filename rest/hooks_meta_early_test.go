@@ -37,6 +37,13 @@ type heldAnswer struct {
 // after release is closed, and posts a live reply on conv_live.
 func (h *metaHooks) holdSend(wamid, text string) *heldSend {
 	h.T.Helper()
+	return h.holdSendWithKey(wamid, text, "")
+}
+
+// holdSendWithKey is holdSend under an Idempotency-Key ("" none). The
+// stand-in is let go when the test ends, if the test did not.
+func (h *metaHooks) holdSendWithKey(wamid, text, key string) *heldSend {
+	h.T.Helper()
 	s := &heldSend{arrived: make(chan struct{}), release: make(chan struct{}), done: make(chan heldAnswer, 1)}
 	var once sync.Once
 	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Status: 200,
@@ -58,6 +65,9 @@ func (h *metaHooks) holdSend(wamid, text string) *heldSend {
 	}
 	req.Header.Set("Authorization", "Bearer "+h.Key("live_all"))
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -77,6 +87,13 @@ func (h *metaHooks) holdSend(wamid, text string) *heldSend {
 	case <-time.After(10 * time.Second):
 		h.T.Fatal("the send never reached the stand-in")
 	}
+	h.T.Cleanup(func() {
+		select {
+		case <-s.release:
+		default:
+			close(s.release)
+		}
+	})
 	return s
 }
 

@@ -164,40 +164,44 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.Id
 }
 
 // release forgets a key whose request bound nothing and reached no final
-// answer, retrying a failed write; a key it cannot release is abandoned
-// after abandonedSendAfter (a send) or abandonedAfter.
+// answer; a key it cannot release is abandoned after abandonedSendAfter (a
+// send) or abandonedAfter.
 func (s *Server) release(ctx context.Context, r *http.Request, rec *repo.IdempotencyRecord) {
-	for attempt := 1; attempt <= finishAttempts; attempt++ {
-		err := s.Resolver.Store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID)
-		if err == nil {
-			return
-		}
-		slog.Error("release idempotency key", "request_id", requestID(r.Context()), "attempt", attempt, "err", err)
-		if attempt < finishAttempts {
-			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
-		}
+	if !keyWrite(r, "release idempotency key", func() error {
+		return s.Resolver.Store.ReleaseIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID)
+	}) {
+		slog.Error("idempotency key not released; a retry takes it over once abandoned", "request_id", requestID(r.Context()))
 	}
-	slog.Error("idempotency key not released; a retry takes it over once abandoned", "request_id", requestID(r.Context()))
 }
 
-// finishAttempts is how often storing a final answer is tried before the key
-// is given up (released, so a retry runs the request again).
+// finishAttempts is how often a key's write (its final answer, its
+// release) is tried before it is given up.
 const finishAttempts = 3
 
-// finish stores the final answer of a request under its key, retrying a
-// failed write; every failure is logged with the request id.
+// finish stores the final answer of a request under its key.
 func (s *Server) finish(ctx context.Context, r *http.Request, rec *repo.IdempotencyRecord, rw *recorder) bool {
+	if keyWrite(r, "store idempotent answer", func() error {
+		return s.Resolver.Store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, rw.body.Bytes())
+	}) {
+		return true
+	}
+	slog.Error("idempotent answer not stored", "request_id", requestID(r.Context()))
+	return false
+}
+
+// keyWrite runs a write of a key up to finishAttempts times, logging every
+// failure with the request id; it reports whether one went through.
+func keyWrite(r *http.Request, what string, write func() error) bool {
 	for attempt := 1; attempt <= finishAttempts; attempt++ {
-		err := s.Resolver.Store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, rw.body.Bytes())
+		err := write()
 		if err == nil {
 			return true
 		}
-		slog.Error("store idempotent answer", "request_id", requestID(r.Context()), "attempt", attempt, "err", err)
+		slog.Error(what, "request_id", requestID(r.Context()), "attempt", attempt, "err", err)
 		if attempt < finishAttempts {
 			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
 		}
 	}
-	slog.Error("idempotent answer not stored; releasing the key", "request_id", requestID(r.Context()))
 	return false
 }
 

@@ -94,3 +94,22 @@ func TestSMTPHostnameDefault(t *testing.T) {
 		t.Fatalf("MSGSVC_SMTP_HOSTNAME set: %q, %v", c.Live.SMTPHostname, err)
 	}
 }
+
+// MSGSVC_PROVIDER_UNKNOWN_AFTER: 15m by default, a positive duration, and
+// the resolver's sends get it.
+func TestProviderUnknownAfter(t *testing.T) {
+	def, err := loadConfig(env(map[string]string{}))
+	if err != nil || def.Live.ProviderUnknownAfter != 15*time.Minute {
+		t.Fatalf("default %v, %v; want 15m", def.Live.ProviderUnknownAfter, err)
+	}
+	c, err := loadConfig(env(map[string]string{"MSGSVC_PROVIDER_UNKNOWN_AFTER": "90s"}))
+	if err != nil || c.Live.ProviderUnknownAfter != 90*time.Second {
+		t.Fatalf("90s read as %v, %v", c.Live.ProviderUnknownAfter, err)
+	}
+	for _, bad := range []string{"0s", "-1m", "soon"} {
+		_, err := loadConfig(env(map[string]string{"MSGSVC_PROVIDER_UNKNOWN_AFTER": bad}))
+		if err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_PROVIDER_UNKNOWN_AFTER:") {
+			t.Errorf("%q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}

@@ -9,9 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	igch "github.com/msgsvc/msgsvc/channels/instagram"
 	"github.com/msgsvc/msgsvc/channels/meta"
-	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -148,37 +146,13 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 // Unsent marks the message a customer unsent (is_deleted) deleted: true
 // and emits message.status, once; an unknown mid is ignored.
 func (r *Service) Unsent(ctx context.Context, mid string) error {
-	changed := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		part, err := q.ProviderMessageOf(ctx, "instagram", mid)
-		if errors.Is(err, repo.ErrNotFound) {
-			slog.Info("instagram: unsent message unknown; ignored")
-			return nil
+	return r.update(ctx, mid, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
+		changed, err := q.SetMessageDeleted(ctx, s.WorkspaceID, msg.ID)
+		if changed {
+			msg.Deleted = true
 		}
-		if err != nil {
-			return err
-		}
-		ws, err := q.MessageWorkspace(ctx, part.MessageID)
-		if err != nil {
-			return err
-		}
-		// The conversation, then the message: the order every writer of its
-		// events locks in (graph/metahook/callback.go).
-		s := repo.Scope{WorkspaceID: ws, Livemode: true}
-		conv, msg, err := q.LockConversationThenMessage(ctx, s, part.MessageID)
-		if err != nil {
-			return err
-		}
-		if changed, err = q.SetMessageDeleted(ctx, ws, msg.ID); err != nil || !changed {
-			return err
-		}
-		msg.Deleted = true
-		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))
+		return changed, err
 	})
-	if err == nil && changed {
-		r.Events.Committed(ctx)
-	}
-	return err
 }
 
 // known says whether a mid is already one of our messages.

@@ -117,14 +117,21 @@ func (s *Service) Process(ctx context.Context, hookID string) error {
 	if err != nil || h.ProcessedAt != nil {
 		return err
 	}
-	defer lockKeys(h.OrderKeys)()
+	unlock, waited := lockKeys(h.OrderKeys)
+	defer unlock()
 	if err := s.catchUp(ctx, h); err != nil {
 		return err
 	}
-	return s.processLocked(ctx, hookID)
+	if waited {
+		// Another processing of the same customers ran meanwhile: it may
+		// have been this hook's.
+		return s.processLocked(ctx, hookID)
+	}
+	return s.processHook(ctx, h)
 }
 
-// processLocked handles one stored hook, its customers' stripes held.
+// processLocked reads and handles one stored hook, its customers' stripes
+// held.
 func (s *Service) processLocked(ctx context.Context, hookID string) error {
 	h, err := s.Store.ProviderHook(ctx, hookID)
 	if errors.Is(err, repo.ErrNotFound) {
@@ -133,6 +140,12 @@ func (s *Service) processLocked(ctx context.Context, hookID string) error {
 	if err != nil || h.ProcessedAt != nil {
 		return err
 	}
+	return s.processHook(ctx, h)
+}
+
+// processHook handles one unprocessed hook.
+func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
+	hookID := h.ID
 	p, err := meta.ParseWebhook(h.Payload)
 	if err != nil {
 		slog.Warn("meta hook does not parse; dropped", "hook_id", hookID, "err", err)

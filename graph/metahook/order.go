@@ -60,8 +60,9 @@ func orderKeys(p *meta.Payload) []string {
 }
 
 // lockKeys takes the stripes of keys in index order (so two hooks never
-// wait on each other crosswise) and returns their release.
-func lockKeys(keys []string) func() {
+// wait on each other crosswise) and returns their release, and whether it
+// had to wait for another hook of the same stripes.
+func lockKeys(keys []string) (unlock func(), waited bool) {
 	var idx []int
 	for _, k := range keys {
 		h := fnv.New32a()
@@ -71,13 +72,16 @@ func lockKeys(keys []string) func() {
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
 	for _, i := range idx {
-		stripes[i].Lock()
+		if !stripes[i].TryLock() {
+			waited = true
+			stripes[i].Lock()
+		}
 	}
 	return func() {
 		for _, i := range slices.Backward(idx) {
 			stripes[i].Unlock()
 		}
-	}
+	}, waited
 }
 
 // catchUp processes the older pending hooks of h's customers, oldest

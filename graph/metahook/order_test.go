@@ -37,7 +37,7 @@ func TestLockKeysSerialisesACustomer(t *testing.T) {
 			if i%2 == 1 {
 				keys = []string{"whatsapp:1:b", "whatsapp:1:a"}
 			}
-			unlock := lockKeys(keys)
+			unlock, _ := lockKeys(keys)
 			mu.Lock()
 			inside++
 			most = max(most, inside)

@@ -176,6 +176,9 @@ func (r *Service) unknown(ctx context.Context, res *reservation, pending *model.
 	msg := res.msg
 	slog.Warn("send: the provider's answer never came; the message stays sending until its status settles it",
 		"message_id", msg.ID, "channel", msg.Channel, "account", res.ob.Account.ID, "err", callErr)
+	if !res.created {
+		return pending
+	}
 	s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
 	announced := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {

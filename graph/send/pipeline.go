@@ -63,6 +63,9 @@ type reservation struct {
 	ob    *channels.Message
 	// period is the quota month a unit was taken from; "" when none was.
 	period string
+	// created says a live reserve kept a new contact or conversation in
+	// send_creations, for the settle to announce or the release to remove.
+	created bool
 	// sent is the answer of a sandbox send, accepted in the reserve's own
 	// transaction (sandboxAccept); nil for a live one.
 	sent *model.Message
@@ -114,6 +117,7 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		if !a.Livemode {
 			return r.sandboxAccept(ctx, q, res, req, t)
 		}
+		res.created = t.newContact || t.conv == nil
 		return r.store(ctx, q, a.Scope(), req, t, res.msg, true)
 	})
 	if b := keyBindingFrom(ctx); err == nil && b != nil {
@@ -287,8 +291,10 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			slog.Warn("send: the provider answered after the sweep gave the message up; settled", "message_id", msg.ID, "status", msg.Status)
 			return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 		}
-		if err := AnnounceCreations(ctx, q, r.Events, s, msg.ID); err != nil {
-			return err
+		if res.created {
+			if err := AnnounceCreations(ctx, q, r.Events, s, msg.ID); err != nil {
+				return err
+			}
 		}
 		if err := r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
 			return err

@@ -121,8 +121,12 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	// The reserve recorded no event: what it created is announced with the
 	// message's settle, and removed with its release.
 	ctx = context.WithoutCancel(ctx)
-	pending := view.Message(res.msg)
-	r.Files.SignAttachments(pending)
+	sending := *res.msg // as reserved: confirm changes res.msg
+	pending := func() *model.Message {
+		out := view.Message(&sending)
+		r.Files.SignAttachments(out)
+		return out
+	}
 	receipt, callErr := r.call(ctx, res.ob)
 	switch {
 	case callErr == nil:
@@ -135,14 +139,14 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 			// The provider took the message: it is never answered as
 			// refused. It stays sending until the background's confirm,
 			// a status or the sweep settles it.
-			return pending, nil
+			return pending(), nil
 		}
 		if err == nil {
 			r.Events.Committed(ctx)
 		}
 		return out, err
 	case channels.OutcomeUnknown(callErr):
-		return r.unknown(ctx, res, pending, callErr), nil
+		return r.unknown(ctx, res, pending(), callErr), nil
 	}
 	return nil, r.release(ctx, res, callErr)
 }

@@ -114,13 +114,15 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 	if err != nil || !removed {
 		return err
 	}
-	created, err := q.TakeSendCreations(ctx, msg.ID)
-	if err != nil {
-		return err
-	}
-	if created != nil {
-		if err := q.RemoveCreations(ctx, created); err != nil {
+	if res.created {
+		created, err := q.TakeSendCreations(ctx, msg.ID)
+		if err != nil {
 			return err
+		}
+		if created != nil {
+			if err := q.RemoveCreations(ctx, created); err != nil {
+				return err
+			}
 		}
 	}
 	if res.period != "" {
