@@ -81,6 +81,16 @@ type Credentials struct {
 	PageID   string `json:"page_id,omitempty"`
 	// AccessToken is the bearer token of both.
 	AccessToken string `json:"access_token,omitempty"`
+	// AppSecret is the secret of the Meta app the Instagram account is
+	// connected through, when it is not the one of MSGSVC_META_APP_SECRET
+	// (an Instagram Login app has its own): its webhooks are verified
+	// with it, and its calls carry appsecret_proof.
+	AppSecret string `json:"app_secret,omitempty"`
+	// TokenIssuedAt is when the Instagram Login token was connected or
+	// last refreshed; TokenExpiresAt when Meta said it expires (nil until
+	// the first refresh tells).
+	TokenIssuedAt  *time.Time `json:"token_issued_at,omitempty"`
+	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
 }
 
 // LogValue keeps the token out of every log line.

@@ -28,6 +28,10 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 	if err != nil {
 		return nil, err
 	}
+	subs, err := r.webhookSubscriptions(ctx, s.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
 	out := &model.Channels{Websites: []*model.Website{}, Whatsapp: []*model.WhatsappNumber{},
 		Instagram: []*model.InstagramAccount{}, Email: []*model.EmailAddress{}}
 	for _, w := range websites {
@@ -40,7 +44,7 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 				PhoneNumber: acc.PhoneNumber, Name: acc.Name, Status: acc.Status, MarketingMessages: acc.MarketingMessages})
 		case "instagram":
 			out.Instagram = append(out.Instagram, &model.InstagramAccount{ID: acc.ID, WebsiteID: acc.WebsiteID,
-				Username: acc.Username, Status: acc.Status})
+				Username: acc.Username, Status: acc.Status, WebhookSubscription: subs[acc.ID]})
 		case "email":
 			out.Email = append(out.Email, &model.EmailAddress{ID: acc.ID, WebsiteID: acc.WebsiteID,
 				Address: acc.Address, ForwardingActive: acc.ForwardingActive})
@@ -85,4 +89,19 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 	}
 	var out model.Event
 	return &out, json.Unmarshal(e.Envelope, &out)
+}
+
+// webhookSubscriptions are the webhook subscription outcomes of a
+// workspace's accounts, by account id.
+func (r *Resolver) webhookSubscriptions(ctx context.Context, workspaceID string) (map[string]*model.WebhookSubscription, error) {
+	rows, err := r.Store.AccountSubscriptions(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*model.WebhookSubscription, len(rows))
+	for _, s := range rows {
+		out[s.AccountID] = &model.WebhookSubscription{Status: s.Status, Fields: append([]string{}, s.Fields...),
+			Error: s.Error, UpdatedAt: model.NewTimestamp(s.UpdatedAt)}
+	}
+	return out, nil
 }

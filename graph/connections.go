@@ -3,17 +3,32 @@ package graph
 import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 func (r *Resolver) connections() *credentials.Connections {
-	return &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher}
+	c := &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher}
+	if ig := r.instagramConnector(); ig != nil {
+		c.Instagram = ig
+	}
+	return c
+}
+
+// instagramConnector verifies and subscribes Instagram accounts at connect
+// through the live Instagram adapter; nil without one.
+func (r *Resolver) instagramConnector() *instagram.Connector {
+	p, ok := r.Adapters["instagram"].(instagram.Provider)
+	if !ok {
+		return nil
+	}
+	return &instagram.Connector{Provider: p, Store: r.Store, Clock: r.Clock}
 }
 
 // providerCredentials are the credentials of a GraphQL input.
 func providerCredentials(in model.ProviderCredentialsInput) channels.Credentials {
 	return channels.Credentials{PhoneNumberID: deref(in.PhoneNumberID), WABAID: deref(in.WabaID), Login: deref(in.Login),
-		IGUserID: deref(in.IgUserID), PageID: deref(in.PageID), AccessToken: in.AccessToken}
+		IGUserID: deref(in.IgUserID), PageID: deref(in.PageID), AccessToken: in.AccessToken, AppSecret: deref(in.AppSecret)}
 }
 
 // connectionView is a connection as GraphQL shows it.
@@ -28,6 +43,8 @@ func connectionView(c *credentials.Connection, err error) (*model.ChannelConnect
 		out.WabaID, out.Login = nonEmpty(c.WABAID), nonEmpty(c.Login)
 		at := model.NewTimestamp(c.UpdatedAt)
 		out.UpdatedAt = &at
+		out.IgUserID, out.PageID, out.AppSecretSet = nonEmpty(c.IGUserID), nonEmpty(c.PageID), c.AppSecretSet
+		out.TokenIssuedAt, out.TokenExpiresAt = model.TimestampPtr(c.TokenIssuedAt), model.TimestampPtr(c.TokenExpiresAt)
 	}
 	return out, nil
 }

@@ -35,6 +35,21 @@ type igHooks struct {
 
 func newIGHooks(t *testing.T, creds channels.Credentials) *igHooks {
 	t.Helper()
+	h := newIGAPI(t)
+	row, err := credentials.Vault{Key: h.Resolver.Seal}.Seal("ws_main", "ig_main", "instagram", creds, h.Clock.Now())
+	if err == nil {
+		err = h.Store.UpsertAccountProvider(t.Context(), row)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// newIGAPI is the API with /hooks/meta on, a sealing key, and the
+// Instagram adapter on the Graph stand-in; nothing is connected.
+func newIGAPI(t *testing.T) *igHooks {
+	t.Helper()
 	g := metatest.New(t)
 	api := resttest.New(t)
 	api.Server.Meta = rest.MetaHooks{AppSecret: igAppSecret, VerifyToken: "verify"}
@@ -43,13 +58,6 @@ func newIGHooks(t *testing.T, creds channels.Credentials) *igHooks {
 		t.Fatal(err)
 	}
 	api.Resolver.Seal = key
-	row, err := credentials.Vault{Key: key}.Seal("ws_main", "ig_main", "instagram", creds, api.Clock.Now())
-	if err == nil {
-		err = api.Store.UpsertAccountProvider(t.Context(), row)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	api.Resolver.Adapters = map[string]channels.Adapter{"instagram": instagram.New(g.Config(2 * time.Second))}
 	return &igHooks{API: api, graph: g}
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 )
 
-// Owns says whether an Instagram webhook's entry[].id is this account:
-// its ig_user_id, or the page_id of a Facebook Login account (Meta names
-// either, depending on the login the app subscribed with).
+// Owns says whether an id Meta sends is this account's own: its Instagram
+// account id (what entry[].id names on both logins, and the sender of the
+// account's own comments and echoes), or the page_id of a Facebook Login
+// account.
 func Owns(c *channels.Credentials, entryID string) bool {
 	if c == nil || entryID == "" {
 		return false

@@ -39,6 +39,17 @@ type Connections struct {
 	Clock clock.Clock
 	// Refresher, when set, syncs a connected WhatsApp number's templates.
 	Refresher Refresher
+	// Instagram, when set, checks an Instagram account's credentials
+	// against Meta before they are stored and subscribes its webhooks
+	// after (graph/instagram.Connector).
+	Instagram InstagramConnector
+}
+
+// InstagramConnector verifies (and completes) an Instagram account's
+// credentials at connect, and subscribes its webhooks once they are stored.
+type InstagramConnector interface {
+	Verify(ctx context.Context, c *channels.Credentials) error
+	Subscribe(ctx context.Context, workspaceID, accountID string, c *channels.Credentials)
 }
 
 // Connection is what may be told of an account's provider connection:
@@ -54,6 +65,13 @@ type Connection struct {
 	WABAID            string
 	Login             string
 	UpdatedAt         time.Time
+	// Instagram: the account and Page ids, whether an app secret of its
+	// own is stored, and the token's issue and expiry times.
+	IGUserID       string
+	PageID         string
+	AppSecretSet   bool
+	TokenIssuedAt  *time.Time
+	TokenExpiresAt *time.Time
 }
 
 // admin returns the caller when it is the admin of /graphql: API keys,
@@ -143,11 +161,14 @@ func (c *Connections) Disconnect(ctx context.Context, accountID string) (*Connec
 var inputNames = strings.NewReplacer("provider of a", "input of a",
 	"provider.access_token", "accessToken", "provider.phone_number_id", "input.phoneNumberId",
 	"provider.waba_id", "input.wabaId", "provider.ig_user_id", "input.igUserId",
-	"provider.page_id", "input.pageId", "provider.login", "input.login",
+	"provider.page_id", "input.pageId", "provider.login", "input.login", "provider.app_secret", "input.appSecret",
 	"phone_number_id", "phoneNumberId", "waba_id", "wabaId", "access_token", "accessToken")
 
 // store seals, stores and reports new credentials.
 func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.Credentials) (*Connection, error) {
+	if err := c.verify(ctx, acc, &in); err != nil {
+		return nil, err
+	}
 	row, err := c.Vault.Seal(acc.WorkspaceID, acc.ID, acc.Channel, in, c.Clock.Now())
 	var bad *Invalid
 	if errors.As(err, &bad) {
@@ -164,12 +185,27 @@ func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.
 	}
 	slog.Info("credentials: account connected", "workspace", acc.WorkspaceID, "account", acc.ID,
 		"channel", acc.Channel, "provider_key", row.ProviderKey)
+	if acc.Channel == "instagram" && c.Instagram != nil {
+		c.Instagram.Subscribe(ctx, acc.WorkspaceID, acc.ID, &in)
+	}
 	if acc.Channel == "whatsapp" && c.Refresher != nil {
 		if err := c.Refresher.RefreshTemplates(ctx, acc.WorkspaceID, acc.ID); err != nil {
 			slog.Warn("credentials: template sync not queued", "account", acc.ID, "err", err)
 		}
 	}
 	return c.describe(ctx, acc)
+}
+
+// verify checks an Instagram account's credentials with Meta (after the
+// local checks, so a malformed input is named as such first).
+func (c *Connections) verify(ctx context.Context, acc *repo.Account, in *channels.Credentials) error {
+	if acc.Channel != "instagram" || c.Instagram == nil {
+		return nil
+	}
+	if err := Check(acc.Channel, in); err != nil {
+		return apierr.New(apierr.InvalidRequest, "%s", inputNames.Replace(err.Error()))
+	}
+	return c.Instagram.Verify(ctx, in)
 }
 
 // reconnected clears needs_reauth: the token it was about changed.
@@ -197,5 +233,7 @@ func (c *Connections) describe(ctx context.Context, acc *repo.Account) (*Connect
 	}
 	out.Connected, out.ProviderAccountID, out.WABAID, out.Login = true, p.ProviderKey, creds.WABAID, creds.Login
 	out.UpdatedAt = p.UpdatedAt
+	out.IGUserID, out.PageID, out.AppSecretSet = creds.IGUserID, creds.PageID, creds.AppSecret != ""
+	out.TokenIssuedAt, out.TokenExpiresAt = creds.TokenIssuedAt, creds.TokenExpiresAt
 	return out, nil
 }

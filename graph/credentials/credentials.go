@@ -67,11 +67,17 @@ func Check(channel string, c *channels.Credentials) error {
 			if !numericID.MatchString(c.PageID) {
 				return bad("provider.page_id must be the Facebook Page's numeric id (login facebook)")
 			}
+			if c.IGUserID != "" && !numericID.MatchString(c.IGUserID) {
+				return bad("provider.ig_user_id must be the Instagram account's numeric id, or left out to be read from the Page")
+			}
 		default:
 			return bad("provider.login must be instagram or facebook")
 		}
 		if c.PhoneNumberID != "" || c.WABAID != "" {
 			return bad("provider of an Instagram account takes no phone_number_id or waba_id")
+		}
+		if len(c.AppSecret) > 256 || (c.AppSecret != "" && !tokenChars.MatchString(c.AppSecret)) {
+			return bad("provider.app_secret must be the Meta app's secret as the App Dashboard shows it")
 		}
 	default:
 		return bad("accounts of channel %s take no provider object", channel)
@@ -79,15 +85,18 @@ func Check(channel string, c *channels.Credentials) error {
 	return nil
 }
 
-// Key is the provider's id of an account: it routes inbound webhooks.
+// Key is the provider's id of an account: it routes inbound webhooks. An
+// Instagram account's is its Instagram account id on both logins (Meta's
+// Instagram webhooks name it in entry[].id); a Facebook Login account
+// whose Instagram id is not known yet falls back to its Page id.
 func Key(channel string, c *channels.Credentials) string {
 	switch {
 	case channel == "whatsapp":
 		return c.PhoneNumberID
-	case c.Login == "facebook":
-		return c.PageID
-	default:
+	case c.IGUserID != "":
 		return c.IGUserID
+	default:
+		return c.PageID
 	}
 }
 

@@ -231,6 +231,121 @@ func (ec *executionContext) fieldContext_ChannelConnection_updatedAt(_ context.C
 	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
+func (ec *executionContext) _ChannelConnection_igUserId(ctx context.Context, field graphql.CollectedField, obj *model.ChannelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConnection_igUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IgUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConnection_igUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConnection_pageId(ctx context.Context, field graphql.CollectedField, obj *model.ChannelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConnection_pageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConnection_pageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConnection_appSecretSet(ctx context.Context, field graphql.CollectedField, obj *model.ChannelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConnection_appSecretSet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AppSecretSet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConnection_appSecretSet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConnection_tokenExpiresAt(ctx context.Context, field graphql.CollectedField, obj *model.ChannelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConnection_tokenExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConnection_tokenExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConnection_tokenIssuedAt(ctx context.Context, field graphql.CollectedField, obj *model.ChannelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConnection_tokenIssuedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenIssuedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConnection_tokenIssuedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConnection", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -246,7 +361,7 @@ func (ec *executionContext) unmarshalInputProviderCredentialsInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"phoneNumberId", "wabaId", "login", "igUserId", "pageId", "accessToken"}
+	fieldsInOrder := [...]string{"phoneNumberId", "wabaId", "login", "igUserId", "pageId", "appSecret", "accessToken"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -288,6 +403,13 @@ func (ec *executionContext) unmarshalInputProviderCredentialsInput(ctx context.C
 				return it, err
 			}
 			it.PageID = data
+		case "appSecret":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appSecret"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppSecret = data
 		case "accessToken":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("accessToken"))
 			data, err := ec.unmarshalNString2string(ctx, v)
@@ -362,6 +484,31 @@ func (ec *executionContext) _ChannelConnection(ctx context.Context, sel ast.Sele
 			}
 		case "updatedAt":
 			out.Values[i] = ec._ChannelConnection_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "igUserId":
+			out.Values[i] = ec._ChannelConnection_igUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageId":
+			out.Values[i] = ec._ChannelConnection_pageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "appSecretSet":
+			out.Values[i] = ec._ChannelConnection_appSecretSet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenExpiresAt":
+			out.Values[i] = ec._ChannelConnection_tokenExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tokenIssuedAt":
+			out.Values[i] = ec._ChannelConnection_tokenIssuedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -89,12 +89,17 @@ type ComplexityRoot struct {
 
 	ChannelConnection struct {
 		AccountID         func(childComplexity int) int
+		AppSecretSet      func(childComplexity int) int
 		Channel           func(childComplexity int) int
 		Connected         func(childComplexity int) int
+		IgUserID          func(childComplexity int) int
 		Login             func(childComplexity int) int
 		NeedsReauth       func(childComplexity int) int
+		PageID            func(childComplexity int) int
 		ProviderAccountID func(childComplexity int) int
 		Status            func(childComplexity int) int
+		TokenExpiresAt    func(childComplexity int) int
+		TokenIssuedAt     func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
 		WabaID            func(childComplexity int) int
 	}
@@ -266,10 +271,11 @@ type ComplexityRoot struct {
 	}
 
 	InstagramAccount struct {
-		ID        func(childComplexity int) int
-		Status    func(childComplexity int) int
-		Username  func(childComplexity int) int
-		WebsiteID func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Status              func(childComplexity int) int
+		Username            func(childComplexity int) int
+		WebhookSubscription func(childComplexity int) int
+		WebsiteID           func(childComplexity int) int
 	}
 
 	Interactive struct {
@@ -561,6 +567,13 @@ type ComplexityRoot struct {
 		Items     func(childComplexity int) int
 	}
 
+	WebhookSubscription struct {
+		Error     func(childComplexity int) int
+		Fields    func(childComplexity int) int
+		Status    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
 	WebhookVerification struct {
 		Reason   func(childComplexity int) int
 		Verified func(childComplexity int) int
@@ -823,6 +836,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.AccountID(childComplexity), true
+	case "ChannelConnection.appSecretSet":
+		if e.ComplexityRoot.ChannelConnection.AppSecretSet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.AppSecretSet(childComplexity), true
 	case "ChannelConnection.channel":
 		if e.ComplexityRoot.ChannelConnection.Channel == nil {
 			break
@@ -835,6 +854,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.Connected(childComplexity), true
+	case "ChannelConnection.igUserId":
+		if e.ComplexityRoot.ChannelConnection.IgUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.IgUserID(childComplexity), true
 	case "ChannelConnection.login":
 		if e.ComplexityRoot.ChannelConnection.Login == nil {
 			break
@@ -847,6 +872,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.NeedsReauth(childComplexity), true
+	case "ChannelConnection.pageId":
+		if e.ComplexityRoot.ChannelConnection.PageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.PageID(childComplexity), true
 	case "ChannelConnection.providerAccountId":
 		if e.ComplexityRoot.ChannelConnection.ProviderAccountID == nil {
 			break
@@ -859,6 +890,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.Status(childComplexity), true
+	case "ChannelConnection.tokenExpiresAt":
+		if e.ComplexityRoot.ChannelConnection.TokenExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.TokenExpiresAt(childComplexity), true
+	case "ChannelConnection.tokenIssuedAt":
+		if e.ComplexityRoot.ChannelConnection.TokenIssuedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.TokenIssuedAt(childComplexity), true
 	case "ChannelConnection.updatedAt":
 		if e.ComplexityRoot.ChannelConnection.UpdatedAt == nil {
 			break
@@ -1546,6 +1589,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstagramAccount.Username(childComplexity), true
+	case "InstagramAccount.webhookSubscription":
+		if e.ComplexityRoot.InstagramAccount.WebhookSubscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstagramAccount.WebhookSubscription(childComplexity), true
 	case "InstagramAccount.websiteId":
 		if e.ComplexityRoot.InstagramAccount.WebsiteID == nil {
 			break
@@ -2998,6 +3047,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookEndpointList.Items(childComplexity), true
 
+	case "WebhookSubscription.error":
+		if e.ComplexityRoot.WebhookSubscription.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.Error(childComplexity), true
+	case "WebhookSubscription.fields":
+		if e.ComplexityRoot.WebhookSubscription.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.Fields(childComplexity), true
+	case "WebhookSubscription.status":
+		if e.ComplexityRoot.WebhookSubscription.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.Status(childComplexity), true
+	case "WebhookSubscription.updatedAt":
+		if e.ComplexityRoot.WebhookSubscription.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.UpdatedAt(childComplexity), true
+
 	case "WebhookVerification.reason":
 		if e.ComplexityRoot.WebhookVerification.Reason == nil {
 			break
@@ -3354,6 +3428,16 @@ type ChannelConnection {
   login: String
   "When the credentials were last set."
   updatedAt: Timestamp
+  "Instagram: the Instagram professional account id (on Facebook Login read from the Page at connect). Webhooks route by it."
+  igUserId: String
+  "Instagram on Facebook Login: the Facebook Page's id."
+  pageId: String
+  "Instagram: whether the account carries its own Meta app secret (webhook signatures and appsecret_proof); the secret itself is never shown."
+  appSecretSet: Boolean!
+  "Instagram Login: when Meta said the token expires (known after its first refresh; msgsvc refreshes it before then)."
+  tokenExpiresAt: Timestamp
+  "Instagram Login: when the token was connected or last refreshed."
+  tokenIssuedAt: Timestamp
 }
 
 "Provider credentials, as the fixture's provider object holds them."
@@ -3364,10 +3448,12 @@ input ProviderCredentialsInput {
   wabaId: String
   "Instagram: instagram (Instagram Login, the default) or facebook (Facebook Login)."
   login: String
-  "Instagram Login: the Instagram account's id."
+  "Instagram: the Instagram account's id (required on Instagram Login; on Facebook Login read from the Page when left out)."
   igUserId: String
-  "Facebook Login: the Facebook Page's id."
+  "Facebook Login: the Facebook Page's id (its Instagram account id is read from it when igUserId is left out)."
   pageId: String
+  "The secret of the Meta app the account is connected through, when it is not MSGSVC_META_APP_SECRET's app (an Instagram Login app has its own). Webhooks of the account are verified with it, and its Graph API calls carry appsecret_proof."
+  appSecret: String
   "The bearer token of the Graph API."
   accessToken: String!
 }
@@ -3436,6 +3522,19 @@ type InstagramAccount {
   websiteId: ID!
   username: String!
   status: String!
+  "The account's webhook subscription at Meta (subscribed_apps) as connecting it left it; null when it was never subscribed by msgsvc."
+  webhookSubscription: WebhookSubscription
+}
+
+"The outcome of subscribing an account's webhooks at Meta."
+type WebhookSubscription {
+  "subscribed or failed"
+  status: String!
+  "The fields subscribed (asked for, when it failed)."
+  fields: [String!]!
+  "Why it failed: Meta's code and text, or the connection failure."
+  error: String
+  updatedAt: Timestamp!
 }
 
 type EmailAddress {
@@ -4310,6 +4409,16 @@ func (ec *executionContext) childFields_ChannelConnection(ctx context.Context, f
 		return ec.fieldContext_ChannelConnection_login(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_ChannelConnection_updatedAt(ctx, field)
+	case "igUserId":
+		return ec.fieldContext_ChannelConnection_igUserId(ctx, field)
+	case "pageId":
+		return ec.fieldContext_ChannelConnection_pageId(ctx, field)
+	case "appSecretSet":
+		return ec.fieldContext_ChannelConnection_appSecretSet(ctx, field)
+	case "tokenExpiresAt":
+		return ec.fieldContext_ChannelConnection_tokenExpiresAt(ctx, field)
+	case "tokenIssuedAt":
+		return ec.fieldContext_ChannelConnection_tokenIssuedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChannelConnection", field.Name)
 }
@@ -4656,6 +4765,8 @@ func (ec *executionContext) childFields_InstagramAccount(ctx context.Context, fi
 		return ec.fieldContext_InstagramAccount_username(ctx, field)
 	case "status":
 		return ec.fieldContext_InstagramAccount_status(ctx, field)
+	case "webhookSubscription":
+		return ec.fieldContext_InstagramAccount_webhookSubscription(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstagramAccount", field.Name)
 }
@@ -5116,6 +5227,20 @@ func (ec *executionContext) childFields_WebhookEndpointList(ctx context.Context,
 		return ec.fieldContext_WebhookEndpointList_egressIps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointList", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_WebhookSubscription_status(ctx, field)
+	case "fields":
+		return ec.fieldContext_WebhookSubscription_fields(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookSubscription_error(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_WebhookSubscription_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscription", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookVerification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -9,10 +9,13 @@ import (
 )
 
 // eachInstagramAccount runs fn for every Instagram account entry[].id
-// names: the accounts whose routing key (ig_user_id, or page_id on Facebook
-// Login) it is, else those of Facebook Login whose ig_user_id it is (Meta
-// names the Instagram account on either login). Unknown ids are logged and
-// ignored.
+// names. Meta's Instagram webhooks name the Instagram professional account
+// in entry[].id on both logins (Instagram Login and Facebook Login), and an
+// account's routing key is that id (fetched from its Page at connect on
+// Facebook Login). An account whose key is not that id (one connected on
+// Facebook Login before its Instagram id was known, keyed by its Page) is
+// still found when its credentials carry the id. An id of no account is
+// logged with the id, never dropped silently.
 func (s *Service) eachInstagramAccount(ctx context.Context, entryID string, fn func(target) error) error {
 	if entryID == "" {
 		slog.Info("meta hook: Instagram entry without id; ignored")
@@ -35,7 +38,9 @@ func (s *Service) eachInstagramAccount(ctx context.Context, entryID string, fn f
 		return fn(t)
 	})
 	if matched == 0 && err == nil {
-		slog.Info("meta hook: no Instagram account has this id; ignored", "entry_id", entryID)
+		slog.Warn("meta hook: no connected Instagram account has this Instagram account id; the event is not processed "+
+			"(connect the account, or reconnect a Facebook Login account so that its Instagram id is read from its Page)",
+			"entry_id", entryID)
 	}
 	return err
 }

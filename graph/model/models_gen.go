@@ -21,6 +21,16 @@ type ChannelConnection struct {
 	Login *string `json:"login,omitempty"`
 	// When the credentials were last set.
 	UpdatedAt *Timestamp `json:"updatedAt,omitempty"`
+	// Instagram: the Instagram professional account id (on Facebook Login read from the Page at connect). Webhooks route by it.
+	IgUserID *string `json:"igUserId,omitempty"`
+	// Instagram on Facebook Login: the Facebook Page's id.
+	PageID *string `json:"pageId,omitempty"`
+	// Instagram: whether the account carries its own Meta app secret (webhook signatures and appsecret_proof); the secret itself is never shown.
+	AppSecretSet bool `json:"appSecretSet"`
+	// Instagram Login: when Meta said the token expires (known after its first refresh; msgsvc refreshes it before then).
+	TokenExpiresAt *Timestamp `json:"tokenExpiresAt,omitempty"`
+	// Instagram Login: when the token was connected or last refreshed.
+	TokenIssuedAt *Timestamp `json:"tokenIssuedAt,omitempty"`
 }
 
 type Mutation struct {
@@ -34,10 +44,12 @@ type ProviderCredentialsInput struct {
 	WabaID *string `json:"wabaId,omitempty"`
 	// Instagram: instagram (Instagram Login, the default) or facebook (Facebook Login).
 	Login *string `json:"login,omitempty"`
-	// Instagram Login: the Instagram account's id.
+	// Instagram: the Instagram account's id (required on Instagram Login; on Facebook Login read from the Page when left out).
 	IgUserID *string `json:"igUserId,omitempty"`
-	// Facebook Login: the Facebook Page's id.
+	// Facebook Login: the Facebook Page's id (its Instagram account id is read from it when igUserId is left out).
 	PageID *string `json:"pageId,omitempty"`
+	// The secret of the Meta app the account is connected through, when it is not MSGSVC_META_APP_SECRET's app (an Instagram Login app has its own). Webhooks of the account are verified with it, and its Graph API calls carry appsecret_proof.
+	AppSecret *string `json:"appSecret,omitempty"`
 	// The bearer token of the Graph API.
 	AccessToken string `json:"accessToken"`
 }

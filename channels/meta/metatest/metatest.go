@@ -154,6 +154,7 @@ type Server struct {
 	templates  map[string][]map[string]any
 	onboarding map[string]string
 	media      map[string]media
+	ig         igState
 	n          int
 }
 

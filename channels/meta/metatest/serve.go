@@ -98,6 +98,9 @@ func (s *Server) next() int {
 
 // answer is the documented default for a request no script took.
 func (s *Server) answer(rec Request, hostHeader string) answer {
+	if a, ok := s.instagramAnswer(rec); ok {
+		return a
+	}
 	seg := strings.Split(strings.Trim(rec.Path, "/"), "/")
 	if rec.Method == http.MethodGet && len(seg) == 2 && seg[0] == "media-files" {
 		return s.mediaFile(rec, seg[1])

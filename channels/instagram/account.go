@@ -1,0 +1,194 @@
+package instagram
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+)
+
+// WebhookFields are the Instagram webhook fields an account is subscribed
+// to at connect (Instagram Login), and the ones the app's Instagram
+// webhook must have in the App Dashboard: every field msgsvc processes.
+// message_echoes is a Messenger field, not an Instagram one: echoes of an
+// Instagram account come with messages.
+var WebhookFields = []string{"messages", "messaging_postbacks", "messaging_referral", "messaging_seen",
+	"message_reactions", "message_edit", "comments", "live_comments"}
+
+// PageFields are the Page fields a Facebook Login account's Page is
+// subscribed to at connect: Meta delivers Instagram webhooks of a Page's
+// account only while the Page has the app subscribed.
+var PageFields = []string{"messages"}
+
+// Identity is what Meta says an account's token belongs to.
+type Identity struct {
+	// IGUserID is the Instagram professional account id (the id Meta's
+	// Instagram webhooks name in entry[].id, on both logins).
+	IGUserID string
+	Username string
+}
+
+// Identify asks Meta whose account the token opens: on Instagram Login,
+// GET /me?fields=user_id,username on the Instagram host; on Facebook
+// Login, GET /{page_id}?fields=instagram_business_account on the Meta
+// host (the Instagram account linked to the Page). The IG id is empty when
+// the Page has no Instagram professional account linked.
+func (a *Adapter) Identify(ctx context.Context, c *channels.Credentials) (*Identity, error) {
+	n, err := a.node(channels.Account{ID: "being connected", Provider: c})
+	if err != nil {
+		return nil, err
+	}
+	if c.Login == LoginFacebook {
+		var out struct {
+			ID                       string `json:"id"`
+			InstagramBusinessAccount *struct {
+				ID       string `json:"id"`
+				Username string `json:"username"`
+			} `json:"instagram_business_account"`
+		}
+		if err := n.client.GetJSON(ctx, n.token, a.query(c, url.Values{"fields": {"instagram_business_account"}}), &out, c.PageID); err != nil {
+			return nil, err
+		}
+		if out.InstagramBusinessAccount == nil {
+			return &Identity{}, nil
+		}
+		return &Identity{IGUserID: out.InstagramBusinessAccount.ID, Username: out.InstagramBusinessAccount.Username}, nil
+	}
+	var out struct {
+		UserID   meta.ID `json:"user_id"`
+		Username string  `json:"username"`
+	}
+	if err := n.client.GetJSON(ctx, n.token, a.query(c, url.Values{"fields": {"user_id,username"}}), &out, "me"); err != nil {
+		return nil, err
+	}
+	return &Identity{IGUserID: string(out.UserID), Username: out.Username}, nil
+}
+
+// Subscribe turns on the account's webhooks for this app: POST
+// /{ig_user_id}/subscribed_apps?subscribed_fields=WebhookFields on the
+// Instagram host (Instagram Login), POST /{page_id}/subscribed_apps?
+// subscribed_fields=PageFields on the Meta host (Facebook Login). Meta
+// answers {"success": true}.
+func (a *Adapter) Subscribe(ctx context.Context, c *channels.Credentials) error {
+	n, err := a.node(channels.Account{ID: "being connected", Provider: c})
+	if err != nil {
+		return err
+	}
+	fields := WebhookFields
+	if c.Login == LoginFacebook {
+		fields = PageFields
+	}
+	q := a.query(c, url.Values{"subscribed_fields": {strings.Join(fields, ",")}})
+	var out struct {
+		Success any `json:"success"`
+	}
+	target := n.client.URL(n.id, "subscribed_apps") + "?" + q.Encode()
+	if err := n.client.Do(ctx, http.MethodPost, target, n.token, "", nil, &out); err != nil {
+		return err
+	}
+	if out.Success != true && out.Success != "true" {
+		return &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider did not confirm the subscription"}
+	}
+	return nil
+}
+
+// Token is a refreshed Instagram Login token.
+type Token struct {
+	AccessToken string
+	ExpiresIn   time.Duration
+}
+
+// RefreshToken renews a long-lived Instagram Login token (at least 24
+// hours old, not expired): GET {instagram host}/refresh_access_token?
+// grant_type=ig_refresh_token&access_token=… (no version in the path), which
+// answers {"access_token", "token_type": "bearer", "expires_in": seconds}.
+func (a *Adapter) RefreshToken(ctx context.Context, c *channels.Credentials) (*Token, error) {
+	q := a.query(c, url.Values{"grant_type": {"ig_refresh_token"}, "access_token": {c.AccessToken}})
+	var out struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		ExpiresIn   int64  `json:"expires_in"`
+	}
+	target := strings.TrimRight(a.Instagram.BaseURL, "/") + "/refresh_access_token?" + q.Encode()
+	if err := a.Instagram.Do(ctx, http.MethodGet, target, "", "", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.AccessToken == "" || out.ExpiresIn <= 0 {
+		return nil, &meta.Error{HTTPStatus: http.StatusOK, Message: "the provider's refresh answer has no access_token or expires_in"}
+	}
+	return &Token{AccessToken: out.AccessToken, ExpiresIn: time.Duration(out.ExpiresIn) * time.Second}, nil
+}
+
+// Broadcasting says whether mediaID is a live video the account is
+// broadcasting now: GET /{ig_user_id}/live_media lists only the live media
+// being broadcast at the time of the request. A Facebook Login account
+// asks on the Meta host with its Page token.
+func (a *Adapter) Broadcasting(ctx context.Context, c *channels.Credentials, mediaID string) (bool, error) {
+	client := a.Instagram
+	if c.Login == LoginFacebook {
+		client = a.Graph
+	}
+	if c.IGUserID == "" {
+		return false, errors.New("instagram: the account's Instagram id is not known")
+	}
+	var out struct {
+		Data []struct {
+			ID meta.ID `json:"id"`
+		} `json:"data"`
+	}
+	if err := client.GetJSON(ctx, c.AccessToken, a.query(c, url.Values{"fields": {"id"}}), &out, c.IGUserID, "live_media"); err != nil {
+		return false, err
+	}
+	for _, m := range out.Data {
+		if string(m.ID) == mediaID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// query adds appsecret_proof to q when the account has an app secret of
+// its own.
+func (a *Adapter) query(c *channels.Credentials, q url.Values) url.Values {
+	if c != nil && c.AppSecret != "" && c.AccessToken != "" {
+		q.Set("appsecret_proof", AppSecretProof(c.AppSecret, c.AccessToken))
+	}
+	return q
+}
+
+// AppSecretProof is the hex HMAC-SHA256 of the access token keyed with the
+// app secret, which Meta checks on calls of an app that requires it
+// (https://developers.facebook.com/docs/graph-api/securing-requests#appsecret_proof).
+func AppSecretProof(appSecret, token string) string {
+	mac := hmac.New(sha256.New, []byte(appSecret))
+	mac.Write([]byte(token))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// AuthFailed says whether err is Meta refusing the token itself (code
+// 190, or an HTTP 401): the account needs a new token.
+func AuthFailed(err error) bool {
+	var e *meta.Error
+	return errors.As(err, &e) && (e.Code == 190 || (e.Code == 0 && e.HTTPStatus == http.StatusUnauthorized))
+}
+
+// Describe names a provider failure for an operator, without a token.
+func Describe(err error) string {
+	var e *meta.Error
+	if errors.As(err, &e) {
+		if e.Code != 0 {
+			return e.Reason()
+		}
+		return e.Message
+	}
+	return fmt.Sprint(err)
+}
