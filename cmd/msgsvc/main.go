@@ -288,6 +288,7 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	queueRedis := cfg.Redis.Client()
 	lease := jobs.TemplateSyncLease(queueRedis, cfg.Queue)
 	go jobs.RunTemplateSync(ctx, jobs.LeasedTemplateSync(resolver, lease, cfg.Live.TemplateSyncEvery), cfg.Live.TemplateSyncEvery)
+	go jobs.RunInstagramTokenRefresh(ctx, resolver, jobs.InstagramTokenLease(queueRedis, cfg.Queue), jobs.InstagramTokenEvery)
 	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
 	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Queues: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices(),
 		Queue: func(ctx context.Context) (string, error) {
