@@ -40,17 +40,12 @@ func (s *Server) metaHandshake(w http.ResponseWriter, r *http.Request) {
 // metaHook checks the signature over the raw bytes before anything else,
 // stores the payload and answers 200; a job processes it.
 func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
-	if s.Meta.AppSecret == "" {
-		http.Error(w, "MSGSVC_META_APP_SECRET is not configured", http.StatusServiceUnavailable)
-		return
-	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMetaHook))
 	if err != nil {
 		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if !meta.VerifySignature(s.Meta.AppSecret, raw, r.Header.Get("X-Hub-Signature-256")) {
-		http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
+	if !s.metaSigned(w, r, raw) {
 		return
 	}
 	id, err := s.Resolver.MetaHooks().Accept(r.Context(), raw)
@@ -70,4 +65,34 @@ func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
 	slog.Info("meta hook stored", "request_id", requestID(r.Context()), "hook_id", id, "bytes", len(raw))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, "EVENT_RECEIVED")
+}
+
+// metaSigned checks X-Hub-Signature-256 with MSGSVC_META_APP_SECRET, then
+// with the app secrets of the Instagram accounts the payload names (an
+// account connected through a Meta app of its own), and answers the
+// request when none verifies it: 401, or 503 when no secret is configured
+// at all (nor could the accounts' be read).
+func (s *Server) metaSigned(w http.ResponseWriter, r *http.Request, raw []byte) bool {
+	header := r.Header.Get("X-Hub-Signature-256")
+	if s.Meta.AppSecret != "" && meta.VerifySignature(s.Meta.AppSecret, raw, header) {
+		return true
+	}
+	secrets, err := s.Resolver.MetaHooks().AppSecrets(r.Context(), raw)
+	if err != nil {
+		slog.Warn("meta hook: accounts' app secrets not read; Meta retries it", "request_id", requestID(r.Context()), "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
+		http.Error(w, "not verified; retry", http.StatusServiceUnavailable)
+		return false
+	}
+	for _, secret := range secrets {
+		if meta.VerifySignature(secret, raw, header) {
+			return true
+		}
+	}
+	if s.Meta.AppSecret == "" && len(secrets) == 0 {
+		http.Error(w, "MSGSVC_META_APP_SECRET is not configured", http.StatusServiceUnavailable)
+		return false
+	}
+	http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
+	return false
 }

@@ -55,7 +55,7 @@ func (a *Adapter) Identify(ctx context.Context, c *channels.Credentials) (*Ident
 				Username string `json:"username"`
 			} `json:"instagram_business_account"`
 		}
-		if err := n.client.GetJSON(ctx, n.token, a.query(c, url.Values{"fields": {"instagram_business_account"}}), &out, c.PageID); err != nil {
+		if err := n.client.GetJSON(ctx, n.token, url.Values{"fields": {"instagram_business_account"}}, &out, c.PageID); err != nil {
 			return nil, err
 		}
 		if out.InstagramBusinessAccount == nil {
@@ -67,7 +67,7 @@ func (a *Adapter) Identify(ctx context.Context, c *channels.Credentials) (*Ident
 		UserID   meta.ID `json:"user_id"`
 		Username string  `json:"username"`
 	}
-	if err := n.client.GetJSON(ctx, n.token, a.query(c, url.Values{"fields": {"user_id,username"}}), &out, "me"); err != nil {
+	if err := n.client.GetJSON(ctx, n.token, url.Values{"fields": {"user_id,username"}}, &out, "me"); err != nil {
 		return nil, err
 	}
 	return &Identity{IGUserID: string(out.UserID), Username: out.Username}, nil
@@ -87,7 +87,7 @@ func (a *Adapter) Subscribe(ctx context.Context, c *channels.Credentials) error 
 	if c.Login == LoginFacebook {
 		fields = PageFields
 	}
-	q := a.query(c, url.Values{"subscribed_fields": {strings.Join(fields, ",")}})
+	q := url.Values{"subscribed_fields": {strings.Join(fields, ",")}}
 	var out struct {
 		Success any `json:"success"`
 	}
@@ -112,14 +112,15 @@ type Token struct {
 // grant_type=ig_refresh_token&access_token=… (no version in the path), which
 // answers {"access_token", "token_type": "bearer", "expires_in": seconds}.
 func (a *Adapter) RefreshToken(ctx context.Context, c *channels.Credentials) (*Token, error) {
-	q := a.query(c, url.Values{"grant_type": {"ig_refresh_token"}, "access_token": {c.AccessToken}})
+	q := url.Values{"grant_type": {"ig_refresh_token"}, "access_token": {c.AccessToken}}
+	client := withProof(a.Instagram, c.AppSecret)
 	var out struct {
 		AccessToken string `json:"access_token"`
 		TokenType   string `json:"token_type"`
 		ExpiresIn   int64  `json:"expires_in"`
 	}
-	target := strings.TrimRight(a.Instagram.BaseURL, "/") + "/refresh_access_token?" + q.Encode()
-	if err := a.Instagram.Do(ctx, http.MethodGet, target, "", "", nil, &out); err != nil {
+	target := strings.TrimRight(client.BaseURL, "/") + "/refresh_access_token?" + q.Encode()
+	if err := client.Do(ctx, http.MethodGet, target, "", "", nil, &out); err != nil {
 		return nil, err
 	}
 	if out.AccessToken == "" || out.ExpiresIn <= 0 {
@@ -137,6 +138,7 @@ func (a *Adapter) Broadcasting(ctx context.Context, c *channels.Credentials, med
 	if c.Login == LoginFacebook {
 		client = a.Graph
 	}
+	client = withProof(client, c.AppSecret)
 	if c.IGUserID == "" {
 		return false, errors.New("instagram: the account's Instagram id is not known")
 	}
@@ -145,7 +147,7 @@ func (a *Adapter) Broadcasting(ctx context.Context, c *channels.Credentials, med
 			ID meta.ID `json:"id"`
 		} `json:"data"`
 	}
-	if err := client.GetJSON(ctx, c.AccessToken, a.query(c, url.Values{"fields": {"id"}}), &out, c.IGUserID, "live_media"); err != nil {
+	if err := client.GetJSON(ctx, c.AccessToken, url.Values{"fields": {"id"}}, &out, c.IGUserID, "live_media"); err != nil {
 		return false, err
 	}
 	for _, m := range out.Data {
@@ -156,13 +158,45 @@ func (a *Adapter) Broadcasting(ctx context.Context, c *channels.Credentials, med
 	return false, nil
 }
 
-// query adds appsecret_proof to q when the account has an app secret of
-// its own.
-func (a *Adapter) query(c *channels.Credentials, q url.Values) url.Values {
-	if c != nil && c.AppSecret != "" && c.AccessToken != "" {
-		q.Set("appsecret_proof", AppSecretProof(c.AppSecret, c.AccessToken))
+// withProof is client with appsecret_proof on every call when the account
+// has an app secret of its own; client itself otherwise.
+func withProof(client *meta.Client, appSecret string) *meta.Client {
+	if appSecret == "" {
+		return client
 	}
-	return q
+	c := *client
+	base := http.DefaultTransport
+	if client.HTTP != nil && client.HTTP.Transport != nil {
+		base = client.HTTP.Transport
+	}
+	hc := &http.Client{Transport: proofTransport{base: base, appSecret: appSecret}}
+	if client.HTTP != nil {
+		hc.Timeout = client.HTTP.Timeout
+	}
+	c.HTTP = hc
+	return &c
+}
+
+// proofTransport adds appsecret_proof, computed from the request's token
+// (its bearer header, or its access_token parameter), to the query.
+type proofTransport struct {
+	base      http.RoundTripper
+	appSecret string
+}
+
+func (t proofTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	q := r.URL.Query()
+	if token == "" {
+		token = q.Get("access_token")
+	}
+	if token == "" {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	q.Set("appsecret_proof", AppSecretProof(t.appSecret, token))
+	r.URL.RawQuery = q.Encode()
+	return t.base.RoundTrip(r)
 }
 
 // AppSecretProof is the hex HMAC-SHA256 of the access token keyed with the

@@ -85,12 +85,12 @@ func (a *Adapter) node(acc channels.Account) (*node, error) {
 		if c.IGUserID == "" {
 			return nil, unavailable("uses Instagram Login but has no ig_user_id")
 		}
-		return &node{client: a.Instagram, id: c.IGUserID, token: c.AccessToken}, nil
+		return &node{client: withProof(a.Instagram, c.AppSecret), id: c.IGUserID, token: c.AccessToken}, nil
 	case LoginFacebook:
 		if c.PageID == "" {
 			return nil, unavailable("uses Facebook Login but has no page_id")
 		}
-		return &node{client: a.Graph, id: c.PageID, token: c.AccessToken}, nil
+		return &node{client: withProof(a.Graph, c.AppSecret), id: c.PageID, token: c.AccessToken}, nil
 	}
 	return nil, unavailable(fmt.Sprintf("has an unknown login %q", c.Login))
 }

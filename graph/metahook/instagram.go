@@ -2,10 +2,12 @@ package metahook
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/instagram"
+	"github.com/msgsvc/msgsvc/channels/meta"
 )
 
 // eachInstagramAccount runs fn for every Instagram account entry[].id
@@ -43,4 +45,46 @@ func (s *Service) eachInstagramAccount(ctx context.Context, entryID string, fn f
 			"entry_id", entryID)
 	}
 	return err
+}
+
+// maxSecretEntries bounds the entries whose accounts' app secrets an
+// unverified payload may make us read.
+const maxSecretEntries = 10
+
+// AppSecrets are the app secrets of the Instagram accounts an
+// Instagram payload names in entry[].id (at most maxSecretEntries), for a
+// payload the global MSGSVC_META_APP_SECRET does not verify: an account
+// connected through a Meta app of its own (Instagram Login apps have their
+// own secret) signs with that app's secret. Read before the signature is
+// checked, the payload only chooses which secrets to try.
+func (s *Service) AppSecrets(ctx context.Context, raw []byte) ([]string, error) {
+	var env struct {
+		Object string `json:"object"`
+		Entry  []struct {
+			ID meta.ID `json:"id"`
+		} `json:"entry"`
+	}
+	if json.Unmarshal(raw, &env) != nil || env.Object != meta.ObjectInstagram {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var secrets []string
+	for i, e := range env.Entry {
+		if i == maxSecretEntries {
+			break
+		}
+		rows, err := s.Store.AccountProvidersByKey(ctx, "instagram", string(e.ID))
+		if err != nil {
+			return nil, err
+		}
+		for j := range rows {
+			creds, err := s.Vault.Open(&rows[j])
+			if err != nil || creds.AppSecret == "" || seen[creds.AppSecret] {
+				continue
+			}
+			seen[creds.AppSecret] = true
+			secrets = append(secrets, creds.AppSecret)
+		}
+	}
+	return secrets, nil
 }
