@@ -53,6 +53,9 @@ type Message struct {
 	// CommentID is the provider's id of the comment answered.
 	ReplyAs   string
 	CommentID string
+	// Tag is Meta's message tag of an Instagram DM sent outside the 24-hour
+	// window: "HUMAN_AGENT" (a person's reply, within 7 days).
+	Tag string
 	// Rich is the quoted message, a reaction, a location or choices.
 	Rich
 }

@@ -148,6 +148,12 @@ func (a *Adapter) dm(ctx context.Context, n *node, m *channels.Message, text str
 	if len(bodies) == 0 {
 		return nil, &channels.Refusal{Code: apierr.TextRequired, Reason: "An Instagram message needs text or an attachment."}
 	}
+	if m.Tag != "" {
+		// Outside the 24-hour window: every part carries the tag.
+		for _, b := range bodies {
+			b["messaging_type"], b["tag"] = "MESSAGE_TAG", m.Tag
+		}
+	}
 	return channels.SendParts(len(bodies), func(i int) (string, error) { return a.message(ctx, n, bodies[i]) })
 }
 

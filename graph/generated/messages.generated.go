@@ -1236,7 +1236,7 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "channel", "to", "contactId", "text", "html", "subject", "from", "cc", "template", "whatsappAccountId", "attachments", "replyAs", "replyTo", "reaction", "location", "interactive"}
+	fieldsInOrder := [...]string{"conversationId", "channel", "to", "contactId", "text", "html", "subject", "from", "cc", "template", "whatsappAccountId", "attachments", "replyAs", "tag", "replyTo", "reaction", "location", "interactive"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1334,6 +1334,13 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 				return it, err
 			}
 			it.ReplyAs = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
 		case "replyTo":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyTo"))
 			data, err := ec.unmarshalOReplyToInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐReplyToInput(ctx, v)

@@ -4099,6 +4099,8 @@ input SendMessageInput {
   attachments: [AttachmentInput!]
   "Instagram comment conversations: comment (public reply) or dm (the one private reply)."
   replyAs: String
+  "Instagram direct messages: human_agent marks a reply a person wrote, which may go out up to 7 days after the customer last wrote (Meta's HUMAN_AGENT tag) instead of 24 hours."
+  tag: String
   "the conversation's message this one quotes (WhatsApp context, Instagram reply_to)"
   replyTo: ReplyToInput
   "an emoji on one of the conversation's messages"

@@ -15,6 +15,9 @@ type SendMessageInput struct {
 	WhatsappAccountID *string            `json:"whatsapp_account_id"`
 	Attachments       []*AttachmentInput `json:"attachments"`
 	ReplyAs           *string            `json:"reply_as"`
+	// Tag "human_agent" marks an Instagram DM written by a person: it may
+	// go out up to 7 days after the customer last wrote (docs/instagram.md).
+	Tag *string `json:"tag"`
 	// Rich outbound content (docs/whatsapp.md, docs/instagram.md).
 	ReplyTo     *ReplyToInput     `json:"reply_to"`
 	Reaction    *ReactionInput    `json:"reaction"`

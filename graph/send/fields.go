@@ -35,6 +35,9 @@ type sendRequest struct {
 	// sender is the AI or an agent on an internal send (Reply); nil for
 	// the API.
 	sender *Sender
+	// humanAgentTag: an Instagram DM a person wrote, sent between 24 hours
+	// and 7 days after the customer last wrote (human_agent.go).
+	humanAgentTag bool
 }
 
 // attachmentRequest is one attachment: an uploaded file's id, or a file

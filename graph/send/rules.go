@@ -48,11 +48,16 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 		return nil, apierr.New(apierr.NoWhatsappAccount, "This key reaches no connected WhatsApp number.")
 	}
 	comment := t.conv != nil && t.conv.IsComment
+	if err := tagRule(req, comment); err != nil {
+		return nil, err
+	}
 	if (req.channel == "whatsapp" || (req.channel == "instagram" && !comment)) && in.Template == nil && !windowOpen(t.lastInbound, now) {
 		if req.channel == "whatsapp" {
 			return nil, apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; send an approved template instead.")
 		}
-		return nil, apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; Instagram needs the customer to write again.")
+		if err := humanAgentRule(req, t.lastInbound, now); err != nil {
+			return nil, err
+		}
 	}
 	if in.Template != nil {
 		if err := r.templateRule(ctx, q, a, req, t, out); err != nil {

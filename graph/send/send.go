@@ -175,6 +175,9 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	if t.commentID != "" {
 		ob.CommentID = t.commentID
 	}
+	if req.humanAgentTag {
+		ob.Tag = HumanAgentTag
+	}
 	if content.template != nil {
 		ob.Template = &channels.Template{Name: content.template.Name, Language: content.template.Language,
 			Category: content.template.Category, Parameters: req.in.Template.Parameters, Marketing: req.marketing}

@@ -552,6 +552,21 @@ func (e InstagramMessageInputChannel) Valid() bool {
 	}
 }
 
+// Defines values for InstagramMessageInputTag.
+const (
+	InstagramMessageInputTagHumanAgent InstagramMessageInputTag = "human_agent"
+)
+
+// Valid indicates whether the value is a known member of the InstagramMessageInputTag enum.
+func (e InstagramMessageInputTag) Valid() bool {
+	switch e {
+	case InstagramMessageInputTagHumanAgent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InteractiveKind.
 const (
 	InteractiveKindButton       InteractiveKind = "button"
@@ -756,6 +771,21 @@ func (e ReplyMessageInputReplyAs) Valid() bool {
 	case ReplyMessageInputReplyAsComment:
 		return true
 	case ReplyMessageInputReplyAsDm:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReplyMessageInputTag.
+const (
+	ReplyMessageInputTagHumanAgent ReplyMessageInputTag = "human_agent"
+)
+
+// Valid indicates whether the value is a known member of the ReplyMessageInputTag enum.
+func (e ReplyMessageInputTag) Valid() bool {
+	switch e {
+	case ReplyMessageInputTagHumanAgent:
 		return true
 	default:
 		return false
@@ -1635,12 +1665,18 @@ type InstagramMessageInput struct {
 
 	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
-	Text        *string           `json:"text,omitempty"`
-	To          *string           `json:"to,omitempty"`
+
+	// Tag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
+	Tag  *InstagramMessageInputTag `json:"tag,omitempty"`
+	Text *string                   `json:"text,omitempty"`
+	To   *string                   `json:"to,omitempty"`
 }
 
 // InstagramMessageInputChannel defines model for InstagramMessageInput.Channel.
 type InstagramMessageInputChannel string
+
+// InstagramMessageInputTag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
+type InstagramMessageInputTag string
 
 // Interactive A choice the customer made (inbound: button_reply, list_reply, button, flow_reply, quick_reply, postback), or the kind of choices a message we sent offered (outbound: buttons, list, cta_url, quick_replies).
 type Interactive struct {
@@ -1878,14 +1914,20 @@ type ReplyMessageInput struct {
 	ReplyAs *ReplyMessageInputReplyAs `json:"reply_as,omitempty"`
 
 	// ReplyTo Quote one of the conversation's messages (WhatsApp context, Instagram reply_to).
-	ReplyTo  *ReplyToInput  `json:"reply_to,omitempty"`
-	Subject  *string        `json:"subject,omitempty"`
-	Template *TemplateInput `json:"template,omitempty"`
-	Text     *string        `json:"text,omitempty"`
+	ReplyTo *ReplyToInput `json:"reply_to,omitempty"`
+	Subject *string       `json:"subject,omitempty"`
+
+	// Tag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
+	Tag      *ReplyMessageInputTag `json:"tag,omitempty"`
+	Template *TemplateInput        `json:"template,omitempty"`
+	Text     *string               `json:"text,omitempty"`
 }
 
 // ReplyMessageInputReplyAs Instagram comment conversations: a public reply or the one private reply.
 type ReplyMessageInputReplyAs string
+
+// ReplyMessageInputTag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
+type ReplyMessageInputTag string
 
 // ReplyTo The message a message quotes.
 type ReplyTo struct {
