@@ -53,6 +53,10 @@ type Message struct {
 	// CommentID is the provider's id of the comment answered.
 	ReplyAs   string
 	CommentID string
+	// LiveMediaID is the live video a comment answered was made on (a
+	// live_comments comment): its private reply goes out only while the
+	// video is being broadcast.
+	LiveMediaID string
 	// Tag is Meta's message tag of an Instagram DM sent outside the 24-hour
 	// window: "HUMAN_AGENT" (a person's reply, within 7 days).
 	Tag string

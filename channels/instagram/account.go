@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
 // WebhookFields are the Instagram webhook fields an account is subscribed
@@ -156,6 +157,23 @@ func (a *Adapter) Broadcasting(ctx context.Context, c *channels.Credentials, med
 		}
 	}
 	return false, nil
+}
+
+// liveReplyAllowed refuses the private reply to a live comment once the
+// broadcast is over (Meta takes it only during the broadcast).
+func (a *Adapter) liveReplyAllowed(ctx context.Context, m *channels.Message) error {
+	if m.LiveMediaID == "" {
+		return nil
+	}
+	live, err := a.Broadcasting(ctx, m.Account.Provider, m.LiveMediaID)
+	if err != nil {
+		return channels.NotSent(err)
+	}
+	if !live {
+		return &channels.Refusal{Code: apierr.PrivateReplyExpired,
+			Reason: "The live video has ended; a comment on a live video takes its private reply only during the broadcast."}
+	}
+	return nil
 }
 
 // withProof is client with appsecret_proof on every call when the account

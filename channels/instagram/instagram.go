@@ -108,6 +108,9 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	}
 	switch {
 	case m.CommentID != "" && m.ReplyAs == "dm":
+		if err := a.liveReplyAllowed(ctx, m); err != nil {
+			return nil, err
+		}
 		return a.privateReply(ctx, n, m.CommentID, text, m.Attachments)
 	case m.CommentID != "":
 		return a.commentReply(ctx, n, m.CommentID, text, m.Attachments)

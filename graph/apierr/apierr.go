@@ -70,6 +70,7 @@ const (
 	RecipientUnsubscribed   Code = "recipient_unsubscribed"
 	PrivateReplyExpired     Code = "private_reply_expired"
 	PrivateReplyUsed        Code = "private_reply_used"
+	PublicReplyNotAllowed   Code = "public_reply_not_allowed"
 	RecipientOptedOut       Code = "recipient_opted_out"
 	NoRecipient             Code = "no_recipient"
 	AgentNotFound           Code = "agent_not_found"
@@ -160,6 +161,7 @@ var table = map[Code]Entry{
 	RecipientUnsubscribed:   {422, "The recipient unsubscribed."},
 	PrivateReplyExpired:     {422, "The comment is over 7 days old."},
 	PrivateReplyUsed:        {422, "The comment already has its one private reply."},
+	PublicReplyNotAllowed:   {422, "The comment takes no public reply (a comment on a live video)."},
 	RecipientOptedOut:       {422, "The recipient opted out of this channel."},
 	NoRecipient:             {422, "The conversation has no contact to write to."},
 	AgentNotFound:           {422, "No active agent of the workspace has that id."},

@@ -33,6 +33,9 @@ func commentRule(ctx context.Context, q repo.Queries, s repo.Scope, t *sendTarge
 		return err
 	default:
 		t.commentID = provider.CommentID
+		if provider.Field == "live_comments" {
+			t.liveMediaID = provider.MediaID
+		}
 	}
 	return nil
 }

@@ -81,6 +81,9 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 		if err := commentRule(ctx, q, a.Scope(), t); err != nil {
 			return nil, err
 		}
+		if err := liveCommentRule(req, t); err != nil {
+			return nil, err
+		}
 	}
 	return out, r.attachmentRules(ctx, q, a, req, t, messageID)
 }

@@ -173,7 +173,7 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	ob := &channels.Message{ID: msgID, Livemode: a.Livemode, Channel: req.channel, Account: accountOf(t.acc), To: to,
 		Text: msg.Text, HTML: msg.HTML, ReplyAs: req.replyAs}
 	if t.commentID != "" {
-		ob.CommentID = t.commentID
+		ob.CommentID, ob.LiveMediaID = t.commentID, t.liveMediaID
 	}
 	if req.humanAgentTag {
 		ob.Tag = HumanAgentTag

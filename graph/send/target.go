@@ -29,6 +29,9 @@ type sendTarget struct {
 	// commentID is the provider's id of the comment a reply in an Instagram
 	// comment conversation answers (see commentRule).
 	commentID string
+	// liveMediaID is the live video of that comment, when it is a live
+	// comment (live_comment.go).
+	liveMediaID string
 }
 
 // lookups reads the conversation, contact and uploaded files a send names

@@ -332,6 +332,7 @@ const (
 	ErrorCodePlanUpgradeRequired     ErrorCode = "plan_upgrade_required"
 	ErrorCodePrivateReplyExpired     ErrorCode = "private_reply_expired"
 	ErrorCodePrivateReplyUsed        ErrorCode = "private_reply_used"
+	ErrorCodePublicReplyNotAllowed   ErrorCode = "public_reply_not_allowed"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRecipientOptedOut       ErrorCode = "recipient_opted_out"
 	ErrorCodeRecipientSuppressed     ErrorCode = "recipient_suppressed"
@@ -463,6 +464,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePrivateReplyExpired:
 		return true
 	case ErrorCodePrivateReplyUsed:
+		return true
+	case ErrorCodePublicReplyNotAllowed:
 		return true
 	case ErrorCodeRateLimited:
 		return true
