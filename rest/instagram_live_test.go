@@ -31,7 +31,9 @@ func TestInstagramLiveCommentReplies(t *testing.T) {
 		return h.one("message.received", text)["conversation_id"].(string)
 	}
 	messages := func() []metatest.Request {
-		return h.graph.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") || strings.HasSuffix(r.Path, "/replies") })
+		return h.graph.Requests(func(r metatest.Request) bool {
+			return strings.HasSuffix(r.Path, "/messages") || strings.HasSuffix(r.Path, "/replies")
+		})
 	}
 	conv := comment("17900000000000101", "what size is that?")
 	h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "text": "publicly"}), 422, "public_reply_not_allowed")
