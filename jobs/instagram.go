@@ -32,7 +32,7 @@ func RunInstagramTokenRefresh(ctx context.Context, t InstagramTokens, lease Leas
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		refreshInstagramTokens(ctx, t, lease, every-every/20)
+		InstagramTokenPass(ctx, t, lease, every-every/20)
 		select {
 		case <-ctx.Done():
 			return
@@ -41,7 +41,10 @@ func RunInstagramTokenRefresh(ctx context.Context, t InstagramTokens, lease Leas
 	}
 }
 
-func refreshInstagramTokens(ctx context.Context, t InstagramTokens, lease Lease, ttl time.Duration) {
+// InstagramTokenPass is one pass of the refresh: it refreshes when it takes
+// the lease for ttl (or cannot ask Redis), and skips when another process
+// holds it.
+func InstagramTokenPass(ctx context.Context, t InstagramTokens, lease Lease, ttl time.Duration) {
 	if lease.Redis != nil {
 		took, err := lease.Take(ctx, ttl)
 		if err != nil {
