@@ -261,7 +261,12 @@ func (p *Payload) instagramEntry(raw json.RawMessage) error {
 			if err := json.Unmarshal(ch.Value, &c); err != nil {
 				return err
 			}
-			p.Events = append(p.Events, &InstagramComment{InstagramRoute: route, Field: ch.Field, ID: string(c.ID),
+			field := ch.Field
+			if c.Media.MediaProductType == "LIVE" {
+				// A comment on a live video, whichever field carried it.
+				field = "live_comments"
+			}
+			p.Events = append(p.Events, &InstagramComment{InstagramRoute: route, Field: field, ID: string(c.ID),
 				Text: c.Text, ParentID: string(c.ParentID), FromID: string(c.From.ID), FromUsername: c.From.Username,
 				MediaID: string(c.Media.ID), MediaProductType: c.Media.MediaProductType, AdID: string(c.Media.AdID),
 				AdTitle: c.Media.AdTitle, Time: entry.Time.Time})

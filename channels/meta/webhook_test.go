@@ -163,8 +163,10 @@ func TestParseInstagramComments(t *testing.T) {
 	 {"field":"live_comments","value":{"id":"17865799348089040","text":"hello live","from":{"id":"IGSID3","username":"bo"},
 	  "media":{"id":"18000","media_product_type":"LIVE"}}},
 	 {"field":"messages","value":{"sender":{"id":"IGSID4"},"recipient":{"id":"17841405822304914"},"timestamp":"1700000000","message":{"mid":"MID9","text":"test"}}},
-	 {"field":"mentions","value":{"media_id":"1"}}]}]}`)
-	if len(p.Events) != 3 || len(p.Ignored) != 1 {
+	 {"field":"mentions","value":{"media_id":"1"}},
+	 {"field":"comments","value":{"id":"17865799348089041","text":"on air","from":{"id":"IGSID5","username":"cy"},
+	  "media":{"id":"18001","media_product_type":"LIVE"}}}]}]}`)
+	if len(p.Events) != 4 || len(p.Ignored) != 1 {
 		t.Fatalf("%d events, ignored %v", len(p.Events), p.Ignored)
 	}
 	c := p.Events[0].(*meta.InstagramComment)
@@ -175,6 +177,12 @@ func TestParseInstagramComments(t *testing.T) {
 	}
 	if live := p.Events[1].(*meta.InstagramComment); live.Field != "live_comments" || live.FromID != "IGSID3" || live.MediaID != "18000" {
 		t.Fatalf("live comment %+v", live)
+	}
+	// A comment on live media is a live comment whichever field carries it
+	// (https://developers.facebook.com/docs/instagram-platform/webhooks/examples:
+	// media.media_product_type).
+	if live := p.Events[3].(*meta.InstagramComment); live.Field != "live_comments" || live.MediaID != "18001" {
+		t.Fatalf("comment on live media %+v", live)
 	}
 	if dm := p.Events[2].(*meta.InstagramMessage); dm.MID != "MID9" || dm.SenderID != "IGSID4" || !dm.Timestamp.Equal(time.Unix(1700000000, 0)) {
 		t.Fatalf("changes-form dm %+v", dm)
