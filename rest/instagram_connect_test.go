@@ -52,6 +52,16 @@ func TestConnectInstagramLoginVerifiesAndSubscribes(t *testing.T) {
 	if sub["status"] != "subscribed" || sub["error"] != nil || len(sub["fields"].([]any)) != 8 {
 		t.Fatalf("webhook_subscription %v", sub)
 	}
+	// A rotated token is checked the same way: another account's is refused
+	// and the stored one kept.
+	g.AddInstagramAccount(metatest.InstagramAccount{IGUserID: "17841400000000002", Username: "other", Token: "IGQV-other"})
+	connection(t, h.API, `mutation { rotateChannelToken(accountId: "ig_main", accessToken: "IGQV-other") { accountId } }`, "invalid_request")
+	h.deliver(igDM(igUser, igCustomer, igUser, "mid.rot-1", h.Clock.Now(), map[string]any{"text": "after the rotation"}))
+	conv := h.one("message.received", "after the rotation")["conversation_id"]
+	h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "text": "ok"}), 201, "")
+	if sends := g.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") }); len(sends) != 1 || sends[0].Bearer() != igToken {
+		t.Fatalf("sends after a refused rotation %+v", sends)
+	}
 }
 
 // A subscription Meta refuses leaves the account connected, the refusal

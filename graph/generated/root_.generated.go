@@ -3420,7 +3420,7 @@ type ChannelConnection {
   connected: Boolean!
   "Whether the provider rejected the stored token (Meta code 190)."
   needsReauth: Boolean!
-  "The account's id at the provider: the WhatsApp phone_number_id, the Instagram ig_user_id or page_id. Inbound webhooks route by it."
+  "The account's id at the provider: the WhatsApp phone_number_id, the Instagram account id (page_id for a Facebook Login account whose Instagram id is not known). Inbound webhooks route by it."
   providerAccountId: String
   "The WhatsApp Business Account id of a WhatsApp number."
   wabaId: String

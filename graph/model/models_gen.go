@@ -13,7 +13,7 @@ type ChannelConnection struct {
 	Connected bool `json:"connected"`
 	// Whether the provider rejected the stored token (Meta code 190).
 	NeedsReauth bool `json:"needsReauth"`
-	// The account's id at the provider: the WhatsApp phone_number_id, the Instagram ig_user_id or page_id. Inbound webhooks route by it.
+	// The account's id at the provider: the WhatsApp phone_number_id, the Instagram account id (page_id for a Facebook Login account whose Instagram id is not known). Inbound webhooks route by it.
 	ProviderAccountID *string `json:"providerAccountId,omitempty"`
 	// The WhatsApp Business Account id of a WhatsApp number.
 	WabaID *string `json:"wabaId,omitempty"`
