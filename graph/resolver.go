@@ -22,6 +22,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -66,6 +67,9 @@ type Resolver struct {
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.
 	AI *AIConfig
+	// ReturnPath chooses the domain of outbound mail's envelope sender
+	// (MSGSVC_SMTP_RETURN_PATH_DOMAIN) and reads it in bounces.
+	ReturnPath mail.ReturnPath
 	// Seal seals and opens provider credentials at rest (graph/seal).
 	Seal seal.Key
 	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).

@@ -11,6 +11,9 @@ import (
 type DomainKey struct {
 	Selector string `db:"dkim_selector"`
 	Sealed   string `db:"dkim_key_sealed"`
+	// ReturnPathDomain is the domain's configured return path ("" when
+	// none); SetDomainKey leaves it alone.
+	ReturnPathDomain string `db:"return_path_domain"`
 }
 
 // SetDomainKey stores a domain's DKIM selector and sealed key ("" removes it).
@@ -23,9 +26,10 @@ func (q Queries) SetDomainKey(ctx context.Context, workspaceID, domain string, k
 	return err
 }
 
-// DomainKey returns a domain's DKIM key (an empty Sealed when it has none).
+// DomainKey returns a domain's DKIM key (an empty Sealed when it has none)
+// and its configured return path.
 func (q Queries) DomainKey(ctx context.Context, workspaceID, domain string) (*DomainKey, error) {
-	return one[DomainKey](ctx, q, `SELECT dkim_selector, dkim_key_sealed FROM email_domains
+	return one[DomainKey](ctx, q, `SELECT dkim_selector, dkim_key_sealed, return_path_domain FROM email_domains
 		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
 }
 
@@ -45,11 +49,14 @@ func (q Queries) MailRoutes(ctx context.Context, address string) ([]MailRoute, e
 		ORDER BY workspace_id, id`, address)
 }
 
-// VerifiedDomains lists the workspaces where domain is verified.
-func (q Queries) VerifiedDomains(ctx context.Context, domain string) ([]MailRoute, error) {
+// BounceRoutes lists the verified domains a bounce address's domain may
+// belong to: a domain named in sending (itself, or the one a return-path
+// template wraps), or one whose configured return path is returnPath.
+func (q Queries) BounceRoutes(ctx context.Context, sending []string, returnPath string) ([]MailRoute, error) {
 	var out []MailRoute
 	return out, q.selectRows(ctx, &out, `SELECT workspace_id, '' AS account_id, domain FROM email_domains
-		WHERE domain = lower($1) AND verified ORDER BY workspace_id`, domain)
+		WHERE verified AND (domain = ANY($1) OR (return_path_domain <> '' AND return_path_domain = lower($2)))
+		ORDER BY workspace_id, domain`, array(sending), returnPath)
 }
 
 // EmailMessageID links a Message-ID to a stored message.

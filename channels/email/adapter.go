@@ -45,7 +45,11 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 		ctx, cancel = context.WithTimeout(ctx, a.Timeout)
 		defer cancel()
 	}
-	if err := a.Relay.Submit(ctx, BounceAddress(m.ID, e.Domain), Recipients(e.To, e.Cc), raw); err != nil {
+	returnPath := e.ReturnPath
+	if returnPath == "" {
+		returnPath = e.Domain
+	}
+	if err := a.Relay.Submit(ctx, BounceAddress(m.ID, returnPath), Recipients(e.To, e.Cc), raw); err != nil {
 		if channels.OutcomeUnknown(err) {
 			return nil, err // the relay may have the mail: no refusal
 		}

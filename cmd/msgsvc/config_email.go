@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -13,6 +14,22 @@ import (
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/mail"
 )
+
+// SMTPSettings are the email variables beside the relay's URL.
+type SMTPSettings struct {
+	// ReturnPathDomain is MSGSVC_SMTP_RETURN_PATH_DOMAIN, such as
+	// "bounces.{domain}" ("": the sending domain).
+	ReturnPathDomain string
+}
+
+// loadSMTP reads and checks the SMTPSettings.
+func loadSMTP(get func(name, def string) string) (SMTPSettings, error) {
+	s := SMTPSettings{ReturnPathDomain: strings.ToLower(get("MSGSVC_SMTP_RETURN_PATH_DOMAIN", ""))}
+	if err := mail.CheckReturnPathTemplate(s.ReturnPathDomain); err != nil {
+		return s, fmt.Errorf("MSGSVC_SMTP_RETURN_PATH_DOMAIN: %q %w", s.ReturnPathDomain, err)
+	}
+	return s, nil
+}
 
 // emailAdapter is the live email adapter over MSGSVC_SMTP_RELAY, or nil
 // without a relay (live email then answers 503 channel_unavailable).
@@ -30,6 +47,7 @@ func emailAdapter(c LiveConfig, now func() time.Time) (*email.Adapter, error) {
 
 // wireEmail gives the resolver the live email adapter when a relay is set.
 func wireEmail(cfg LiveConfig, resolver *graph.Resolver) error {
+	resolver.ReturnPath = mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}
 	mailer, err := emailAdapter(cfg, resolver.Clock)
 	if err != nil || mailer == nil {
 		return err

@@ -42,3 +42,16 @@ func TestListenerTLSConfig(t *testing.T) {
 		t.Fatalf("unreadable files: %v", err)
 	}
 }
+
+// MSGSVC_SMTP_RETURN_PATH_DOMAIN is a domain holding {domain} once.
+func TestReturnPathDomainConfig(t *testing.T) {
+	env := map[string]string{"MSGSVC_SMTP_RETURN_PATH_DOMAIN": "Bounces.{domain}"}
+	cfg, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil || cfg.Live.SMTP.ReturnPathDomain != "bounces.{domain}" {
+		t.Fatalf("%q %v", cfg.Live.SMTP.ReturnPathDomain, err)
+	}
+	env["MSGSVC_SMTP_RETURN_PATH_DOMAIN"] = "bounces.acme.com"
+	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "MSGSVC_SMTP_RETURN_PATH_DOMAIN") {
+		t.Fatalf("a template without {domain}: %v", err)
+	}
+}
