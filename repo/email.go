@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -82,6 +83,24 @@ func (q Queries) InsertEmailMessageID(ctx context.Context, m *EmailMessageID) (b
 // scope named by one of the Message-IDs: an inbound mail's, or one of our
 // outbound messages (ids ours, its msg_ ids).
 func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+	return q.threadBy(ctx, s, headerIDs, ours, nil)
+}
+
+// ThreadByReferences is ThreadByHeaderIDs for the ids a reply names, which
+// may also be the Message-ID a relay gave our message: one whose local part
+// is an id the relay answered the data with (Amazon SES replaces
+// Message-ID with <{its id}@…amazonses.com>).
+func (q Queries) ThreadByReferences(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+	var locals []string
+	for _, id := range headerIDs {
+		if local, _, ok := strings.Cut(id, "@"); ok && local != "" {
+			locals = append(locals, local)
+		}
+	}
+	return q.threadBy(ctx, s, headerIDs, ours, locals)
+}
+
+func (q Queries) threadBy(ctx context.Context, s Scope, headerIDs, ours, relayIDs []string) (string, error) {
 	var conv string
 	err := q.get(ctx, &conv, `SELECT conversation_id FROM (
 		SELECT conversation_id, created_at FROM email_message_ids
@@ -89,7 +108,10 @@ func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours
 		UNION ALL
 		SELECT conversation_id, created_at FROM messages
 		WHERE workspace_id = $1 AND livemode = $2 AND channel = 'email' AND id = ANY($4)
-	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours))
+		UNION ALL
+		SELECT m.conversation_id, m.created_at FROM provider_messages p JOIN messages m ON m.id = p.message_id
+		WHERE p.channel = 'email' AND p.provider_id = ANY($5) AND m.workspace_id = $1 AND m.livemode = $2
+	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours), array(relayIDs))
 	return conv, err
 }
 

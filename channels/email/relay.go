@@ -52,6 +52,10 @@ type Relay struct {
 	Hostname string
 	// TLSConfig, when set, replaces the default (tests trust their own CA).
 	TLSConfig *tls.Config
+	// RewritesMessageID says the relay replaces the mail's Message-ID (and
+	// Date) with its own, as Amazon SES does: the signature then leaves
+	// both out and References carries our own id (Adapter.Send).
+	RewritesMessageID bool
 }
 
 // String names the relay without its credentials (for logs).
@@ -60,7 +64,9 @@ func (r Relay) String() string { return "smtp relay " + r.Addr }
 // ParseRelay reads MSGSVC_SMTP_RELAY: smtp://[user:pass@]host[:587]
 // (STARTTLS required), smtps://[user:pass@]host[:465], or
 // smtp://host:port?tls=none; auth=plain|login|xoauth2 names the SASL
-// mechanism (xoauth2: the password is the access token).
+// mechanism (xoauth2: the password is the access token); message_id=
+// rewritten|kept says whether the relay replaces Message-ID (by default:
+// rewritten for Amazon SES, *.amazonaws.com, kept otherwise).
 func ParseRelay(raw string) (*Relay, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
@@ -93,6 +99,14 @@ func ParseRelay(raw string) (*Relay, error) {
 		return nil, fmt.Errorf("scheme %q: use smtp:// or smtps://", u.Scheme)
 	}
 	r.Addr = net.JoinHostPort(u.Hostname(), port)
+	switch v := u.Query().Get("message_id"); v {
+	case "":
+		r.RewritesMessageID = strings.HasSuffix(strings.ToLower(u.Hostname()), ".amazonaws.com")
+	case "rewritten", "kept":
+		r.RewritesMessageID = v == "rewritten"
+	default:
+		return nil, fmt.Errorf("message_id=%q: use rewritten (the relay replaces Message-ID, as Amazon SES does) or kept", v)
+	}
 	if u.User != nil {
 		r.Username = u.User.Username()
 		r.Password, _ = u.User.Password()
@@ -162,6 +176,13 @@ func stageErr(stage Stage, rcpt string, err error) error {
 // It returns nil only once the relay answered 250 to the data. The context's
 // deadline (2 minutes when it has none) bounds the whole submission.
 func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byte) error {
+	_, err := r.SubmitReply(ctx, from, to, data)
+	return err
+}
+
+// SubmitReply is Submit that also returns the text of the relay's 250 to
+// the data (Amazon SES: "Ok {its message id}").
+func (r *Relay) SubmitReply(ctx context.Context, from string, to []string, data []byte) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
@@ -175,35 +196,36 @@ func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byt
 	}
 	c, err := r.dial(ctx)
 	if err != nil {
-		return fail(StageConnect, "", err)
+		return "", fail(StageConnect, "", err)
 	}
 	defer c.Close()
 	if err := c.Mail(from, nil); err != nil {
-		return fail(StageMail, "", err)
+		return "", fail(StageMail, "", err)
 	}
 	for _, rcpt := range to {
 		if err := c.Rcpt(rcpt, nil); err != nil {
-			return fail(StageRcpt, rcpt, err)
+			return "", fail(StageRcpt, rcpt, err)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return fail(StageData, "", err)
+		return "", fail(StageData, "", err)
 	}
 	if _, err := w.Write(data); err != nil {
-		return fail(StageData, "", err)
+		return "", fail(StageData, "", err)
 	}
-	if err := w.Close(); err != nil {
+	reply, err := w.CloseWithResponse()
+	if err != nil {
 		// Close writes the final dot and reads the reply: a reply is an
 		// answer; no reply after the whole mail went out is an unknown
 		// outcome, never a refusal (the mail may be on its way).
 		err := fail(StageData, "", err)
 		se := err.(*SubmitError)
 		se.Unknown = se.SMTP == nil
-		return err
+		return "", err
 	}
 	_ = c.Quit() // the mail is accepted; a failed QUIT changes nothing
-	return nil
+	return reply.StatusText, nil
 }
 
 // dial connects, greets (EHLO with Hostname, also before STARTTLS),
