@@ -67,9 +67,9 @@ type Resolver struct {
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.
 	AI *AIConfig
-	// ReturnPath chooses the domain of outbound mail's envelope sender
-	// (MSGSVC_SMTP_RETURN_PATH_DOMAIN) and reads it in bounces.
-	ReturnPath mail.ReturnPath
+	// Mail are the email settings: the return path of outbound mail
+	// (MSGSVC_SMTP_RETURN_PATH_DOMAIN), the listener's and relay's hosts.
+	Mail mail.Settings
 	// Seal seals and opens provider credentials at rest (graph/seal).
 	Seal seal.Key
 	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).
@@ -152,7 +152,7 @@ func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
 func (r *Resolver) sends() *send.Service {
 	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
-		UnknownAfter: r.ProviderUnknownAfter, Email: r.mailEnvelope(), Pacer: r.Pacer}
+		UnknownAfter: r.ProviderUnknownAfter, Email: r.mailEnvelope(), SenderDNS: r.senderDNS(), Pacer: r.Pacer}
 }
 
 // DeliverSandbox completes the sandbox sends that are due: delivered or

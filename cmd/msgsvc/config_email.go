@@ -47,7 +47,10 @@ func emailAdapter(c LiveConfig, now func() time.Time) (*email.Adapter, error) {
 
 // wireEmail gives the resolver the live email adapter when a relay is set.
 func wireEmail(cfg LiveConfig, resolver *graph.Resolver) error {
-	resolver.ReturnPath = mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}
+	resolver.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}, MXHost: cfg.SMTPHostname}
+	if cfg.SMTPRelay != nil {
+		resolver.Mail.RelayHost = cfg.SMTPRelay.Hostname()
+	}
 	mailer, err := emailAdapter(cfg, resolver.Clock)
 	if err != nil || mailer == nil {
 		return err
