@@ -52,6 +52,10 @@ type Relay struct {
 	Hostname string
 	// TLSConfig, when set, replaces the default (tests trust their own CA).
 	TLSConfig *tls.Config
+	// Tokens, when set, gives the XOAUTH2 access tokens (an OAuthClient)
+	// in place of Password; a token the relay refuses with 535 is
+	// replaced once.
+	Tokens TokenSource
 	// RewritesMessageID says the relay replaces the mail's Message-ID (and
 	// Date) with its own, as Amazon SES does: the signature then leaves
 	// both out and References carries our own id (Adapter.Send).
@@ -228,11 +232,24 @@ func (r *Relay) SubmitReply(ctx context.Context, from string, to []string, data 
 	return reply.StatusText, nil
 }
 
+// errTokenRefused: the relay answered an access token of Tokens with 535.
+var errTokenRefused = errors.New("the relay refused the OAuth access token")
+
 // dial connects, greets (EHLO with Hostname, also before STARTTLS),
 // secures and authenticates. The connection is closed when ctx ends, so
 // its deadline bounds the whole submission: go-smtp sets and clears
-// deadlines of its own around each command.
+// deadlines of its own around each command. An access token the relay
+// refuses (revoked or expired before its time) is forgotten and the
+// connection made once more with a new one.
 func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
+	c, err := r.dialOnce(ctx)
+	if errors.Is(err, errTokenRefused) {
+		c, err = r.dialOnce(ctx)
+	}
+	return c, err
+}
+
+func (r *Relay) dialOnce(ctx context.Context) (*smtp.Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", r.Addr)
 	if err != nil {
@@ -269,17 +286,30 @@ func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
 		return nil, err
 	}
 	if r.Username != "" {
-		mech, err := r.mechanism(c)
-		if err != nil {
+		if err := r.authenticate(ctx, c); err != nil {
 			c.Close()
 			return nil, err
 		}
-		if err := c.Auth(mech); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("AUTH: %w", err)
-		}
 	}
 	return c, nil
+}
+
+// authenticate runs AUTH; an access token of Tokens the relay refuses with
+// 535 is forgotten (errTokenRefused).
+func (r *Relay) authenticate(ctx context.Context, c *smtp.Client) error {
+	mech, token, err := r.mechanism(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err = c.Auth(mech); err == nil {
+		return nil
+	}
+	var refused *smtp.SMTPError
+	if token != "" && errors.As(err, &refused) && refused.Code == 535 {
+		r.Tokens.Invalidate(token)
+		return fmt.Errorf("AUTH: %w (%w)", err, errTokenRefused)
+	}
+	return fmt.Errorf("AUTH: %w", err)
 }
 
 // HelloName is the EHLO name of a service reached at publicURL: its host,
@@ -311,11 +341,15 @@ const xoauth2 = "XOAUTH2"
 
 // mechanism is the SASL client of the relay's credentials: the one the URL
 // named, else PLAIN or LOGIN, whichever the relay advertises first in that
-// order (Microsoft 365 offers LOGIN and XOAUTH2, not PLAIN).
-func (r *Relay) mechanism(c *smtp.Client) (sasl.Client, error) {
+// order (Microsoft 365 offers LOGIN and XOAUTH2, not PLAIN); XOAUTH2 when
+// Tokens is set. token is the access token Tokens gave ("" without).
+func (r *Relay) mechanism(ctx context.Context, c *smtp.Client) (client sasl.Client, token string, err error) {
 	_, offered := c.Extension("AUTH")
 	want := []string{sasl.Plain, sasl.Login}
-	if r.Auth != "" {
+	switch {
+	case r.Tokens != nil:
+		want = []string{xoauth2}
+	case r.Auth != "":
 		want = []string{r.Auth}
 	}
 	for _, m := range want {
@@ -324,17 +358,22 @@ func (r *Relay) mechanism(c *smtp.Client) (sasl.Client, error) {
 		}
 		switch m {
 		case sasl.Plain:
-			return sasl.NewPlainClient("", r.Username, r.Password), nil
+			return sasl.NewPlainClient("", r.Username, r.Password), "", nil
 		case sasl.Login:
-			return &loginClient{r.Username, r.Password}, nil
-		default:
-			return &xoauth2Client{r.Username, r.Password}, nil
+			return &loginClient{r.Username, r.Password}, "", nil
 		}
+		if r.Tokens == nil {
+			return &xoauth2Client{r.Username, r.Password}, "", nil
+		}
+		if token, err = r.Tokens.Token(ctx); err != nil {
+			return nil, "", err
+		}
+		return &xoauth2Client{r.Username, token}, token, nil
 	}
 	if offered == "" {
 		offered = "none"
 	}
-	return nil, fmt.Errorf("the relay offers AUTH %s; msgsvc speaks %s", offered, strings.Join(want, " or "))
+	return nil, "", fmt.Errorf("the relay offers AUTH %s; msgsvc speaks %s", offered, strings.Join(want, " or "))
 }
 
 // loginClient is AUTH LOGIN (draft-murchison-sasl-login) without an
