@@ -2,8 +2,12 @@ package mail_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
@@ -59,4 +63,31 @@ func TestSendersWithoutReturnPath(t *testing.T) {
 		return
 	}
 	t.Fatal("no support@verified.test sender")
+}
+
+// A relay whose OAuth token endpoint refuses the refresh (RFC 6749 5.2)
+// answers the send 503 channel_unavailable naming the endpoint's error,
+// never the client secret or the refresh token.
+func TestLiveEmailOAuthRefused(t *testing.T) {
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"The refresh token has expired."}`))
+	}))
+	t.Cleanup(endpoint.Close)
+	api := newLiveEmail(t, func(a *resttest.API) {
+		relay := a.Resolver.Adapters["email"].(*email.Adapter).Relay
+		relay.Username = "mailer@verified.test"
+		relay.Tokens = &email.OAuthClient{OAuthConfig: email.OAuthConfig{TokenURL: endpoint.URL, ClientID: "app-1",
+			ClientSecret: "app-secret-123", RefreshToken: "refresh-456"}, Now: a.Clock.Now}
+	})
+	api.Sink.Server.AllowInsecureAuth = true
+	api.Sink.OfferAuth("XOAUTH2")
+	r := api.Want(api.Do("POST", "/v1/messages", "live_all", map[string]any{"channel": "email",
+		"to": "ada@example.com", "from": "support@verified.test", "subject": "Hi", "text": "x"}), 503, "channel_unavailable")
+	body, _ := json.Marshal(r.Body)
+	if !strings.Contains(string(body), "invalid_grant") || strings.Contains(string(body), "app-secret-123") ||
+		strings.Contains(string(body), "refresh-456") || len(api.Sink.Mails()) != 0 {
+		t.Fatalf("answer %s, %d mails", body, len(api.Sink.Mails()))
+	}
 }
