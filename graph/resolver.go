@@ -82,6 +82,9 @@ type Resolver struct {
 	// Pacer spaces live WhatsApp sends of one number (MSGSVC_WHATSAPP_PACE);
 	// nil paces nothing.
 	Pacer *send.Pacer
+	// EmailRemoteImages is inbound mail's remote image policy in html
+	// (MSGSVC_EMAIL_REMOTE_IMAGES; "" blocks them).
+	EmailRemoteImages string
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
@@ -161,5 +164,5 @@ func (r *Resolver) DeliverSandbox(ctx context.Context, delay time.Duration) erro
 func (r *Resolver) SweepSending(ctx context.Context) error { return r.sends().SweepSending(ctx) }
 
 func (r *Resolver) inbound() *inbound.Service {
-	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events()}
+	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), RemoteImages: r.EmailRemoteImages}
 }

@@ -58,7 +58,7 @@ type Parsed struct {
 	Notes []string
 	// Warnings say what the parser repaired to read the mail (a header
 	// line, base64 padding, a charset): email.warnings.
-	Warnings []string
+	Warnings []Warning
 }
 
 func (p *Parsed) note(format string, args ...any) {
@@ -110,7 +110,9 @@ func Parse(raw []byte) (parsed *Parsed) {
 		return p
 	}
 	for _, e := range env.Errors {
-		p.warn(e)
+		if e.Name != enmime.ErrorPlainTextFromHTML { // not a repair: text is made from HTML below
+			p.warn(e)
+		}
 	}
 	p.headers(headerOf(env.Root.Header))
 	p.parts(env.Root)
@@ -186,16 +188,14 @@ const MaxWarnings = 20
 
 // warn records a repair of the parser (enmime's errors and warnings).
 func (p *Parsed) warn(e *enmime.Error) {
-	w := clean(p, e.Name)
-	if e.Detail != "" {
-		w += ": " + clean(p, e.Detail)
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: warningCode(e.Name), Detail: clean(p, e.Name+detailOf(e))})
+}
+
+func detailOf(e *enmime.Error) string {
+	if e.Detail == "" {
+		return ""
 	}
-	if len(w) > 300 {
-		w = strings.ToValidUTF8(w[:300], "") + "…"
-	}
-	if len(p.Warnings) < MaxWarnings && !slices.Contains(p.Warnings, w) {
-		p.Warnings = append(p.Warnings, w)
-	}
+	return ": " + e.Detail
 }
 
 // headerOf is the root header as go-message reads addresses and ids from.
@@ -363,7 +363,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 			case inline && ct == "text/plain" && p.Text == "" && brokenText == nil:
 				if undecodable(part) {
 					brokenText = part
-					p.warnf("The text part could not be decoded; the HTML part is shown and the text part kept as an attachment.")
+					p.warnf(WarnTextUndecodable, "The text part could not be decoded; the HTML part is shown and the text part kept as an attachment.")
 					continue
 				}
 				p.Text = strings.TrimRight(clean(p, p.body(part.Content, "text")), "\r\n")
@@ -416,8 +416,8 @@ func undecodable(part *enmime.Part) bool {
 	return control*20 > len(part.Content)
 }
 
-func (p *Parsed) warnf(format string, args ...any) {
-	p.warn(&enmime.Error{Name: fmt.Sprintf(format, args...)})
+func (p *Parsed) warnf(code, format string, args ...any) {
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 
 // attach keeps a part as an attachment; false when over the limit.

@@ -1721,6 +1721,13 @@ type Message struct {
 		InReplyTo  *string  `json:"in_reply_to"`
 		References []string `json:"references"`
 		To         []string `json:"to"`
+
+		// Warnings What was repaired to read or show an inbound mail (empty when nothing was, and on outbound mail).
+		Warnings []struct {
+			// Code A stable code: malformed_header, malformed_base64, charset_mismatch, remote_images_blocked, ...
+			Code   string `json:"code"`
+			Detail string `json:"detail"`
+		} `json:"warnings"`
 	} `json:"email,omitempty"`
 
 	// Forwarded WhatsApp: the customer forwarded it.
