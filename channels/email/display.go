@@ -137,10 +137,9 @@ func (s *sanitizer) wrap(body *html.Node, css string) string {
 // embeds or submits, and raw-text elements whose content a browser would
 // read differently.
 var dropped = setOf("script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "noscript",
-	"noembed", "noframes", "template", "title", "head", "meta", "link", "base", "input", "button", "select",
-	"textarea", "option", "optgroup", "datalist", "keygen", "output", "progress", "meter", "audio", "video",
-	"source", "track", "canvas", "map", "area", "param", "portal", "dialog", "slot", "plaintext", "xmp",
-	"listing", "image", "isindex", "math", "svg")
+	"noembed", "noframes", "template", "title", "head", "meta", "link", "base", "input", "keygen", "audio", "video",
+	"source", "track", "canvas", "area", "param", "portal", "plaintext", "xmp", "listing", "image", "isindex",
+	"math", "svg")
 
 // kept are the elements html keeps (with the attributes of attributes);
 // any other element gives way to its content.

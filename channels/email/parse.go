@@ -285,9 +285,16 @@ func automatic(h mail.Header) bool {
 }
 
 // looseAddress reads a From that is not RFC 5322 (8-bit bytes in the
-// name, say): the address is what the last <…> holds, else the whole field.
+// name, two mailboxes run together): the address is what the first <…>
+// holds, else the whole field.
 func looseAddress(field string) (address, name string) {
-	open, end := strings.LastIndex(field, "<"), strings.LastIndex(field, ">")
+	open := strings.Index(field, "<")
+	end := -1
+	if open >= 0 {
+		if e := strings.Index(field[open:], ">"); e >= 0 {
+			end = open + e
+		}
+	}
 	if open < 0 || end < open {
 		// A field run together with a line that was not a header: the
 		// word with the @.
@@ -360,6 +367,8 @@ func (p *Parsed) parts(root *enmime.Part) {
 			switch {
 			case p.DSN != nil && (ct == "message/delivery-status" || ct == "message/global-delivery-status"):
 				p.DSN.read(bytes.NewReader(part.Content))
+			case inline && ct == "text/plain" && p.Text != "" && p.moreText(part):
+				continue
 			case inline && ct == "text/plain" && p.Text == "" && brokenText == nil:
 				if undecodable(part) {
 					brokenText = part
@@ -369,7 +378,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 				p.Text = strings.TrimRight(clean(p, p.body(part.Content, "text")), "\r\n")
 				continue
 			case inline && ct == "text/html" && p.HTML == nil:
-				html := clean(p, p.body(part.Content, "HTML"))
+				html := clean(p, p.body(p.metaCharset(part), "HTML"))
 				p.HTML = &html
 				continue
 			}
@@ -380,7 +389,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 		return true
 	}
 	walk(root)
-	if brokenText != nil && p.HTML == nil {
+	if brokenText != nil && p.HTML == nil && !binary(brokenText.Content) {
 		// No HTML to fall back to: the text is shown as it could be read.
 		p.Text = strings.TrimRight(clean(p, p.body(brokenText.Content, "text")), "\r\n")
 	} else if brokenText != nil && !p.attach(brokenText, "text/plain") {
@@ -393,27 +402,54 @@ func (p *Parsed) parts(root *enmime.Part) {
 
 // undecodable says a text part's bytes are not text: base64 that was not
 // (a malformed-base64 repair left bytes that are not UTF-8, or control
-// characters).
+// characters), or binary data declared text (a GIF sent as text/plain).
 func undecodable(part *enmime.Part) bool {
 	malformed := false
 	for _, e := range part.Errors {
-		if e.Name == enmime.ErrorMalformedBase64 {
+		if e.Name == enmime.ErrorMalformedBase64 || e.Name == enmime.ErrorMalformedChildPart {
 			malformed = true
 		}
 	}
-	if !malformed {
-		return false
-	}
-	if !utf8.Valid(part.Content) {
+	if binary(part.Content) {
 		return true
 	}
-	control := 0
-	for _, r := range string(part.Content) {
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError {
-			control++
+	return malformed && (!utf8.Valid(part.Content) || controls(part.Content, true)*20 > len(part.Content))
+}
+
+// binary says bytes are data, not text: control characters (NUL and the
+// like), at least 3 and more than one in 20.
+func binary(b []byte) bool {
+	n := controls(b, false)
+	return n >= 3 && n*20 > len(b)
+}
+
+// controls counts the control characters of b other than line and page
+// breaks and tabs; invalid counts bytes that are not UTF-8 too.
+func controls(b []byte, invalid bool) int {
+	n := 0
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' || r == 0x7f || invalid && r == utf8.RuneError {
+			n++
 		}
 	}
-	return control*20 > len(part.Content)
+	return n
+}
+
+// moreText adds a further text part of a mail that is not, as a whole, an
+// alternative to its text, as enmime does ("--" on a line between); a named one is kept as
+// an attachment too. False when it is not such a part or would pass
+// MaxBodyBytes.
+func (p *Parsed) moreText(part *enmime.Part) bool {
+	root := part
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if strings.EqualFold(root.ContentType, "multipart/alternative") ||
+		len(p.Text)+len(part.Content) > MaxBodyBytes || undecodable(part) {
+		return false
+	}
+	p.Text += "\n\n--\n" + strings.TrimRight(clean(p, string(part.Content)), "\r\n")
+	return part.FileName == "" || !p.attach(part, "text/plain")
 }
 
 func (p *Parsed) warnf(code, format string, args ...any) {

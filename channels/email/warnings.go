@@ -18,6 +18,8 @@ type Warning struct {
 const (
 	// WarnTextUndecodable: the text part did not decode; the HTML is shown.
 	WarnTextUndecodable = "text_undecodable"
+	// WarnCharsetFromHTML: the HTML part's charset came from its <meta>.
+	WarnCharsetFromHTML = "charset_from_html"
 	// WarnRemoteImages: remote images were not loaded in html
 	// (MSGSVC_EMAIL_REMOTE_IMAGES=block); a UI may offer to show them.
 	WarnRemoteImages = "remote_images_blocked"
