@@ -97,6 +97,7 @@ func Parse(raw []byte) (parsed *Parsed) {
 		}
 	}()
 	p := &Parsed{}
+	raw = fixBoundaries(raw)
 	if unsafeNesting(raw) {
 		p.note("The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
 		p.rawText(raw)
