@@ -55,7 +55,8 @@ func TestSamplesThroughTheListener(t *testing.T) {
 				t.Errorf("text %q html %q html_raw %q", m["text"], m["html"], m["html_raw"])
 			}
 			e, _ := m["email"].(map[string]any)
-			if e["from"] != c.from || fmt.Sprint(e["to"]) != "[support@verified.test]" || fmt.Sprint(e["cc"]) != "["+c.cc+"]" {
+			if e["from"] != c.from || fmt.Sprint(e["to"]) != "[support@verified.test]" || fmt.Sprint(e["cc"]) != "["+c.cc+"]" ||
+				fmt.Sprint(e["warnings"]) != "[]" {
 				t.Errorf("email %v", e)
 			}
 			var atts []string
