@@ -50,7 +50,10 @@ type sanitizer struct {
 func (d Display) Sanitize(raw string) (string, []Warning) {
 	doc, err := html.Parse(strings.NewReader(raw))
 	if err != nil {
-		return "", nil
+		// Too deep a tree for the parser: its text alone.
+		text := strings.ReplaceAll(html.EscapeString(HTMLToText(raw)), "\n", "<br/>")
+		return "<p>" + text + "</p>", []Warning{{Code: WarnHTMLAsText,
+			Detail: "The HTML could not be read as a document (" + err.Error() + "); its text is shown."}}
 	}
 	s := &sanitizer{Display: d}
 	var css strings.Builder

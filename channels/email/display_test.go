@@ -130,6 +130,14 @@ func TestDisplayRemovesDanger(t *testing.T) {
 	}
 }
 
+// HTML nested deeper than the parser reads is shown as its text.
+func TestDisplayTooDeep(t *testing.T) {
+	got, warns := email.Display{}.Sanitize(strings.Repeat("<div>", 1000) + "deep <script>x</script>words")
+	if got != "<p>deep words</p>" || len(warns) != 1 || warns[0].Code != email.WarnHTMLAsText {
+		t.Errorf("%q %v", got, warns)
+	}
+}
+
 func TestDisplayRemoteImages(t *testing.T) {
 	in := `<img src="https://track.test/p.gif?u=1" alt="x"><img src="http://cdn.test/a.png">`
 	got, warns := email.Display{}.Sanitize(in)

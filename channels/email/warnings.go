@@ -20,6 +20,8 @@ const (
 	WarnTextUndecodable = "text_undecodable"
 	// WarnCharsetFromHTML: the HTML part's charset came from its <meta>.
 	WarnCharsetFromHTML = "charset_from_html"
+	// WarnHTMLAsText: the HTML nests too deep to read; html is its text.
+	WarnHTMLAsText = "html_as_text"
 	// WarnRemoteImages: remote images were not loaded in html
 	// (MSGSVC_EMAIL_REMOTE_IMAGES=block); a UI may offer to show them.
 	WarnRemoteImages = "remote_images_blocked"
