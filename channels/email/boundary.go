@@ -38,7 +38,7 @@ func fixBoundaries(raw []byte) []byte {
 }
 
 // rfc2231Boundary rewrites one Content-Type field's boundary*= parameters
-// (Go's reader refuses some, and reads "boundary*0*=''b" as "''b").
+// (Go's reader refuses some, and reads "boundary*0*=”b" as "”b").
 func rfc2231Boundary(field []byte) []byte {
 	segments := boundaryParam.FindAllSubmatch(field, -1)
 	if len(segments) == 0 {
