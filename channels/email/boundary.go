@@ -38,7 +38,8 @@ func fixBoundaries(raw []byte) []byte {
 }
 
 // rfc2231Boundary rewrites one Content-Type field's boundary*= parameters
-// (Go's reader refuses some, and reads "boundary*0*=”b" as "”b").
+// (Go's reader refuses some, and reads a continued one without a charset
+// with its empty charset and language marks as part of the value).
 func rfc2231Boundary(field []byte) []byte {
 	segments := boundaryParam.FindAllSubmatch(field, -1)
 	if len(segments) == 0 {
