@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -2141,7 +2142,7 @@ type ListConversationsParamsStatus string
 
 // UpdateConversationJSONBody defines parameters for UpdateConversation.
 type UpdateConversationJSONBody struct {
-	AssignedAgentId *string                           `json:"assigned_agent_id,omitempty"`
+	AssignedAgentId *nullable.Nullable[string]        `json:"assigned_agent_id,omitempty"`
 	Mode            *UpdateConversationJSONBodyMode   `json:"mode,omitempty"`
 	Status          *UpdateConversationJSONBodyStatus `json:"status,omitempty"`
 	Tags            *[]string                         `json:"tags,omitempty"`
