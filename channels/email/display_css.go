@@ -13,7 +13,8 @@ import (
 // box (margins, padding, borders, sizes) and a few values of display.
 // Nothing positions, nothing loads (url() only for the mail's own
 // attachments), nothing runs.
-var cssProperties = setOf("color", "background", "background-color", "font", "font-family", "font-size",
+var cssProperties = setOf("color", "background", "background-color", "background-image", "background-repeat",
+	"background-position", "background-size", "font", "font-family", "font-size",
 	"font-style", "font-weight", "font-variant", "text-align", "text-decoration", "text-transform",
 	"text-indent", "letter-spacing", "word-spacing", "white-space", "word-break", "overflow-wrap",
 	"line-height", "vertical-align", "display", "width", "height", "max-width", "min-width", "max-height",

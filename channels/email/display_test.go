@@ -40,6 +40,8 @@ func TestDisplayKeepsFormatting(t *testing.T) {
 			`<tr valign="top"><td width="50%" height="20" bgcolor="white" align="left" valign="middle" colspan="2">x</td>`},
 		{"cid image", `<img src="cid:logo@x" alt="Logo" width="120">`, `<img src="msgsvc-file:file_1" alt="Logo" width="120"/>`},
 		{"cid background", `<div style="background: url(cid:logo@x) no-repeat">x</div>`, `style="background: url(msgsvc-file:file_1) no-repeat"`},
+		{"cid background-image", `<div style="background-image: url('cid:logo@x'); background-repeat: no-repeat">x</div>`,
+			`style="background-image: url(msgsvc-file:file_1); background-repeat: no-repeat"`},
 		{"data image", `<img src="data:image/png;base64,iVBORw0KGgo=">`, `<img src="data:image/png;base64,iVBORw0KGgo="/>`},
 		{"link", `<a href="https://shop.test/o/1">order</a>`,
 			`<a href="https://shop.test/o/1" target="_blank" rel="noopener noreferrer nofollow">order</a>`},
