@@ -61,11 +61,14 @@ type Parsed struct {
 	Warnings []Warning
 }
 
-func (p *Parsed) note(format string, args ...any) {
+// note records what could not be taken as it came, in Notes and as a
+// warning with its code.
+func (p *Parsed) note(code, format string, args ...any) {
 	n := fmt.Sprintf(format, args...)
 	if !slices.Contains(p.Notes, n) {
 		p.Notes = append(p.Notes, n)
 	}
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: code, Detail: n})
 }
 
 // ParserFailed is the note of a mail the reader failed on unexpectedly.
@@ -92,20 +95,20 @@ func Parse(raw []byte) (parsed *Parsed) {
 		// mail; the fuzz target fails on this note.
 		if v := recover(); v != nil {
 			parsed = &Parsed{}
-			parsed.note(ParserFailed)
+			parsed.note(WarnParserFailed, ParserFailed)
 			parsed.rawText(raw)
 		}
 	}()
 	p := &Parsed{}
 	raw = fixBoundaries(raw)
 	if unsafeNesting(raw) {
-		p.note("The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
+		p.note(WarnRawText, "The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
 		p.rawText(raw)
 		return p
 	}
 	env, err := parser.ReadEnvelope(bytes.NewReader(raw))
 	if err != nil {
-		p.note("The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
+		p.note(WarnRawText, "The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
 		p.headers(looseHeader(raw))
 		p.rawText(raw)
 		return p
@@ -120,7 +123,7 @@ func Parse(raw []byte) (parsed *Parsed) {
 	if p.Text == "" && p.HTML == nil && len(p.Attachments) == 0 && p.DSN == nil &&
 		(len(p.Notes) > 0 || len(bytes.TrimSpace(headerless(raw))) > 0) {
 		// Nothing could be taken from a broken body: keep it as text.
-		p.note("The body could not be read as MIME; its raw text is kept.")
+		p.note(WarnRawText, "The body could not be read as MIME; its raw text is kept.")
 		p.rawText(raw)
 	}
 	if p.Text == "" && p.HTML != nil {
@@ -340,7 +343,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 				continue
 			}
 			if n++; n > MaxParts {
-				p.note("The mail has more than %d parts; the rest were not read.", MaxParts)
+				p.note(WarnPartsLimit, "The mail has more than %d parts; the rest were not read.", MaxParts)
 				return false
 			}
 			ct := strings.ToLower(part.ContentType)
@@ -359,10 +362,10 @@ func (p *Parsed) parts(root *enmime.Part) {
 			for _, e := range part.Errors {
 				switch e.Name {
 				case enmime.ErrorContentEncoding:
-					p.note("The transfer encoding %q is unknown; the %s is kept as it came.", part.Header.Get("Content-Transfer-Encoding"), what)
+					p.note(warningCodes[enmime.ErrorContentEncoding], "The transfer encoding %q is unknown; the %s is kept as it came.", part.Header.Get("Content-Transfer-Encoding"), what)
 				case enmime.ErrorCharsetConversion:
 					_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
-					p.note("The charset %q is unknown; the %s is kept as it came.", params["charset"], what)
+					p.note(WarnUnknownCharset, "The charset %q is unknown; the %s is kept as it came.", params["charset"], what)
 				}
 			}
 			switch {
@@ -397,7 +400,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 		dropped++
 	}
 	if dropped > 0 {
-		p.note("%d attachments over the limit of %d were not kept.", dropped, MaxAttachments)
+		p.note(WarnAttachmentsLimit, "%d attachments over the limit of %d were not kept.", dropped, MaxAttachments)
 	}
 }
 
@@ -489,7 +492,7 @@ func extension(ct string) string {
 // body is a text body, truncated past MaxBodyBytes with a note.
 func (p *Parsed) body(b []byte, what string) string {
 	if len(b) > MaxBodyBytes {
-		p.note("The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, len(b))
+		p.note(WarnTruncated, "The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, len(b))
 		b = b[:MaxBodyBytes]
 	}
 	return string(b)
@@ -501,7 +504,7 @@ func clean(p *Parsed, s string) string {
 	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
 		return s
 	}
-	p.note("Bytes that are not UTF-8 text were replaced.")
+	p.note(WarnNotUTF8, "Bytes that are not UTF-8 text were replaced.")
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 

@@ -98,6 +98,10 @@ func TestParseBadMail(t *testing.T) {
 	if len(p.Text) != email.MaxBodyBytes || !strings.Contains(strings.Join(p.Notes, " "), "truncated") {
 		t.Errorf("big body: %d bytes, notes %v", len(p.Text), p.Notes)
 	}
+	// What a note says is a warning too, with its code.
+	if len(p.Warnings) != 1 || p.Warnings[0].Code != email.WarnTruncated || p.Warnings[0].Detail != p.Notes[0] {
+		t.Errorf("big body warnings %v", p.Warnings)
+	}
 }
 
 // FuzzParse: whatever arrives, Parse returns storable text (valid UTF-8,

@@ -20,6 +20,17 @@ const (
 	WarnTextUndecodable = "text_undecodable"
 	// WarnCharsetFromHTML: the HTML part's charset came from its <meta>.
 	WarnCharsetFromHTML = "charset_from_html"
+	// What could not be taken as it came (Notes, shown with the text too):
+	// the mail kept as raw text, parts or attachments past their limits,
+	// an unknown charset, a body truncated, bytes that are not UTF-8
+	// replaced, a fault of the parser.
+	WarnRawText          = "raw_text"
+	WarnPartsLimit       = "parts_limit"
+	WarnAttachmentsLimit = "attachments_limit"
+	WarnUnknownCharset   = "unknown_charset"
+	WarnTruncated        = "truncated"
+	WarnNotUTF8          = "not_utf8"
+	WarnParserFailed     = "parser_failed"
 	// WarnHTMLAsText: the HTML nests too deep to read; html is its text.
 	WarnHTMLAsText = "html_as_text"
 	// WarnRemoteImages: remote images were not loaded in html
