@@ -9,6 +9,7 @@ package graph
 import (
 	"context"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -85,6 +86,9 @@ type Resolver struct {
 	// EmailRemoteImages is inbound mail's remote image policy in html
 	// (MSGSVC_EMAIL_REMOTE_IMAGES; "" blocks them).
 	EmailRemoteImages string
+	// EmailImageClient fetches proxied remote images; nil reaches public
+	// addresses only (tests reach their own servers with another).
+	EmailImageClient *http.Client
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
@@ -119,7 +123,14 @@ func (r *Resolver) secrets() signing.Secrets {
 }
 
 func (r *Resolver) files() *files.Service {
-	return &files.Service{Store: r.Store, Clock: r.Clock, Secrets: r.secrets(), PublicURL: r.PublicURL}
+	return &files.Service{Store: r.Store, Clock: r.Clock, Secrets: r.secrets(), PublicURL: r.PublicURL,
+		ImageClient: r.EmailImageClient}
+}
+
+// EmailImage fetches the remote image a signed proxy link names (see
+// files.Service.Image).
+func (r *Resolver) EmailImage(ctx context.Context, remote, expires, signature string) (*files.RemoteImage, error) {
+	return r.files().Image(ctx, remote, expires, signature)
 }
 
 // FileContent returns the file a signed link names (see files.Service).

@@ -16,6 +16,11 @@ const (
 	RemoteImagesBlock = "block"
 	// RemoteImagesAllow keeps http and https images as they are.
 	RemoteImagesAllow = "allow"
+	// RemoteImagesProxy points them at ProxyPrefix + the address; reads
+	// make that msgsvc's signed image proxy link (graph/files).
+	RemoteImagesProxy = "proxy"
+	// ProxyPrefix starts a stored reference to a remote image to proxy.
+	ProxyPrefix = "msgsvc-image:"
 )
 
 const (
@@ -37,7 +42,8 @@ type Display struct {
 	// Inline maps a Content-ID (without <>) to the link a cid: reference
 	// to it becomes: the mail's own attachments only.
 	Inline map[string]string
-	// RemoteImages is RemoteImagesBlock ("" too) or RemoteImagesAllow.
+	// RemoteImages is RemoteImagesBlock ("" too), RemoteImagesAllow or
+	// RemoteImagesProxy.
 	RemoteImages string
 }
 

@@ -35,7 +35,7 @@ func payloads(t testing.TB) []string {
 var corpusInline = map[string]string{"logo": "msgsvc-file:file_1/"}
 
 // TestDisplayDOMPurifyCorpus: every DOMPurify payload, sanitised with
-// either remote image policy, parses (as a browser would read it) to a tree
+// each remote image policy, parses (as a browser would read it) to a tree
 // with nothing executable, no relative URL and no unprefixed id or name.
 func TestDisplayDOMPurifyCorpus(t *testing.T) {
 	all := payloads(t)
@@ -44,7 +44,7 @@ func TestDisplayDOMPurifyCorpus(t *testing.T) {
 		if len(unsafeHTML(payload)) > 0 {
 			unsafeIn++
 		}
-		for _, policy := range []string{email.RemoteImagesBlock, email.RemoteImagesAllow} {
+		for _, policy := range []string{email.RemoteImagesBlock, email.RemoteImagesAllow, email.RemoteImagesProxy} {
 			out, _ := email.Display{Inline: corpusInline, RemoteImages: policy}.Sanitize(payload)
 			if problems := unsafeHTML(out); len(problems) > 0 {
 				t.Errorf("payload %d (%s) %q:\n%s\n%v", i, policy, payload, out, problems)
@@ -58,7 +58,7 @@ func TestDisplayDOMPurifyCorpus(t *testing.T) {
 	if unsafeIn < len(all)/2 {
 		t.Errorf("only %d of %d payloads are unsafe as they came", unsafeIn, len(all))
 	}
-	t.Logf("%d payloads (%d unsafe as they came), each under 2 policies: %d outputs differ from their input", len(all), unsafeIn, changed)
+	t.Logf("%d payloads (%d unsafe as they came), each under 3 policies: %d outputs differ from their input", len(all), unsafeIn, changed)
 }
 
 var (
@@ -68,7 +68,7 @@ var (
 	urlAttributes = map[string]bool{"href": true, "src": true, "action": true, "formaction": true, "background": true,
 		"poster": true, "cite": true, "data": true, "codebase": true, "srcset": true, "xlink:href": true, "ping": true,
 		"lowsrc": true, "dynsrc": true, "longdesc": true, "usemap": true, "manifest": true, "icon": true}
-	absoluteURL = regexp.MustCompile(`^(https?://[^/\s]|mailto:|tel:|msgsvc-file:file_1/$)`)
+	absoluteURL = regexp.MustCompile(`^(https?://[^/\s]|mailto:|tel:|msgsvc-file:file_1/$|msgsvc-image:https?://[^/\s])`)
 	dataImage   = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp);base64,`)
 )
 

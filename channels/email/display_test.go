@@ -153,4 +153,9 @@ func TestDisplayRemoteImages(t *testing.T) {
 	if got != `<img src="https://track.test/p.gif?u=1" alt="x"/><img src="http://cdn.test/a.png"/>` || len(warns) != 0 {
 		t.Errorf("allowed: %s %v", got, warns)
 	}
+	got, warns = email.Display{RemoteImages: email.RemoteImagesProxy}.Sanitize(in + `<a href="https://x.test/">l</a>`)
+	if got != `<img src="msgsvc-image:https://track.test/p.gif?u=1" alt="x"/><img src="msgsvc-image:http://cdn.test/a.png"/>`+
+		`<a href="https://x.test/" target="_blank" rel="noopener noreferrer nofollow">l</a>` || len(warns) != 0 {
+		t.Errorf("proxied: %s %v", got, warns)
+	}
 }

@@ -39,8 +39,9 @@ func (s *sanitizer) link(attrs []html.Attribute) []html.Attribute {
 }
 
 // image keeps a src that is one of the mail's own attachments (cid:), a
-// small data:image, or a remote image the policy allows; a blocked remote
-// image keeps its address in RemoteSrcAttr, where nothing loads it.
+// small data:image, or a remote image the policy allows (or proxies); a
+// blocked remote image keeps its address in RemoteSrcAttr, where nothing
+// loads it.
 func (s *sanitizer) image(attrs []html.Attribute) []html.Attribute {
 	out := attrs[:0]
 	for _, a := range attrs {
@@ -61,8 +62,12 @@ func (s *sanitizer) image(attrs []html.Attribute) []html.Attribute {
 		if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			continue
 		}
-		if s.RemoteImages == RemoteImagesAllow {
+		switch s.RemoteImages {
+		case RemoteImagesAllow:
 			out = append(out, html.Attribute{Key: "src", Val: u.String()})
+			continue
+		case RemoteImagesProxy:
+			out = append(out, html.Attribute{Key: "src", Val: ProxyPrefix + u.String()})
 			continue
 		}
 		s.blocked++

@@ -38,8 +38,8 @@ type LiveConfig struct {
 	// SMTPTLSCert and SMTPTLSKey (MSGSVC_SMTP_TLS_CERT, _KEY: PEM files)
 	// make the listener offer STARTTLS.
 	SMTPTLSCert, SMTPTLSKey string
-	// EmailRemoteImages is MSGSVC_EMAIL_REMOTE_IMAGES: block (default) or
-	// allow remote images in inbound mail's html.
+	// EmailRemoteImages is MSGSVC_EMAIL_REMOTE_IMAGES: block (default),
+	// allow or proxy remote images in inbound mail's html.
 	EmailRemoteImages string
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
 	// responder.
@@ -99,8 +99,9 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 		}
 		*d.into = v
 	}
-	if c.EmailRemoteImages = strings.ToLower(get("MSGSVC_EMAIL_REMOTE_IMAGES", email.RemoteImagesBlock)); c.EmailRemoteImages != email.RemoteImagesBlock && c.EmailRemoteImages != email.RemoteImagesAllow {
-		return c, seal.Key{}, fmt.Errorf("MSGSVC_EMAIL_REMOTE_IMAGES: %q is not block or allow", c.EmailRemoteImages)
+	if c.EmailRemoteImages = strings.ToLower(get("MSGSVC_EMAIL_REMOTE_IMAGES", email.RemoteImagesBlock)); c.EmailRemoteImages != email.RemoteImagesBlock &&
+		c.EmailRemoteImages != email.RemoteImagesAllow && c.EmailRemoteImages != email.RemoteImagesProxy {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_EMAIL_REMOTE_IMAGES: %q is not block, allow or proxy", c.EmailRemoteImages)
 	}
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
 		return c, seal.Key{}, err

@@ -142,6 +142,9 @@ type Service struct {
 	Secrets signing.Secrets
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
+	// ImageClient fetches the email image proxy's images; nil is a client
+	// that reaches public addresses only.
+	ImageClient *http.Client
 }
 
 // Upload stores a file for one later message (POST /v1/files).
@@ -224,10 +227,15 @@ const InlinePrefix = "msgsvc-file:"
 // a "/", so no id's reference starts another's).
 func InlineRef(id string) string { return InlinePrefix + id + "/" }
 
-// SignAttachments gives each attachment a fresh one-hour link, and the
-// html's references to the message's own attachments the same links.
+// SignAttachments gives each attachment a fresh one-hour link, the html's
+// references to the message's own attachments the same links, and its
+// remote images to proxy their signed proxy links.
 func (r *Service) SignAttachments(msgs ...*model.Message) {
 	for _, m := range msgs {
+		if hasImages(m.HTML) {
+			s := r.signImages(*m.HTML)
+			m.HTML = &s
+		}
 		inline := m.HTML != nil && strings.Contains(*m.HTML, InlinePrefix)
 		for _, att := range m.Attachments {
 			att.URL = r.URL(att.ID)

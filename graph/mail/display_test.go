@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // displayMail is an HTML mail with an inline image (cid:), a remote
@@ -121,4 +124,52 @@ func graphqlMessages(t *testing.T, api *liveEmail, conv string) any {
 		t.Fatalf("GraphQL: %v %+v", err, out)
 	}
 	return out.Data.Messages.Items[0].Email.Warnings
+}
+
+// TestInboundDisplayProxy: with MSGSVC_EMAIL_REMOTE_IMAGES=proxy a remote
+// image's src is msgsvc's signed link, which serves the image's bytes; a
+// tampered link is refused, a page is not passed on as an image, and the
+// default client does not reach a loopback address.
+func TestInboundDisplayProxy(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Cookie") != "" || r.Header.Get("Referer") != "" {
+			t.Errorf("the proxy passed on %v", r.Header)
+		}
+		if r.URL.Path == "/page" {
+			_, _ = io.WriteString(w, "<html><script>alert(1)</script></html>")
+			return
+		}
+		_, _ = io.WriteString(w, png)
+	}))
+	defer remote.Close()
+	api := newLiveEmail(t, func(a *resttest.API) {
+		a.Resolver.EmailRemoteImages = "proxy"
+		a.Resolver.EmailImageClient = remote.Client()
+	})
+	addr := listen(t, api)
+	mail := "From: ada@example.com\r\nTo: support@verified.test\r\nSubject: Pixels\r\nContent-Type: text/html\r\n\r\n" +
+		"<img src=\"" + remote.URL + "/p.png?a=1&b=2\"><img src=\"" + remote.URL + "/page\">\r\n"
+	if err := deliver(t, api, addr, "ada@example.com", []string{"support@verified.test"}, []byte(mail)); err != nil {
+		t.Fatal(err)
+	}
+	m := list(api.Do("GET", "/v1/conversations/"+conversationOf(t, api, "ada@example.com")["id"].(string)+"/messages", "live_all", nil))[0]
+	links := regexp.MustCompile(`src="([^"]+)"`).FindAllStringSubmatch(m["html"].(string), -1)
+	if len(links) != 2 || !strings.HasPrefix(links[0][1], "https://api.msgsvc.test/v1/email/images?url=") {
+		t.Fatalf("html %s", m["html"])
+	}
+	image := strings.ReplaceAll(links[0][1], "&amp;", "&")
+	if status, b := get(t, api, image); status != 200 || string(b) != png {
+		t.Errorf("proxied image: %d %q", status, b)
+	}
+	if status, _ := get(t, api, image+"0"); status != 403 {
+		t.Errorf("tampered link: %d", status)
+	}
+	if status, b := get(t, api, strings.ReplaceAll(links[1][1], "&amp;", "&")); status != 404 || !strings.Contains(string(b), "not a PNG") {
+		t.Errorf("a page: %d %s", status, b)
+	}
+	api.Resolver.EmailImageClient = nil
+	if status, b := get(t, api, image); status != 404 || !strings.Contains(string(b), "loopback") {
+		t.Errorf("loopback with the default client: %d %s", status, b)
+	}
 }
