@@ -41,6 +41,8 @@ type LiveConfig struct {
 	// EmailRemoteImages is MSGSVC_EMAIL_REMOTE_IMAGES: block (default),
 	// allow or proxy remote images in inbound mail's html.
 	EmailRemoteImages string
+	// SMTP is the rest of the email settings (config_email.go).
+	SMTP SMTPSettings
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
 	// responder.
 	AIURL, AIModel, AIAPIKey string
@@ -104,6 +106,9 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 		return c, seal.Key{}, fmt.Errorf("MSGSVC_EMAIL_REMOTE_IMAGES: %q is not block, allow or proxy", c.EmailRemoteImages)
 	}
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
+		return c, seal.Key{}, err
+	}
+	if c.SMTP, err = loadSMTP(get); err != nil {
 		return c, seal.Key{}, err
 	}
 	for name, addr := range map[string]string{"MSGSVC_SMTP_ADDR": c.SMTPAddr, "MSGSVC_METRICS_ADDR": c.MetricsAddr} {
