@@ -9,6 +9,7 @@ package graph
 import (
 	"context"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -86,6 +87,12 @@ type Resolver struct {
 	// Pacer spaces live WhatsApp sends of one number (MSGSVC_WHATSAPP_PACE);
 	// nil paces nothing.
 	Pacer *send.Pacer
+	// EmailRemoteImages is inbound mail's remote image policy in html
+	// (MSGSVC_EMAIL_REMOTE_IMAGES; "" blocks them).
+	EmailRemoteImages string
+	// EmailImageClient fetches proxied remote images; nil reaches public
+	// addresses only (tests reach their own servers with another).
+	EmailImageClient *http.Client
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
@@ -120,7 +127,14 @@ func (r *Resolver) secrets() signing.Secrets {
 }
 
 func (r *Resolver) files() *files.Service {
-	return &files.Service{Store: r.Store, Clock: r.Clock, Secrets: r.secrets(), PublicURL: r.PublicURL}
+	return &files.Service{Store: r.Store, Clock: r.Clock, Secrets: r.secrets(), PublicURL: r.PublicURL,
+		ImageClient: r.EmailImageClient}
+}
+
+// EmailImage fetches the remote image a signed proxy link names (see
+// files.Service.Image).
+func (r *Resolver) EmailImage(ctx context.Context, remote, expires, signature string) (*files.RemoteImage, error) {
+	return r.files().Image(ctx, remote, expires, signature)
 }
 
 // FileContent returns the file a signed link names (see files.Service).
@@ -165,5 +179,5 @@ func (r *Resolver) DeliverSandbox(ctx context.Context, delay time.Duration) erro
 func (r *Resolver) SweepSending(ctx context.Context) error { return r.sends().SweepSending(ctx) }
 
 func (r *Resolver) inbound() *inbound.Service {
-	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events()}
+	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), RemoteImages: r.EmailRemoteImages}
 }

@@ -31,6 +31,22 @@ func (s *Server) uploadFile(r *http.Request) (int, any, error) {
 	return http.StatusCreated, out, err
 }
 
+// emailImage is GET /v1/email/images: a remote image of an inbound mail,
+// fetched by msgsvc through a signed link (MSGSVC_EMAIL_REMOTE_IMAGES=proxy).
+func (s *Server) emailImage(w http.ResponseWriter, r *http.Request) {
+	if err := checkEdge(r); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	img, err := s.Resolver.EmailImage(r.Context(), q.Get("url"), q.Get("expires"), q.Get("signature"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeLinked(w, img.ContentType, img.Content, map[string]string{"Content-Security-Policy": "default-src 'none'; sandbox"})
+}
+
 // refetchFile is POST /v1/files/{id}/refetch: provider media whose
 // download failed is fetched again.
 func (s *Server) refetchFile(r *http.Request) (int, any, error) {
@@ -88,18 +104,27 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", f.ContentType)
-	h.Set("Content-Length", strconv.Itoa(len(f.Content)))
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename}))
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, max-age=3600")
+	extra := map[string]string{"Content-Disposition": mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename})}
 	if strings.HasPrefix(f.ContentType, "text/html") || f.ContentType == "image/svg+xml" {
 		// Never let an uploaded page run script on the API's origin.
-		h.Set("Content-Security-Policy", "sandbox")
+		extra["Content-Security-Policy"] = "sandbox"
+	}
+	writeLinked(w, f.ContentType, f.Content, extra)
+}
+
+// writeLinked answers the bytes behind a signed link: never sniffed,
+// cached privately for the link's hour.
+func writeLinked(w http.ResponseWriter, contentType string, content []byte, extra map[string]string) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(content)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=3600")
+	for k, v := range extra {
+		h.Set(k, v)
 	}
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(f.Content); err != nil {
+	if _, err := w.Write(content); err != nil {
 		slog.Debug("write response; the client went away", "err", err)
 	}
 }

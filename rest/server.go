@@ -113,6 +113,7 @@ func (s *Server) Handler() http.Handler {
 		v.Method("GET", "/email/senders", s.api("", s.emailSenders))
 		v.Method("POST", "/files", s.api("messages:write", s.uploadFile))
 		v.Get("/files/{id}/content", s.fileContent)
+		v.Get("/email/images", s.emailImage)
 		v.Method("POST", "/files/{id}/refetch", s.api("messages:write", s.refetchFile))
 	})
 	return r

@@ -58,14 +58,17 @@ type Parsed struct {
 	Notes []string
 	// Warnings say what the parser repaired to read the mail (a header
 	// line, base64 padding, a charset): email.warnings.
-	Warnings []string
+	Warnings []Warning
 }
 
-func (p *Parsed) note(format string, args ...any) {
+// note records what could not be taken as it came, in Notes and as a
+// warning with its code.
+func (p *Parsed) note(code, format string, args ...any) {
 	n := fmt.Sprintf(format, args...)
 	if !slices.Contains(p.Notes, n) {
 		p.Notes = append(p.Notes, n)
 	}
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: code, Detail: n})
 }
 
 // ParserFailed is the note of a mail the reader failed on unexpectedly.
@@ -92,32 +95,35 @@ func Parse(raw []byte) (parsed *Parsed) {
 		// mail; the fuzz target fails on this note.
 		if v := recover(); v != nil {
 			parsed = &Parsed{}
-			parsed.note(ParserFailed)
+			parsed.note(WarnParserFailed, ParserFailed)
 			parsed.rawText(raw)
 		}
 	}()
 	p := &Parsed{}
+	raw = fixBoundaries(raw)
 	if unsafeNesting(raw) {
-		p.note("The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
+		p.note(WarnRawText, "The mail nests parts more than %d deep with boundaries that never close; its raw text is kept.", MaxUnclosedDepth)
 		p.rawText(raw)
 		return p
 	}
 	env, err := parser.ReadEnvelope(bytes.NewReader(raw))
 	if err != nil {
-		p.note("The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
+		p.note(WarnRawText, "The mail could not be read as MIME (%s); its raw text is kept.", strings.TrimSpace(err.Error()))
 		p.headers(looseHeader(raw))
 		p.rawText(raw)
 		return p
 	}
 	for _, e := range env.Errors {
-		p.warn(e)
+		if e.Name != enmime.ErrorPlainTextFromHTML { // not a repair: text is made from HTML below
+			p.warn(e)
+		}
 	}
 	p.headers(headerOf(env.Root.Header))
 	p.parts(env.Root)
 	if p.Text == "" && p.HTML == nil && len(p.Attachments) == 0 && p.DSN == nil &&
 		(len(p.Notes) > 0 || len(bytes.TrimSpace(headerless(raw))) > 0) {
 		// Nothing could be taken from a broken body: keep it as text.
-		p.note("The body could not be read as MIME; its raw text is kept.")
+		p.note(WarnRawText, "The body could not be read as MIME; its raw text is kept.")
 		p.rawText(raw)
 	}
 	if p.Text == "" && p.HTML != nil {
@@ -186,16 +192,14 @@ const MaxWarnings = 20
 
 // warn records a repair of the parser (enmime's errors and warnings).
 func (p *Parsed) warn(e *enmime.Error) {
-	w := clean(p, e.Name)
-	if e.Detail != "" {
-		w += ": " + clean(p, e.Detail)
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: warningCode(e.Name), Detail: clean(p, e.Name+detailOf(e))})
+}
+
+func detailOf(e *enmime.Error) string {
+	if e.Detail == "" {
+		return ""
 	}
-	if len(w) > 300 {
-		w = strings.ToValidUTF8(w[:300], "") + "…"
-	}
-	if len(p.Warnings) < MaxWarnings && !slices.Contains(p.Warnings, w) {
-		p.Warnings = append(p.Warnings, w)
-	}
+	return ": " + e.Detail
 }
 
 // headerOf is the root header as go-message reads addresses and ids from.
@@ -285,9 +289,16 @@ func automatic(h mail.Header) bool {
 }
 
 // looseAddress reads a From that is not RFC 5322 (8-bit bytes in the
-// name, say): the address is what the last <…> holds, else the whole field.
+// name, two mailboxes run together): the address is what the first <…>
+// holds, else the whole field.
 func looseAddress(field string) (address, name string) {
-	open, end := strings.LastIndex(field, "<"), strings.LastIndex(field, ">")
+	open := strings.Index(field, "<")
+	end := -1
+	if open >= 0 {
+		if e := strings.Index(field[open:], ">"); e >= 0 {
+			end = open + e
+		}
+	}
 	if open < 0 || end < open {
 		// A field run together with a line that was not a header: the
 		// word with the @.
@@ -332,7 +343,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 				continue
 			}
 			if n++; n > MaxParts {
-				p.note("The mail has more than %d parts; the rest were not read.", MaxParts)
+				p.note(WarnPartsLimit, "The mail has more than %d parts; the rest were not read.", MaxParts)
 				return false
 			}
 			ct := strings.ToLower(part.ContentType)
@@ -351,25 +362,27 @@ func (p *Parsed) parts(root *enmime.Part) {
 			for _, e := range part.Errors {
 				switch e.Name {
 				case enmime.ErrorContentEncoding:
-					p.note("The transfer encoding %q is unknown; the %s is kept as it came.", part.Header.Get("Content-Transfer-Encoding"), what)
+					p.note(warningCodes[enmime.ErrorContentEncoding], "The transfer encoding %q is unknown; the %s is kept as it came.", part.Header.Get("Content-Transfer-Encoding"), what)
 				case enmime.ErrorCharsetConversion:
 					_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
-					p.note("The charset %q is unknown; the %s is kept as it came.", params["charset"], what)
+					p.note(WarnUnknownCharset, "The charset %q is unknown; the %s is kept as it came.", params["charset"], what)
 				}
 			}
 			switch {
 			case p.DSN != nil && (ct == "message/delivery-status" || ct == "message/global-delivery-status"):
 				p.DSN.read(bytes.NewReader(part.Content))
+			case inline && ct == "text/plain" && p.Text != "" && p.moreText(part):
+				continue
 			case inline && ct == "text/plain" && p.Text == "" && brokenText == nil:
 				if undecodable(part) {
 					brokenText = part
-					p.warnf("The text part could not be decoded; the HTML part is shown and the text part kept as an attachment.")
+					p.warnf(WarnTextUndecodable, "The text part could not be decoded; the HTML part is shown and the text part kept as an attachment.")
 					continue
 				}
 				p.Text = strings.TrimRight(clean(p, p.body(part.Content, "text")), "\r\n")
 				continue
 			case inline && ct == "text/html" && p.HTML == nil:
-				html := clean(p, p.body(part.Content, "HTML"))
+				html := clean(p, p.body(p.metaCharset(part), "HTML"))
 				p.HTML = &html
 				continue
 			}
@@ -380,44 +393,71 @@ func (p *Parsed) parts(root *enmime.Part) {
 		return true
 	}
 	walk(root)
-	if brokenText != nil && p.HTML == nil {
+	if brokenText != nil && p.HTML == nil && !binary(brokenText.Content) {
 		// No HTML to fall back to: the text is shown as it could be read.
 		p.Text = strings.TrimRight(clean(p, p.body(brokenText.Content, "text")), "\r\n")
 	} else if brokenText != nil && !p.attach(brokenText, "text/plain") {
 		dropped++
 	}
 	if dropped > 0 {
-		p.note("%d attachments over the limit of %d were not kept.", dropped, MaxAttachments)
+		p.note(WarnAttachmentsLimit, "%d attachments over the limit of %d were not kept.", dropped, MaxAttachments)
 	}
 }
 
 // undecodable says a text part's bytes are not text: base64 that was not
 // (a malformed-base64 repair left bytes that are not UTF-8, or control
-// characters).
+// characters), or binary data declared text (a GIF sent as text/plain).
 func undecodable(part *enmime.Part) bool {
 	malformed := false
 	for _, e := range part.Errors {
-		if e.Name == enmime.ErrorMalformedBase64 {
+		if e.Name == enmime.ErrorMalformedBase64 || e.Name == enmime.ErrorMalformedChildPart {
 			malformed = true
 		}
 	}
-	if !malformed {
-		return false
-	}
-	if !utf8.Valid(part.Content) {
+	if binary(part.Content) {
 		return true
 	}
-	control := 0
-	for _, r := range string(part.Content) {
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == utf8.RuneError {
-			control++
-		}
-	}
-	return control*20 > len(part.Content)
+	return malformed && (!utf8.Valid(part.Content) || controls(part.Content, true)*20 > len(part.Content))
 }
 
-func (p *Parsed) warnf(format string, args ...any) {
-	p.warn(&enmime.Error{Name: fmt.Sprintf(format, args...)})
+// binary says bytes are data, not text: control characters (NUL and the
+// like), at least 3 and more than one in 20.
+func binary(b []byte) bool {
+	n := controls(b, false)
+	return n >= 3 && n*20 > len(b)
+}
+
+// controls counts the control characters of b other than line and page
+// breaks and tabs; invalid counts bytes that are not UTF-8 too.
+func controls(b []byte, invalid bool) int {
+	n := 0
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' || r == 0x7f || invalid && r == utf8.RuneError {
+			n++
+		}
+	}
+	return n
+}
+
+// moreText adds a further text part of a mail that is not, as a whole, an
+// alternative to its text, as enmime does ("--" on a line between); a named one is kept as
+// an attachment too. False when it is not such a part or would pass
+// MaxBodyBytes.
+func (p *Parsed) moreText(part *enmime.Part) bool {
+	root := part
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if strings.EqualFold(root.ContentType, "multipart/alternative") ||
+		len(p.Text)+len(part.Content) > MaxBodyBytes || undecodable(part) {
+		return false
+	}
+	p.Text += "\n\n--\n" + strings.TrimRight(clean(p, string(part.Content)), "\r\n")
+	return part.FileName == "" || !p.attach(part, "text/plain")
+}
+
+func (p *Parsed) warnf(code, format string, args ...any) {
+	p.Warnings = AddWarning(p.Warnings, Warning{Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 
 // attach keeps a part as an attachment; false when over the limit.
@@ -452,7 +492,7 @@ func extension(ct string) string {
 // body is a text body, truncated past MaxBodyBytes with a note.
 func (p *Parsed) body(b []byte, what string) string {
 	if len(b) > MaxBodyBytes {
-		p.note("The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, len(b))
+		p.note(WarnTruncated, "The %s part was truncated to %d bytes (it had %d).", what, MaxBodyBytes, len(b))
 		b = b[:MaxBodyBytes]
 	}
 	return string(b)
@@ -464,7 +504,7 @@ func clean(p *Parsed, s string) string {
 	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
 		return s
 	}
-	p.note("Bytes that are not UTF-8 text were replaced.")
+	p.note(WarnNotUTF8, "Bytes that are not UTF-8 text were replaced.")
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 

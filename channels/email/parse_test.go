@@ -98,19 +98,36 @@ func TestParseBadMail(t *testing.T) {
 	if len(p.Text) != email.MaxBodyBytes || !strings.Contains(strings.Join(p.Notes, " "), "truncated") {
 		t.Errorf("big body: %d bytes, notes %v", len(p.Text), p.Notes)
 	}
+	// What a note says is a warning too, with its code.
+	if len(p.Warnings) != 1 || p.Warnings[0].Code != email.WarnTruncated || p.Warnings[0].Detail != p.Notes[0] {
+		t.Errorf("big body warnings %v", p.Warnings)
+	}
 }
 
 // FuzzParse: whatever arrives, Parse returns storable text (valid UTF-8,
-// no NUL) within its limits. Seeds: the sample mails, and the bad mails of
-// testdata/fuzz/FuzzParse.
+// no NUL) within its limits, and its HTML shown holds nothing unsafe
+// (unsafeHTML). Seeds: the sample mails, the bad mails of
+// testdata/fuzz/FuzzParse, enmime's test mails and DOMPurify's payloads as
+// HTML mail (testdata/README.md).
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"plain.eml", "html-only.eml", "attachments.eml", "forwarded.eml", "dsn.eml", "auto-reply.eml"} {
 		f.Add(sample(f, name))
+	}
+	for _, raw := range enmimeCorpus(f) {
+		f.Add(raw)
+	}
+	for _, payload := range payloads(f) {
+		f.Add(mailWith("text/html; charset=utf-8", payload))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		p := email.Parse(raw)
 		if p == nil || slices.Contains(p.Notes, email.ParserFailed) {
 			t.Fatalf("the parser failed: %+v", p)
+		}
+		if p.HTML != nil {
+			if out, _ := (email.Display{Inline: corpusInline}).Sanitize(*p.HTML); len(unsafeHTML(out)) > 0 {
+				t.Fatalf("unsafe html %q: %v", out, unsafeHTML(out))
+			}
 		}
 		fields := []string{p.Text, p.Subject, p.From, p.FromName, p.MessageID}
 		if p.HTML != nil {

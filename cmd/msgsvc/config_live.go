@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/seal"
 )
 
@@ -37,6 +38,9 @@ type LiveConfig struct {
 	// SMTPTLSCert and SMTPTLSKey (MSGSVC_SMTP_TLS_CERT, _KEY: PEM files)
 	// make the listener offer STARTTLS.
 	SMTPTLSCert, SMTPTLSKey string
+	// EmailRemoteImages is MSGSVC_EMAIL_REMOTE_IMAGES: block (default),
+	// allow or proxy remote images in inbound mail's html.
+	EmailRemoteImages string
 	// SMTP is the rest of the email settings (config_email.go).
 	SMTP SMTPSettings
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
@@ -96,6 +100,10 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 			return c, seal.Key{}, fmt.Errorf("%s: %q is not a positive duration like 15s or 15m", d.name, get(d.name, d.def))
 		}
 		*d.into = v
+	}
+	if c.EmailRemoteImages = strings.ToLower(get("MSGSVC_EMAIL_REMOTE_IMAGES", email.RemoteImagesBlock)); c.EmailRemoteImages != email.RemoteImagesBlock &&
+		c.EmailRemoteImages != email.RemoteImagesAllow && c.EmailRemoteImages != email.RemoteImagesProxy {
+		return c, seal.Key{}, fmt.Errorf("MSGSVC_EMAIL_REMOTE_IMAGES: %q is not block, allow or proxy", c.EmailRemoteImages)
 	}
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
 		return c, seal.Key{}, err

@@ -251,6 +251,7 @@ func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.R
 	resolver.Seal = cfg.Seal
 	resolver.ProviderTimeout = cfg.Live.ProviderTimeout
 	resolver.ProviderUnknownAfter = cfg.Live.ProviderUnknownAfter
+	resolver.EmailRemoteImages = cfg.Live.EmailRemoteImages
 	resolver.Adapters = map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}
 	wireMeta(resolver, cfg, client)
 	if err := wireEmail(cfg.Live, resolver); err != nil {

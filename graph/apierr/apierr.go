@@ -93,6 +93,8 @@ const (
 	// ServiceUnavailable is the service's own: a dependency it cannot serve
 	// without (Postgres; Redis for the queue dashboard) is not answering.
 	ServiceUnavailable Code = "service_unavailable"
+	// ImageUnavailable: the email image proxy could not fetch the image.
+	ImageUnavailable Code = "image_unavailable"
 	// Website chat's visitor API.
 	InvalidVisitorToken   Code = "invalid_visitor_token"
 	ConversationNotClosed Code = "conversation_not_closed"
@@ -179,6 +181,7 @@ var table = map[Code]Entry{
 	RouteNotFound:           {404, "No such route."},
 	MethodNotAllowed:        {405, "This route does not take that method."},
 	FileLinkInvalid:         {403, "The file link is invalid or expired."},
+	ImageUnavailable:        {404, "The remote image could not be fetched."},
 	ServiceUnavailable:      {503, "A service msgsvc depends on is not answering; retry after Retry-After."},
 	InternalError:           {500, "Something went wrong on our side; quote the request id when you contact us."},
 }

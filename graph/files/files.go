@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"mime"
 	"net/http"
 	"net/url"
@@ -141,6 +142,9 @@ type Service struct {
 	Secrets signing.Secrets
 	// PublicURL is the base of signed file links ("" gives relative links).
 	PublicURL string
+	// ImageClient fetches the email image proxy's images; nil is a client
+	// that reaches public addresses only.
+	ImageClient *http.Client
 }
 
 // Upload stores a file for one later message (POST /v1/files).
@@ -214,11 +218,31 @@ func (r *Service) Content(ctx context.Context, id, expires, signature string) (*
 	return f, nil
 }
 
-// SignAttachments gives each attachment a fresh one-hour link.
+// InlinePrefix starts a stored html's reference to one of its message's
+// attachments (a cid: image of an inbound mail); reads make it a signed
+// link (SignAttachments), so the stored html never holds one that expires.
+const InlinePrefix = "msgsvc-file:"
+
+// InlineRef is the stored html's reference to the attachment id (ended by
+// a "/", so no id's reference starts another's).
+func InlineRef(id string) string { return InlinePrefix + id + "/" }
+
+// SignAttachments gives each attachment a fresh one-hour link, the html's
+// references to the message's own attachments the same links, and its
+// remote images to proxy their signed proxy links.
 func (r *Service) SignAttachments(msgs ...*model.Message) {
 	for _, m := range msgs {
+		if hasImages(m.HTML) {
+			s := r.signImages(*m.HTML)
+			m.HTML = &s
+		}
+		inline := m.HTML != nil && strings.Contains(*m.HTML, InlinePrefix)
 		for _, att := range m.Attachments {
 			att.URL = r.URL(att.ID)
+			if inline {
+				s := strings.ReplaceAll(*m.HTML, InlineRef(att.ID), html.EscapeString(att.URL))
+				m.HTML = &s
+			}
 		}
 	}
 }

@@ -3536,6 +3536,84 @@ func (ec *executionContext) fieldContext_EmailHeaders_references(_ context.Conte
 	return graphql.NewScalarFieldContext("EmailHeaders", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _EmailHeaders_warnings(ctx context.Context, field graphql.CollectedField, obj *model.EmailHeaders) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailHeaders_warnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.EmailWarning) graphql.Marshaler {
+			return ec.marshalNEmailWarning2ᚕgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEmailWarningᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailHeaders_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailHeaders",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailWarning(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailWarning_code(ctx context.Context, field graphql.CollectedField, obj *model.EmailWarning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailWarning_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailWarning_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailWarning", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailWarning_detail(ctx context.Context, field graphql.CollectedField, obj *model.EmailWarning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailWarning_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailWarning_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailWarning", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10319,6 +10397,54 @@ func (ec *executionContext) _EmailHeaders(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "warnings":
+			out.Values[i] = ec._EmailHeaders_warnings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailWarningImplementors = []string{"EmailWarning"}
+
+func (ec *executionContext) _EmailWarning(ctx context.Context, sel ast.SelectionSet, obj *model.EmailWarning) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailWarningImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailWarning")
+		case "code":
+			out.Values[i] = ec._EmailWarning_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._EmailWarning_detail(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12759,6 +12885,26 @@ func (ec *executionContext) marshalNEmailAddress2ᚖgithubᚗcomᚋmsgsvcᚋmsgs
 		return graphql.Null
 	}
 	return ec._EmailAddress(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailWarning2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEmailWarning(ctx context.Context, sel ast.SelectionSet, v model.EmailWarning) graphql.Marshaler {
+	return ec._EmailWarning(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEmailWarning2ᚕgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEmailWarningᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EmailWarning) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailWarning2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEmailWarning(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {

@@ -236,6 +236,7 @@ type ComplexityRoot struct {
 		InReplyTo  func(childComplexity int) int
 		References func(childComplexity int) int
 		To         func(childComplexity int) int
+		Warnings   func(childComplexity int) int
 	}
 
 	EmailSender struct {
@@ -252,6 +253,11 @@ type ComplexityRoot struct {
 		HasMore    func(childComplexity int) int
 		Items      func(childComplexity int) int
 		NextCursor func(childComplexity int) int
+	}
+
+	EmailWarning struct {
+		Code   func(childComplexity int) int
+		Detail func(childComplexity int) int
 	}
 
 	Event struct {
@@ -1455,6 +1461,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailHeaders.To(childComplexity), true
+	case "EmailHeaders.warnings":
+		if e.ComplexityRoot.EmailHeaders.Warnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailHeaders.Warnings(childComplexity), true
 
 	case "EmailSender.address":
 		if e.ComplexityRoot.EmailSender.Address == nil {
@@ -1517,6 +1529,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSenderPage.NextCursor(childComplexity), true
+
+	case "EmailWarning.code":
+		if e.ComplexityRoot.EmailWarning.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailWarning.Code(childComplexity), true
+	case "EmailWarning.detail":
+		if e.ComplexityRoot.EmailWarning.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailWarning.Detail(childComplexity), true
 
 	case "Event.channel":
 		if e.ComplexityRoot.Event.Channel == nil {
@@ -3842,6 +3867,14 @@ type EmailHeaders {
   cc: [String!]!
   inReplyTo: String
   references: [String!]!
+  "what was repaired to read or show an inbound mail (empty when nothing was)"
+  warnings: [EmailWarning!]!
+}
+
+type EmailWarning {
+  "a stable code: malformed_header, malformed_base64, charset_mismatch, remote_images_blocked, ..."
+  code: String!
+  detail: String!
 }
 
 type Attachment {
@@ -4749,6 +4782,8 @@ func (ec *executionContext) childFields_EmailHeaders(ctx context.Context, field 
 		return ec.fieldContext_EmailHeaders_inReplyTo(ctx, field)
 	case "references":
 		return ec.fieldContext_EmailHeaders_references(ctx, field)
+	case "warnings":
+		return ec.fieldContext_EmailHeaders_warnings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailHeaders", field.Name)
 }
@@ -4783,6 +4818,16 @@ func (ec *executionContext) childFields_EmailSenderPage(ctx context.Context, fie
 		return ec.fieldContext_EmailSenderPage_nextCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailSenderPage", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailWarning(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_EmailWarning_code(ctx, field)
+	case "detail":
+		return ec.fieldContext_EmailWarning_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailWarning", field.Name)
 }
 
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/microcosm-cc/bluemonday"
+	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
-
-// htmlPolicy makes inbound email HTML safe to show: no scripts, event
-// handlers, javascript: links or forms (html_raw keeps the mail's own).
-var htmlPolicy = bluemonday.UGCPolicy()
 
 // EmailIn is an inbound mail for one email account, parsed.
 type EmailIn struct {
@@ -37,12 +34,17 @@ type EmailIn struct {
 	// AutoSubmitted: a machine sent it (an out-of-office, a list); it is
 	// stored like any mail but the AI never answers it.
 	AutoSubmitted bool
+	// Warnings say what the parser repaired (email.warnings); those of the
+	// display (remote images withheld) join them.
+	Warnings []email.Warning
 }
 
 // EmailFile is an attachment of an inbound mail.
 type EmailFile struct {
 	Filename, ContentType string
-	Content               []byte
+	// ContentID names the part for the HTML's cid: references.
+	ContentID string
+	Content   []byte
 }
 
 // ErrDuplicate says the scope already has a message with the mail's
@@ -157,34 +159,37 @@ func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope,
 	return conv, nil, true, nil
 }
 
-// emailMessage stores the message with its attachments as files.
+// emailMessage stores the message with its attachments as files; the html
+// shown is made from html_raw (email.Display), its cid: images pointing at
+// those files.
 func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ct *repo.Contact, in EmailIn) (*repo.Message, error) {
 	now := r.Clock.Now()
 	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: true,
 		ConversationID: conv.ID, Channel: "email", Direction: "inbound", SenderType: "visitor",
 		SenderName: &ct.Name, Type: "text", Text: &in.Text, Status: "received", CreatedAt: now}
+	atts, inline, err := r.emailFiles(ctx, q, s, msg.ID, in.Files)
+	if err != nil {
+		return nil, err
+	}
+	warnings := in.Warnings
 	if in.HTML != nil {
-		safe := htmlPolicy.Sanitize(*in.HTML)
+		safe, shown := email.Display{Inline: inline, RemoteImages: r.RemoteImages}.Sanitize(*in.HTML)
 		msg.HTML, msg.HTMLRaw = &safe, in.HTML
+		for _, w := range shown {
+			warnings = email.AddWarning(warnings, w)
+		}
 	}
 	var inReplyTo *string
 	if len(in.InReplyTo) > 0 {
 		inReplyTo = &in.InReplyTo[0]
 	}
-	var err error
-	if msg.Email, err = json.Marshal(model.EmailHeaders{From: in.From, To: view.OrEmpty(in.To), Cc: view.OrEmpty(in.Cc),
-		InReplyTo: inReplyTo, References: view.OrEmpty(in.References)}); err != nil {
-		return nil, fmt.Errorf("inbound: email headers: %w", err)
+	headers := model.EmailHeaders{From: in.From, To: view.OrEmpty(in.To), Cc: view.OrEmpty(in.Cc),
+		InReplyTo: inReplyTo, References: view.OrEmpty(in.References), Warnings: []model.EmailWarning{}}
+	for _, w := range warnings {
+		headers.Warnings = append(headers.Warnings, model.EmailWarning{Code: w.Code, Detail: w.Detail})
 	}
-	atts := []*model.Attachment{}
-	for _, f := range in.Files {
-		id := repo.NewID("file_", now)
-		file := &repo.File{ID: id, WorkspaceID: s.WorkspaceID, Livemode: true, Filename: f.Filename,
-			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msg.ID, CreatedAt: now}
-		if err := q.InsertFile(ctx, file); err != nil {
-			return nil, fmt.Errorf("inbound: store attachment: %w", err)
-		}
-		atts = append(atts, &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content)})
+	if msg.Email, err = json.Marshal(headers); err != nil {
+		return nil, fmt.Errorf("inbound: email headers: %w", err)
 	}
 	if msg.Attachments, err = json.Marshal(atts); err != nil {
 		return nil, err
@@ -196,4 +201,25 @@ func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope
 		msg.Type = "attachment"
 	}
 	return msg, q.InsertMessage(ctx, msg)
+}
+
+// emailFiles stores the attachments as files of the message; inline maps
+// each Content-ID to its file's reference in html (files.InlineRef).
+func (r *Service) emailFiles(ctx context.Context, q repo.Queries, s repo.Scope, msgID string, in []EmailFile) ([]*model.Attachment, map[string]string, error) {
+	now := r.Clock.Now()
+	atts := []*model.Attachment{}
+	inline := map[string]string{}
+	for _, f := range in {
+		id := repo.NewID("file_", now)
+		file := &repo.File{ID: id, WorkspaceID: s.WorkspaceID, Livemode: true, Filename: f.Filename,
+			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msgID, CreatedAt: now}
+		if err := q.InsertFile(ctx, file); err != nil {
+			return nil, nil, fmt.Errorf("inbound: store attachment: %w", err)
+		}
+		atts = append(atts, &model.Attachment{ID: id, Filename: f.Filename, ContentType: f.ContentType, Size: len(f.Content)})
+		if _, taken := inline[f.ContentID]; f.ContentID != "" && !taken {
+			inline[f.ContentID] = files.InlineRef(id)
+		}
+	}
+	return atts, inline, nil
 }

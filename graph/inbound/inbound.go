@@ -33,6 +33,9 @@ type Service struct {
 	Store  Store
 	Clock  clock.Clock
 	Events event.Recorder
+	// RemoteImages is inbound mail's remote image policy
+	// (MSGSVC_EMAIL_REMOTE_IMAGES: email.RemoteImagesBlock or Allow).
+	RemoteImages string
 }
 
 // Simulate injects a customer message into the sandbox as a channel

@@ -100,7 +100,7 @@ func (p *Processor) recipient(ctx context.Context, q repo.Queries, rcpt string, 
 func emailIn(p *email.Parsed) inbound.EmailIn {
 	in := inbound.EmailIn{From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc, Subject: p.Subject,
 		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References,
-		AutoSubmitted: p.AutoSubmitted}
+		AutoSubmitted: p.AutoSubmitted, Warnings: p.Warnings}
 	if len(p.Notes) > 0 {
 		in.Text = strings.TrimSpace(in.Text + "\n\n[msgsvc: " + strings.Join(p.Notes, " ") + "]")
 	}
@@ -110,7 +110,8 @@ func emailIn(p *email.Parsed) inbound.EmailIn {
 		}
 	}
 	for _, f := range p.Attachments {
-		in.Files = append(in.Files, inbound.EmailFile{Filename: f.Filename, ContentType: f.ContentType, Content: f.Content})
+		in.Files = append(in.Files, inbound.EmailFile{Filename: f.Filename, ContentType: f.ContentType,
+			ContentID: f.ContentID, Content: f.Content})
 	}
 	return in
 }

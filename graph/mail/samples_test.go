@@ -24,7 +24,7 @@ func TestSamplesThroughTheListener(t *testing.T) {
 		{file: "plain.eml", from: "ada@example.com", subject: "Where is my parcel?",
 			text: "Hello,\r\nmy parcel has not arrived.\r\nAda", aiWork: 1},
 		{file: "html-only.eml", from: "ada@example.com", subject: "Café order", text: "Café order\nx",
-			html: "<p>Café <b>order</b></p>x\n", htmlRaw: htmlRaw, cc: "bob@example.com", aiWork: 1},
+			html: "<p>Café <b>order</b></p><a>x</a>\n", htmlRaw: htmlRaw, cc: "bob@example.com", aiWork: 1},
 		{file: "attachments.eml", from: "ada@example.com", subject: "Invoice", text: "See the invoice attached.",
 			html: "<p>See the <i>invoice</i> attached.</p>", htmlRaw: "<p>See the <i>invoice</i> attached.</p>",
 			attachments: "invoice.pdf application/pdf 9, logo.png image/png 8", aiWork: 1},
@@ -55,7 +55,8 @@ func TestSamplesThroughTheListener(t *testing.T) {
 				t.Errorf("text %q html %q html_raw %q", m["text"], m["html"], m["html_raw"])
 			}
 			e, _ := m["email"].(map[string]any)
-			if e["from"] != c.from || fmt.Sprint(e["to"]) != "[support@verified.test]" || fmt.Sprint(e["cc"]) != "["+c.cc+"]" {
+			if e["from"] != c.from || fmt.Sprint(e["to"]) != "[support@verified.test]" || fmt.Sprint(e["cc"]) != "["+c.cc+"]" ||
+				fmt.Sprint(e["warnings"]) != "[]" {
 				t.Errorf("email %v", e)
 			}
 			var atts []string

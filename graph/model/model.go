@@ -76,6 +76,15 @@ type EmailHeaders struct {
 	Cc         []string `json:"cc"`
 	InReplyTo  *string  `json:"in_reply_to"`
 	References []string `json:"references"`
+	// Warnings say what was repaired to read or show an inbound mail
+	// (empty when nothing was, and on outbound mail).
+	Warnings []EmailWarning `json:"warnings"`
+}
+
+// EmailWarning is one repair: a stable code and a sentence for people.
+type EmailWarning struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
 }
 
 // Attachment is a file on a message, reachable through a signed link.

@@ -44,6 +44,9 @@ func Message(m *repo.Message) *model.Message {
 	if len(m.Email) > 0 && string(m.Email) != "null" {
 		out.Email = &model.EmailHeaders{}
 		decode(m.ID, "email", m.Email, out.Email)
+		if out.Email.Warnings == nil {
+			out.Email.Warnings = []model.EmailWarning{}
+		}
 	}
 	if len(m.Attachments) > 0 {
 		decode(m.ID, "attachments", m.Attachments, &out.Attachments)

@@ -348,6 +348,7 @@ const (
 	ErrorCodeFromRequired            ErrorCode = "from_required"
 	ErrorCodeIdempotencyInProgress   ErrorCode = "idempotency_in_progress"
 	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
+	ErrorCodeImageUnavailable        ErrorCode = "image_unavailable"
 	ErrorCodeInsufficientScope       ErrorCode = "insufficient_scope"
 	ErrorCodeIntegrationPaused       ErrorCode = "integration_paused"
 	ErrorCodeInternalError           ErrorCode = "internal_error"
@@ -453,6 +454,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeIdempotencyInProgress:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeImageUnavailable:
 		return true
 	case ErrorCodeInsufficientScope:
 		return true
@@ -1847,6 +1850,13 @@ type Message struct {
 		InReplyTo  *string  `json:"in_reply_to"`
 		References []string `json:"references"`
 		To         []string `json:"to"`
+
+		// Warnings What was repaired to read or show an inbound mail (empty when nothing was, and on outbound mail).
+		Warnings []struct {
+			// Code A stable code: malformed_header, malformed_base64, charset_mismatch, remote_images_blocked, ...
+			Code   string `json:"code"`
+			Detail string `json:"detail"`
+		} `json:"warnings"`
 	} `json:"email,omitempty"`
 
 	// Forwarded WhatsApp: the customer forwarded it.
@@ -2298,6 +2308,14 @@ type ListConversationMessagesParams struct {
 
 	// StartingAfter the previous page's next_cursor
 	StartingAfter *string `form:"starting_after,omitempty" json:"starting_after,omitempty"`
+}
+
+// GetEmailImageParams defines parameters for GetEmailImage.
+type GetEmailImageParams struct {
+	// Url The image's address, as the mail gave it.
+	Url       string `form:"url" json:"url"`
+	Expires   string `form:"expires" json:"expires"`
+	Signature string `form:"signature" json:"signature"`
 }
 
 // StreamEventsParams defines parameters for StreamEvents.
@@ -3048,6 +3066,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessages(ctx context.Context, id string, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEmailImage A remote image of an inbound mail, through msgsvc
+	//
+	// With MSGSVC_EMAIL_REMOTE_IMAGES=proxy, the remote images of an inbound mail's html point here: msgsvc fetches the image (a public address only, at most 5 MB of PNG, JPEG, GIF or WebP), so the reader's browser never contacts the sender's server. The signature stands in for an API key and lasts one hour.
+	//
+	// Corresponds with GET /v1/email/images (the `GetEmailImage` operationId).
+	GetEmailImage(ctx context.Context, params *GetEmailImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEmailSenders Addresses the key may send from
 	//
 	// Corresponds with GET /v1/email/senders (the `ListEmailSenders` operationId).
@@ -3427,6 +3452,23 @@ func (c *Client) UpdateConversation(ctx context.Context, id string, body UpdateC
 // Corresponds with GET /v1/conversations/{id}/messages (the `ListConversationMessages` operationId).
 func (c *Client) ListConversationMessages(ctx context.Context, id string, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListConversationMessagesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEmailImage A remote image of an inbound mail, through msgsvc
+//
+// With MSGSVC_EMAIL_REMOTE_IMAGES=proxy, the remote images of an inbound mail's html point here: msgsvc fetches the image (a public address only, at most 5 MB of PNG, JPEG, GIF or WebP), so the reader's browser never contacts the sender's server. The signature stands in for an API key and lasts one hour.
+//
+// Corresponds with GET /v1/email/images (the `GetEmailImage` operationId).
+func (c *Client) GetEmailImage(ctx context.Context, params *GetEmailImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEmailImageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4459,6 +4501,72 @@ func NewListConversationMessagesRequest(server string, id string, params *ListCo
 				}
 			}
 
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEmailImageRequest constructs an http.Request for the GetEmailImage method
+func NewGetEmailImageRequest(server string, params *GetEmailImageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/email/images")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "url", params.Url, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "expires", params.Expires, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "signature", params.Signature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
 		}
 
 		if encoded := queryValues.Encode(); encoded != "" {
@@ -5727,6 +5835,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessagesWithResponse(ctx context.Context, id string, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*ListConversationMessagesResponse, error)
+
+	// GetEmailImageWithResponse A remote image of an inbound mail, through msgsvc
+	//
+	// With MSGSVC_EMAIL_REMOTE_IMAGES=proxy, the remote images of an inbound mail's html point here: msgsvc fetches the image (a public address only, at most 5 MB of PNG, JPEG, GIF or WebP), so the reader's browser never contacts the sender's server. The signature stands in for an API key and lasts one hour.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/email/images (the `GetEmailImage` operationId).
+	GetEmailImageWithResponse(ctx context.Context, params *GetEmailImageParams, reqEditors ...RequestEditorFn) (*GetEmailImageResponse, error)
 
 	// ListEmailSendersWithResponse Addresses the key may send from
 	//
@@ -7729,6 +7846,117 @@ func (r ListConversationMessagesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListConversationMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEmailImageResponse200Headers the declared response headers of an HTTP 200 response for GetEmailImage
+type GetEmailImageResponse200Headers struct {
+	ServiceVersion string
+	XRequestId     string
+}
+
+// GetEmailImageResponse403Headers the declared response headers of an HTTP 403 response for GetEmailImage
+type GetEmailImageResponse403Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// GetEmailImageResponse404Headers the declared response headers of an HTTP 404 response for GetEmailImage
+type GetEmailImageResponse404Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// GetEmailImageResponse500Headers the declared response headers of an HTTP 500 response for GetEmailImage
+type GetEmailImageResponse500Headers struct {
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+// GetEmailImageResponse503Headers the declared response headers of an HTTP 503 response for GetEmailImage
+type GetEmailImageResponse503Headers struct {
+	RetryAfter          *int
+	ServiceVersion      string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRequestId          string
+}
+
+type GetEmailImageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEmailImageResponse200Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetEmailImageResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetEmailImageResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetEmailImageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEmailImageResponse503Headers
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetEmailImageResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetEmailImageResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetEmailImageResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEmailImageResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEmailImageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEmailImageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEmailImageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEmailImageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11862,6 +12090,21 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 	return ParseListConversationMessagesResponse(rsp)
 }
 
+// GetEmailImageWithResponse A remote image of an inbound mail, through msgsvc
+//
+// With MSGSVC_EMAIL_REMOTE_IMAGES=proxy, the remote images of an inbound mail's html point here: msgsvc fetches the image (a public address only, at most 5 MB of PNG, JPEG, GIF or WebP), so the reader's browser never contacts the sender's server. The signature stands in for an API key and lasts one hour.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/email/images (the `GetEmailImage` operationId).
+func (c *ClientWithResponses) GetEmailImageWithResponse(ctx context.Context, params *GetEmailImageParams, reqEditors ...RequestEditorFn) (*GetEmailImageResponse, error) {
+	rsp, err := c.GetEmailImage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEmailImageResponse(rsp)
+}
+
 // ListEmailSendersWithResponse Addresses the key may send from
 //
 // Returns a wrapper object for the known response body format(s).
@@ -15585,6 +15828,204 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListConversationMessagesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEmailImageResponse parses an HTTP response from a GetEmailImageWithResponse call
+func ParseGetEmailImageResponse(rsp *http.Response) (*GetEmailImageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEmailImageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetEmailImageResponse200Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetEmailImageResponse403Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetEmailImageResponse404Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetEmailImageResponse500Headers
+		if values := rsp.Header.Values("Service-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Service-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ServiceVersion = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEmailImageResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1,0 +1,164 @@
+package email
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Boundaries the MIME reader gets wrong are rewritten before it reads the
+// mail (only when the mail has them; html_raw and attachments are the
+// parts' bodies, which keep their bytes):
+//   - an RFC 2231 boundary*= (Go's reader refuses one without a charset,
+//     as in boundary*=''b1, or with one other than us-ascii and utf-8)
+//     becomes a plain boundary="…";
+//   - a multipart nested in one with the same boundary gets a boundary of
+//     its own, up to its first closing delimiter.
+
+var (
+	contentTypeField = regexp.MustCompile(`(?im)^content-type:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*`)
+	boundaryParam    = regexp.MustCompile(`(?i);?\s*boundary\*(\d+)?(\*)?\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)`)
+	plainBoundary    = regexp.MustCompile(`(?i)\bboundary\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)`)
+	boundaryChars    = regexp.MustCompile(`^[0-9A-Za-z'()+_,./:=? -]{0,69}[0-9A-Za-z'()+_,./:=?-]$`)
+)
+
+// fixBoundaries is raw with its boundaries made readable (the same bytes
+// when nothing needs it).
+func fixBoundaries(raw []byte) []byte {
+	if bytes.Contains(bytes.ToLower(raw), []byte("boundary*")) {
+		raw = contentTypeField.ReplaceAllFunc(raw, rfc2231Boundary)
+	}
+	return nestedBoundaries(raw)
+}
+
+// rfc2231Boundary rewrites one Content-Type field's boundary*= parameters
+// (Go's reader refuses some, and reads a continued one without a charset
+// with its empty charset and language marks as part of the value).
+func rfc2231Boundary(field []byte) []byte {
+	segments := boundaryParam.FindAllSubmatch(field, -1)
+	if len(segments) == 0 {
+		return field
+	}
+	sort.SliceStable(segments, func(i, j int) bool {
+		a, _ := strconv.Atoi(string(segments[i][1]))
+		b, _ := strconv.Atoi(string(segments[j][1]))
+		return a < b
+	})
+	var value strings.Builder
+	for i, s := range segments {
+		v := string(s[3])
+		if uq, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = uq
+		}
+		// Extended (charset'language'percent-encoded): boundary*= or
+		// boundary*N*=.
+		if len(s[1]) == 0 || len(s[2]) > 0 {
+			if i == 0 {
+				if parts := strings.SplitN(v, "'", 3); len(parts) == 3 {
+					v = parts[2]
+				}
+			}
+			if dec, err := url.PathUnescape(v); err == nil {
+				v = dec
+			}
+		}
+		value.WriteString(v)
+	}
+	b := value.String()
+	if !boundaryChars.MatchString(b) {
+		return field
+	}
+	out := boundaryParam.ReplaceAll(field, nil)
+	return append(out, []byte(`; boundary="`+b+`"`)...)
+}
+
+// nestedBoundaries gives a multipart whose boundary an enclosing multipart
+// already uses a boundary of its own: its delimiters are the lines of that
+// boundary from its header to its first closing delimiter.
+func nestedBoundaries(raw []byte) []byte {
+	all := plainBoundary.FindAllSubmatch(raw, -1)
+	seen, repeated := map[string]bool{}, false
+	for _, m := range all {
+		b := strings.Trim(string(m[1]), `"`)
+		repeated = repeated || seen[b]
+		seen[b] = true
+	}
+	if !repeated {
+		return raw
+	}
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	var open []string              // the boundaries open, innermost last
+	renamed := map[string]string{} // an open nested boundary's new name
+	inHeader := true
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimRight(string(lines[i]), "\r\n")
+		switch {
+		case inHeader && line == "":
+			inHeader = false
+		case inHeader && len(contentTypeField.FindIndex([]byte(line))) > 0:
+			end := i + 1
+			field := line
+			for ; end < len(lines) && (bytes.HasPrefix(lines[end], []byte(" ")) || bytes.HasPrefix(lines[end], []byte("\t"))); end++ {
+				field += strings.TrimRight(string(lines[end]), "\r\n")
+			}
+			_, params, err := mime.ParseMediaType(field[len("content-type:"):])
+			b := params["boundary"]
+			if err != nil || b == "" {
+				continue
+			}
+			if slices.Contains(open, b) {
+				nb := fmt.Sprintf("%s.msgsvc%d", b, len(open))
+				renameParam(lines[i:end], nb)
+				renamed[nb] = b
+				b = nb
+			}
+			open = append(open, b)
+		case strings.HasPrefix(line, "--") && len(open) > 0:
+			inHeader = delimiter(lines, i, line, &open, renamed)
+		}
+	}
+	return bytes.Join(lines, nil)
+}
+
+// renameParam sets the boundary parameter of a Content-Type field's lines.
+func renameParam(field [][]byte, name string) {
+	for j, l := range field {
+		if loc := plainBoundary.FindSubmatchIndex(l); loc != nil {
+			field[j] = append(append(append([]byte{}, l[:loc[2]]...), `"`+name+`"`...), l[loc[3]:]...)
+			return
+		}
+	}
+}
+
+// delimiter reads a "--boundary" line of the innermost open boundary
+// whose name matches (rewriting it to a renamed boundary's name); it says
+// a part's header follows.
+func delimiter(lines [][]byte, i int, line string, open *[]string, renamed map[string]string) bool {
+	for k := len(*open) - 1; k >= 0; k-- {
+		b := (*open)[k]
+		name := b
+		if orig, ok := renamed[b]; ok {
+			name = orig
+		}
+		rest := strings.TrimRight(strings.TrimPrefix(line, "--"+name), " \t")
+		if !strings.HasPrefix(line, "--"+name) || (rest != "" && rest != "--") {
+			continue
+		}
+		if name != b {
+			lines[i] = bytes.Replace(lines[i], []byte("--"+name), []byte("--"+b), 1)
+		}
+		if rest == "--" {
+			*open = (*open)[:k]
+			return false
+		}
+		*open = (*open)[:k+1]
+		return true
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/webhook"
+)
+
+// Limits of the email image proxy.
+const (
+	// MaxProxiedImage is the largest remote image passed on.
+	MaxProxiedImage = 5 << 20
+	imageTimeout    = 10 * time.Second
+)
+
+// proxiedTypes are the image types passed on, as their bytes say (never
+// SVG, which can hold script).
+var proxiedTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// proxyRef is a stored html's reference to a remote image (the address
+// HTML-escaped, as in an attribute).
+var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(email.ProxyPrefix) + `([^"]*)"`)
+
+// ImageURL is the one-hour signed link through which msgsvc fetches a
+// remote image of an inbound mail (MSGSVC_EMAIL_REMOTE_IMAGES=proxy), so the
+// reader's browser never contacts the sender's server.
+func (r *Service) ImageURL(remote string) string {
+	expires := r.Clock.Now().Add(linkTTL).Unix()
+	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&expires=" +
+		strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), "image:"+remote, expires)
+}
+
+// signImages makes the html's remote image references signed proxy links.
+func (r *Service) signImages(h string) string {
+	return proxyRef.ReplaceAllStringFunc(h, func(m string) string {
+		remote := html.UnescapeString(m[1+len(email.ProxyPrefix) : len(m)-1])
+		return `"` + html.EscapeString(r.ImageURL(remote)) + `"`
+	})
+}
+
+// RemoteImage is an image fetched for the proxy.
+type RemoteImage struct {
+	ContentType string
+	Content     []byte
+}
+
+// Image fetches the remote image a signed proxy link names, while the link
+// is valid: http or https, a public address (after DNS, at every redirect),
+// at most MaxProxiedImage bytes of PNG, JPEG, GIF or WebP. Nothing of the
+// reader (cookies, address, referrer) goes with the request.
+func (r *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if err != nil || !r.Secrets.Verify(signature, func(secret string) string { return mac(secret, "image:"+remote, exp) }) ||
+		!r.Clock.Now().Before(time.Unix(exp, 0)) {
+		return nil, apierr.New(apierr.FileLinkInvalid, "This image link is invalid or has expired; read the message again for a fresh link.")
+	}
+	u, err := url.Parse(remote)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, apierr.New(apierr.ImageUnavailable, "The image's address is not an http(s) URL.")
+	}
+	gone := func(why string) error {
+		return apierr.New(apierr.ImageUnavailable, "The remote image could not be fetched: %s.", why)
+	}
+	ctx, cancel := context.WithTimeout(ctx, imageTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, gone("a bad address")
+	}
+	req.Header.Set("User-Agent", "msgsvc-image-proxy")
+	req.Header.Set("Accept", "image/png, image/jpeg, image/gif, image/webp")
+	resp, err := r.imageClient().Do(req)
+	if err != nil {
+		return nil, gone(imageProblem(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, gone(fmt.Sprintf("the server answered HTTP %d", resp.StatusCode))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxProxiedImage+1))
+	if err != nil {
+		return nil, gone("the answer broke off")
+	}
+	if len(body) > MaxProxiedImage {
+		return nil, gone(fmt.Sprintf("it is over %d MB", MaxProxiedImage>>20))
+	}
+	if ct := http.DetectContentType(body); proxiedTypes[ct] {
+		return &RemoteImage{ContentType: ct, Content: body}, nil
+	}
+	return nil, gone("it is not a PNG, JPEG, GIF or WebP image")
+}
+
+// refusedError is a connection the egress rule did not allow.
+type refusedError struct{ why string }
+
+func (e *refusedError) Error() string { return e.why }
+
+func imageProblem(err error) string {
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return "its address is " + refused.why + ", which msgsvc does not reach"
+	}
+	return "the server could not be reached"
+}
+
+func (r *Service) imageClient() *http.Client {
+	if r.ImageClient != nil {
+		return r.ImageClient
+	}
+	return guardedClient()
+}
+
+// guardedClient is the proxy's client: its dialer refuses what webhooks
+// may not reach (webhook.Refusal), checked after DNS resolution, so a name
+// that resolves to an internal address is refused; at most 3 redirects,
+// each to http(s); no proxy from the environment.
+var guardedClient = sync.OnceValue(func() *http.Client {
+	dialer := &net.Dialer{Timeout: imageTimeout, Control: func(_, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return &refusedError{"not an IP address"}
+		}
+		if why := webhook.Refusal(ip); why != "" {
+			return &refusedError{why}
+		}
+		return nil
+	}}
+	return &http.Client{
+		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: imageTimeout,
+			ResponseHeaderTimeout: imageTimeout, MaxIdleConnsPerHost: 2},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+				return errors.New("too many redirects, or one away from http(s)")
+			}
+			return nil
+		},
+	}
+})
+
+// hasImages says the html holds remote image references to sign.
+func hasImages(h *string) bool { return h != nil && strings.Contains(*h, email.ProxyPrefix) }
