@@ -330,6 +330,16 @@ type receiver struct {
 	mu         sync.Mutex
 	events     map[string]int
 	signatures []string
+	// refuse is how many of the next events to answer 503 (each attempt
+	// refused counts one).
+	refuse int
+}
+
+// refuseNext makes the receiver answer 503 to the next n events' attempts.
+func (rc *receiver) refuseNext(n int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.refuse = n
 }
 
 func newReceiver(t *testing.T, secret string) *receiver {
@@ -349,8 +359,17 @@ func newReceiver(t *testing.T, secret string) *receiver {
 			return
 		}
 		rc.mu.Lock()
-		rc.events[event.ID]++
+		refused := rc.refuse > 0
+		if refused {
+			rc.refuse--
+		} else {
+			rc.events[event.ID]++
+		}
 		rc.mu.Unlock()
+		if refused {
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
