@@ -253,7 +253,7 @@ func driveLoad(t *testing.T, urls []string, load scaleLoad) scaleSends {
 				url := urls[server]
 				count[c]++
 				began := time.Now()
-				id, err := scaleSend(client, url, conv, fmt.Sprintf("scale %s %d", conv, count[c]))
+				id, err := scaleSend(client, url, conv, fmt.Sprintf("scale %s %d", conv, count[c]), "")
 				took := time.Since(began)
 				if err != nil {
 					t.Errorf("send to %s via %s: %v", conv, url, err)
@@ -275,8 +275,9 @@ func driveLoad(t *testing.T, urls []string, load scaleLoad) scaleSends {
 	return out
 }
 
-// scaleSend is one sandbox POST /v1/messages; it returns the message id.
-func scaleSend(client *http.Client, base, conv, text string) (string, error) {
+// scaleSend is one sandbox POST /v1/messages, with an Idempotency-Key
+// unless key is empty; it returns the message id.
+func scaleSend(client *http.Client, base, conv, text, key string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"conversation_id": conv, "text": text})
 	req, err := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
@@ -284,6 +285,9 @@ func scaleSend(client *http.Client, base, conv, text string) (string, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+scaleKey)
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return "", err
@@ -319,7 +323,7 @@ type scaleReceiver struct {
 // scaleArrival is an event's first arrival.
 type scaleArrival struct {
 	id, typ, messageID string
-	createdAt          time.Time
+	createdAt, arrived time.Time
 }
 
 func newScaleReceiver(t *testing.T, secret string) *scaleReceiver {
@@ -345,7 +349,7 @@ func newScaleReceiver(t *testing.T, secret string) *scaleReceiver {
 		_ = json.Unmarshal(event.Data, &data)
 		rc.mu.Lock()
 		if rc.count[event.ID]++; rc.count[event.ID] == 1 {
-			a := scaleArrival{id: event.ID, typ: event.Type, createdAt: event.CreatedAt}
+			a := scaleArrival{id: event.ID, typ: event.Type, createdAt: event.CreatedAt, arrived: now}
 			if data.Object == "message" {
 				a.messageID = data.ID
 			}
