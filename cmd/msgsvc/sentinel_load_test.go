@@ -23,13 +23,14 @@ const resumeBound = 10 * time.Second
 // (retried with its Idempotency-Key while Redis is away), every event
 // arrives exactly once, each conversation's in order, and each arrives
 // within resumeBound of the later of its creation and the promotion. The
-// sweep's grace is 5 minutes, so a delivery whose task died with the
-// primary arrives in time only through the resweep on the queue server's
-// change.
+// sweep's grace is a minute, so a delivery whose task died with the
+// primary, or could not be enqueued while it was away, arrives in time
+// only through the worker's resweep (on the queue server's change, or
+// after a failed hand-over).
 func TestSentinelFailoverUnderLoad(t *testing.T) {
 	g := redistest.StartGroup(t, 3, time.Second)
 	in := newInstallation(t, map[string]string{"REDIS_URL": g.URL(),
-		"MSGSVC_SWEEP_EVERY": "500ms", "MSGSVC_SWEEP_GRACE": "5m"})
+		"MSGSVC_SWEEP_EVERY": "500ms", "MSGSVC_SWEEP_GRACE": "1m"})
 	const conversations, conns = 24, 4
 	fixture := filepath.Join(t.TempDir(), "scale.json")
 	if err := os.WriteFile(fixture, scaleFixture(conversations), 0o600); err != nil {
