@@ -40,6 +40,9 @@ type Client struct {
 	// pausedUntil (Unix nanoseconds) is when Redis is tried again after it
 	// did not answer an enqueue.
 	pausedUntil atomic.Int64
+	// handOverFailed says a delivery's task could not be enqueued since
+	// the last HandOverFailed.
+	handOverFailed atomic.Bool
 
 	announcer  *Coalescer
 	stop       context.CancelFunc

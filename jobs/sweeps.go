@@ -43,6 +43,12 @@ type Sweeps struct {
 	// queue, the server became a replica or stopped being one),
 	// Resweep runs at once, not after the sweep's grace.
 	Queue func(ctx context.Context) (string, error)
+	// HandOverFailed, when set, reports (and forgets) whether a
+	// delivery's task could not be enqueued since it was last asked
+	// (jobs.Client.HandOverFailed): then, once the queue answers, Resweep
+	// runs too. A failover's resweep whose own enqueues failed (the
+	// queue's clients still on the old server) is so run again.
+	HandOverFailed func() bool
 	// Resweep hands every due webhook delivery a task at once
 	// (webhook.Service.ResweepDeliveries).
 	Resweep func(ctx context.Context) error
@@ -54,19 +60,36 @@ type queueWatch struct {
 	last string
 }
 
-// changed asks the server's name and says whether it differs from the
-// last one known (never for the first, nor while it cannot be asked).
-func (w *queueWatch) changed(ctx context.Context) bool {
+// check asks the server's name and says whether it differs from the
+// last one known (never for the first, nor while it cannot be asked), and
+// whether it answered (always, with no name to ask).
+func (w *queueWatch) check(ctx context.Context) (changed, answered bool) {
 	if w.name == nil {
-		return false
+		return false, true
 	}
 	name, err := w.name(ctx)
 	if err != nil {
-		return false
+		return false, false
 	}
-	changed := w.last != "" && name != w.last
+	changed = w.last != "" && name != w.last
 	w.last = name
-	return changed
+	return changed, true
+}
+
+// resweep says why every due delivery needs a task again now ("" for no
+// reason): the queue's server changed, or a hand-over failed and the queue
+// answers again.
+func (s Sweeps) resweep(ctx context.Context, w *queueWatch) string {
+	changed, answered := w.check(ctx)
+	switch {
+	case s.Resweep == nil || !answered:
+		return ""
+	case changed:
+		return "the job queue's Redis server changed"
+	case s.HandOverFailed != nil && s.HandOverFailed():
+		return "a webhook delivery's task could not be enqueued"
+	}
+	return ""
 }
 
 // NoticeSender sends the owner notices that are due through the mail relay
@@ -111,8 +134,8 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 			if s.Queues != nil {
 				step("queue registration", s.Queues.RegisterQueues)
 			}
-			if queue.changed(ctx) && s.Resweep != nil {
-				slog.Info("the job queue's Redis server changed; handing every due webhook delivery a task")
+			if why := s.resweep(ctx, queue); why != "" {
+				slog.Info(why + "; handing every due webhook delivery a task")
 				step("webhook delivery resweep", s.Resweep)
 			}
 			step("webhook fan-out", s.Webhooks.FanOut)

@@ -30,11 +30,54 @@ func TestQueueWatch(t *testing.T) {
 	}
 	for i, s := range steps {
 		name, err = s.name, s.err
-		if got := w.changed(ctx); got != s.changed {
-			t.Errorf("step %d (%q, %v): changed %v, want %v", i, s.name, s.err, got, s.changed)
+		if got, answered := w.check(ctx); got != s.changed || answered != (s.err == nil) {
+			t.Errorf("step %d (%q, %v): changed %v, answered %v; want %v", i, s.name, s.err, got, answered, s.changed)
 		}
 	}
-	if (&queueWatch{}).changed(ctx) {
-		t.Error("no watch said changed")
+	if changed, answered := (&queueWatch{}).check(ctx); changed || !answered {
+		t.Error("no watch said changed, or not answered")
+	}
+}
+
+// Every due delivery is handed a task again when the queue's server
+// changed, and when a hand-over failed, but only once the queue answers:
+// a failed hand-over is remembered while it does not.
+func TestResweepReasons(t *testing.T) {
+	ctx := context.Background()
+	var name string
+	var down error
+	var failed bool
+	asked := 0
+	s := Sweeps{Resweep: func(context.Context) error { return nil },
+		HandOverFailed: func() bool { asked++; f := failed; failed = false; return f }}
+	w := &queueWatch{name: func(context.Context) (string, error) { return name, down }}
+	steps := []struct {
+		name   string
+		down   bool
+		failed bool
+		want   bool
+	}{
+		{"run1", false, false, false}, // the first answer
+		{"run1", false, true, true},   // a hand-over failed
+		{"run1", false, false, false}, // forgotten once resweeping
+		{"run1", true, true, false},   // failed while the queue is down: wait
+		{"run1", false, false, true},  // the queue answers: resweep then
+		{"run2", false, false, true},  // a failover
+	}
+	for i, st := range steps {
+		name, failed = st.name, failed || st.failed
+		down = nil
+		if st.down {
+			down = errors.New("refused")
+		}
+		if got := s.resweep(ctx, w) != ""; got != st.want {
+			t.Errorf("step %d %+v: resweep %v, want %v", i, st, got, st.want)
+		}
+	}
+	if asked == 0 {
+		t.Error("HandOverFailed never asked")
+	}
+	if (Sweeps{}).resweep(ctx, &queueWatch{}) != "" {
+		t.Error("a resweep with no Resweep")
 	}
 }

@@ -89,11 +89,21 @@ func (c *Client) DeliveryDue(ctx context.Context, deliveryID string, in time.Dur
 		opts = append(opts, asynq.ProcessAt(at))
 	}
 	task, err := NewDeliverTask(deliveryID, at)
-	if err != nil {
-		return err
+	if err == nil {
+		err = c.enqueue(ctx, task, opts...)
 	}
-	return c.enqueue(ctx, task, opts...)
+	if err != nil {
+		c.handOverFailed.Store(true)
+	}
+	return err
 }
+
+// HandOverFailed reports whether a delivery's task could not be enqueued
+// (Redis away, or failing over) since the last call, and forgets it. The
+// delivery is in Postgres; the worker's sweeps hand every due delivery a
+// task again once the queue answers (Sweeps.HandOverFailed), rather than
+// after the sweep's grace.
+func (c *Client) HandOverFailed() bool { return c.handOverFailed.Swap(false) }
 
 // DeliverGroupSize is the most deliveries one task of DeliveriesDue
 // carries. Each task costs about three Redis round trips (enqueue, dequeue,
@@ -126,6 +136,7 @@ func (c *Client) DeliveriesDue(ctx context.Context, deliveryIDs []string) error 
 		}
 	}
 	if first != nil {
+		c.handOverFailed.Store(true)
 		return fmt.Errorf("jobs: %d of %d webhook deliveries not enqueued: %w", failed, len(deliveryIDs), first)
 	}
 	return nil

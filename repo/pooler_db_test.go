@@ -202,7 +202,7 @@ func TestCheckBatchPoolThroughPgBouncer(t *testing.T) {
 	name := repotest.NewDatabase(t)
 	refusing := repotest.PgBouncer(t)
 	err := openPooled(t, refusing(name), true).CheckBatchPool(t.Context())
-	if !errors.Is(err, repo.ErrStartupOptions) || !strings.Contains(err.Error(), "track_extra_parameters") {
+	if !errors.Is(err, repo.ErrStartupOptions) || !strings.Contains(err.Error(), "ignore_startup_parameters = extra_float_digits, options") {
 		t.Fatalf("through PgBouncer refusing options: %v, want ErrStartupOptions", err)
 	}
 	ignoring := repotest.PgBouncer(t, "ignore_startup_parameters = extra_float_digits, options")

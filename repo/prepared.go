@@ -215,8 +215,9 @@ func (s *Store) CheckPrepared(ctx context.Context) error {
 
 // ErrStartupOptions says the server refused the batches' connections for
 // their session settings (the options startup parameter): PgBouncer takes
-// it only when told to (track_extra_parameters, ignore_startup_parameters).
-var ErrStartupOptions = errors.New("the database refused the webhook batches' session settings (the options startup parameter): with PgBouncer set track_extra_parameters = IntervalStyle, plan_cache_mode, enable_seqscan, or add options to ignore_startup_parameters; or set MSGSVC_DB_PREPARE=false")
+// it only when told to ignore it (ignore_startup_parameters; it cannot
+// track these settings, which Postgres does not report to clients).
+var ErrStartupOptions = errors.New("the database refused the webhook batches' session settings (the options startup parameter): with PgBouncer add options to ignore_startup_parameters (ignore_startup_parameters = extra_float_digits, options); or set MSGSVC_DB_PREPARE=false")
 
 // CheckBatchPool connects the batches' pool (used with prepared statements
 // on) and returns ErrStartupOptions (wrapped) when the server refuses its

@@ -296,6 +296,6 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 			s, err := redisconn.Describe(ctx, queueRedis)
 			return s.RunID + " " + s.Role, err
 		},
-		Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
+		HandOverFailed: client.HandOverFailed, Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
 	return func() { srv.Shutdown(); queueRedis.Close() }, nil
 }

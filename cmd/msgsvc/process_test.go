@@ -85,10 +85,12 @@ func (in *installation) URL() string { return "http://" + in.addr }
 
 // process is one running msgsvc command.
 type process struct {
-	cmd  *exec.Cmd
-	logs *syncBuffer
-	done chan struct{}
-	code int
+	cmd *exec.Cmd
+	// metrics is the address of its /metrics and /debug/pprof/.
+	metrics string
+	logs    *syncBuffer
+	done    chan struct{}
+	code    int
 }
 
 // start runs a msgsvc command with the installation's environment (and a
@@ -103,7 +105,8 @@ func (in *installation) start(args ...string) *process {
 func (in *installation) startEnv(extra map[string]string, args ...string) *process {
 	in.t.Helper()
 	cmd := exec.Command(in.bin, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "MSGSVC_METRICS_ADDR=" + freeAddr(in.t)}
+	metrics := freeAddr(in.t)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "MSGSVC_METRICS_ADDR=" + metrics}
 	for k, v := range in.env {
 		if _, over := extra[k]; !over {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -112,7 +115,7 @@ func (in *installation) startEnv(extra map[string]string, args ...string) *proce
 	for k, v := range extra {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &process{cmd: cmd, logs: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{cmd: cmd, metrics: metrics, logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		in.t.Fatal(err)
@@ -330,6 +333,16 @@ type receiver struct {
 	mu         sync.Mutex
 	events     map[string]int
 	signatures []string
+	// refuse is how many of the next events to answer 503 (each attempt
+	// refused counts one).
+	refuse int
+}
+
+// refuseNext makes the receiver answer 503 to the next n events' attempts.
+func (rc *receiver) refuseNext(n int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.refuse = n
 }
 
 func newReceiver(t *testing.T, secret string) *receiver {
@@ -349,8 +362,17 @@ func newReceiver(t *testing.T, secret string) *receiver {
 			return
 		}
 		rc.mu.Lock()
-		rc.events[event.ID]++
+		refused := rc.refuse > 0
+		if refused {
+			rc.refuse--
+		} else {
+			rc.events[event.ID]++
+		}
 		rc.mu.Unlock()
+		if refused {
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)

@@ -22,14 +22,15 @@ import (
 	"github.com/msgsvc/msgsvc/rest/webhooksig"
 )
 
-// The scale-out run (issue 16 item 6; docs/performance.md, The scale-out run):
-// the same sandbox send load against topology A, one `serve` and one
-// `worker`, then B, two `serve` and three `worker` on one Postgres and one
-// Redis, each on a database and queue of its own. Only with
-// MSGSVC_SCALEOUT=1 (make scaleout): it is a measurement, not a unit test.
-// MSGSVC_SCALEOUT_SECONDS, _CONNS and _CONVERSATIONS change the load,
-// _ROUNDS repeats it (A B B A …). Any duplicate, missing event, order
-// violation, bad signature or failed send fails it; speed is reported only.
+// The scale-out run (docs/performance.md, The scale-out run): the same
+// sandbox send load against topology A, one `serve` and one `worker`, then
+// B, two `serve` and two `worker` on one Postgres and one Redis, each on a
+// database and queue of its own. Only with MSGSVC_SCALEOUT=1 (make
+// scaleout): it is a measurement, not a unit test. MSGSVC_SCALEOUT_SECONDS,
+// _CONNS and _CONVERSATIONS change the load, _ROUNDS repeats it (A B B A
+// …), _PROFILE names a directory for a CPU profile of every process over
+// the load. Any duplicate, missing event, order violation, bad signature
+// or failed send fails it; speed and CPU per 1,000 sends are reported only.
 
 const scaleKey = "svc_test_ScaleScaleScaleScaleScaleScale01"
 
@@ -50,13 +51,16 @@ type scaleResult struct {
 	duplicates, missing, orders int
 	perServer                   []int
 	cpu                         string
+	// cpuPer1k is the CPU seconds of msgsvc's processes and of Postgres
+	// per 1,000 sends, from the start of the load to the drain.
+	cpuPer1k, msgsvcPer1k, pgPer1k float64
 }
 
 func (r scaleResult) String() string {
 	return fmt.Sprintf("%s: sends=%d %v %.1f/s (p50 %s, p99 %s); events=%d %.1f/s end to end, lag p50 %s p99 %s max %s; "+
-		"drained %s after the load; duplicates=%d missing=%d order_violations=%d; %s",
+		"drained %s after the load; duplicates=%d missing=%d order_violations=%d; CPU per 1,000 sends %.2f s (msgsvc %.2f s, postgres %.2f s); %s",
 		r.name, r.sends, r.perServer, r.sendRate, ms(r.sendP50), ms(r.sendP99), r.events, r.eventRate, ms(r.lagP50), ms(r.lagP99),
-		ms(r.lagMax), ms(r.drain), r.duplicates, r.missing, r.orders, r.cpu)
+		ms(r.lagMax), ms(r.drain), r.duplicates, r.missing, r.orders, r.cpuPer1k, r.msgsvcPer1k, r.pgPer1k, r.cpu)
 }
 
 func TestScaleOut(t *testing.T) {
@@ -78,8 +82,8 @@ func TestScaleOut(t *testing.T) {
 		name            string
 		serves, workers int
 	}
-	a, b := topology{"A (1 serve, 1 worker)", 1, 1}, topology{"B (2 serve, 3 worker)", 2, 3}
-	rates := map[string][][2]float64{} // per topology: sends/s, events/s
+	a, b := topology{"A (1 serve, 1 worker)", 1, 1}, topology{"B (2 serve, 2 worker)", 2, 2}
+	rates := map[string][][3]float64{} // per topology: sends/s, events/s, CPU s per 1,000 sends
 	var lines []string
 	for round := range envInt("MSGSVC_SCALEOUT_ROUNDS", 1) {
 		order := []topology{a, b}
@@ -88,11 +92,12 @@ func TestScaleOut(t *testing.T) {
 		}
 		for _, top := range order {
 			t.Run(top.name[:1], func(t *testing.T) {
-				r := runTopology(t, load, top.serves, top.workers)
-				r.name = fmt.Sprintf("%s round %d", top.name, round+1)
+				name := fmt.Sprintf("%s round %d", top.name, round+1)
+				r := runTopology(t, load, top.serves, top.workers, fmt.Sprintf("%s%d", top.name[:1], round+1))
+				r.name = name
 				t.Log(r)
 				lines = append(lines, r.String())
-				rates[top.name] = append(rates[top.name], [2]float64{r.sendRate, r.eventRate})
+				rates[top.name] = append(rates[top.name], [3]float64{r.sendRate, r.eventRate, r.cpuPer1k})
 			})
 		}
 	}
@@ -101,14 +106,15 @@ func TestScaleOut(t *testing.T) {
 	}
 	ra, rb := medians(rates[a.name]), medians(rates[b.name])
 	if len(rates[a.name]) > 0 && len(rates[b.name]) > 0 {
-		t.Logf("medians: A sends %.1f/s events %.1f/s; B sends %.1f/s events %.1f/s; B over A: sends %.2fx, events end to end %.2fx",
-			ra[0], ra[1], rb[0], rb[1], rb[0]/ra[0], rb[1]/ra[1])
+		t.Logf("medians: A sends %.1f/s events %.1f/s, CPU %.2f s per 1,000 sends; B sends %.1f/s events %.1f/s, CPU %.2f s per 1,000 sends; "+
+			"B over A: sends %.2fx, events end to end %.2fx, CPU per send %.2fx",
+			ra[0], ra[1], ra[2], rb[0], rb[1], rb[2], rb[0]/ra[0], rb[1]/ra[1], rb[2]/ra[2])
 	}
 }
 
 // medians is the median of each column.
-func medians(rows [][2]float64) [2]float64 {
-	var out [2]float64
+func medians(rows [][3]float64) [3]float64 {
+	var out [3]float64
 	for i := range out {
 		col := make([]float64, len(rows))
 		for j, r := range rows {
@@ -125,7 +131,7 @@ func medians(rows [][2]float64) [2]float64 {
 // runTopology starts serves API and workers worker processes on a fresh
 // installation, drives the load through every server, waits for every
 // webhook and checks them.
-func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult {
+func runTopology(t *testing.T, load scaleLoad, serves, workers int, name string) scaleResult {
 	in := newInstallation(t, map[string]string{"MSGSVC_SANDBOX_DELIVERY_DELAY": "1s", "MSGSVC_DB_MAX_CONNS": "15",
 		"MSGSVC_SWEEP_EVERY": "2s", "MSGSVC_SWEEP_GRACE": "30s"})
 	fixture := filepath.Join(t.TempDir(), "scale.json")
@@ -169,11 +175,13 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 	cpu0, db0, tables0, loadavg := cpu(), dbStats(t, in.store), tableReads(t, in.store), loadAverage()
 	start := time.Now()
 	stopConns, peakConns := sampleConns(in.store)
+	profiled := profileAll(t, load.duration, name, serveProcs, workerProcs)
 	sent := driveLoad(t, urls, load)
 	loadEnd := time.Now()
 	waitDrained(t, in, rc, sent, fromSeq, ep["id"])
 	used, wall := cpu().minus(cpu0), time.Since(start)
 	stopConns()
+	profiled()
 
 	r := checkScaleRun(t, in.store, rc, sent, fromSeq)
 	time.Sleep(11 * time.Second)
@@ -185,6 +193,8 @@ func runTopology(t *testing.T, load scaleLoad, serves, workers int) scaleResult 
 		db[0]/float64(r.sends), db[1]/float64(r.sends), db[2]/float64(r.sends), db[3]/float64(r.sends))
 	r.cpu += "; most rows read per send: " + topReads(tables0, tableReads(t, in.store), r.sends)
 	r.perServer = sent.perServer
+	per1k := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(max(r.sends, 1)) }
+	r.cpuPer1k, r.msgsvcPer1k, r.pgPer1k = per1k(used.msgsvc()+used.pg()), per1k(used.msgsvc()), per1k(used.pg())
 	r.sendRate = float64(r.sends) / loadEnd.Sub(start).Seconds()
 	r.sendP50, r.sendP99 = percentile(sent.latencies, .5), percentile(sent.latencies, .99)
 	last := rc.last()
@@ -253,7 +263,7 @@ func driveLoad(t *testing.T, urls []string, load scaleLoad) scaleSends {
 				url := urls[server]
 				count[c]++
 				began := time.Now()
-				id, err := scaleSend(client, url, conv, fmt.Sprintf("scale %s %d", conv, count[c]))
+				id, err := scaleSend(client, url, conv, fmt.Sprintf("scale %s %d", conv, count[c]), "")
 				took := time.Since(began)
 				if err != nil {
 					t.Errorf("send to %s via %s: %v", conv, url, err)
@@ -275,8 +285,9 @@ func driveLoad(t *testing.T, urls []string, load scaleLoad) scaleSends {
 	return out
 }
 
-// scaleSend is one sandbox POST /v1/messages; it returns the message id.
-func scaleSend(client *http.Client, base, conv, text string) (string, error) {
+// scaleSend is one sandbox POST /v1/messages, with an Idempotency-Key
+// unless key is empty; it returns the message id.
+func scaleSend(client *http.Client, base, conv, text, key string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"conversation_id": conv, "text": text})
 	req, err := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
@@ -284,6 +295,9 @@ func scaleSend(client *http.Client, base, conv, text string) (string, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+scaleKey)
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return "", err
@@ -319,7 +333,7 @@ type scaleReceiver struct {
 // scaleArrival is an event's first arrival.
 type scaleArrival struct {
 	id, typ, messageID string
-	createdAt          time.Time
+	createdAt, arrived time.Time
 }
 
 func newScaleReceiver(t *testing.T, secret string) *scaleReceiver {
@@ -345,7 +359,7 @@ func newScaleReceiver(t *testing.T, secret string) *scaleReceiver {
 		_ = json.Unmarshal(event.Data, &data)
 		rc.mu.Lock()
 		if rc.count[event.ID]++; rc.count[event.ID] == 1 {
-			a := scaleArrival{id: event.ID, typ: event.Type, createdAt: event.CreatedAt}
+			a := scaleArrival{id: event.ID, typ: event.Type, createdAt: event.CreatedAt, arrived: now}
 			if data.Object == "message" {
 				a.messageID = data.ID
 			}
@@ -692,3 +706,38 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 
 // ms rounds a duration for the report.
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// profileAll takes a CPU profile of every process over the load when
+// MSGSVC_SCALEOUT_PROFILE names a directory, into <dir>/<name>-serve1.pprof
+// and so on; the returned func waits for them.
+func profileAll(t *testing.T, d time.Duration, name string, serves, workers []*process) (wait func()) {
+	dir := os.Getenv("MSGSVC_SCALEOUT_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	take := func(p *process, file string) {
+		wg.Go(func() {
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.metrics, int(d.Seconds())))
+			if err != nil {
+				t.Errorf("profile %s: %v", file, err)
+				return
+			}
+			defer resp.Body.Close()
+			raw, err := io.ReadAll(resp.Body)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, file), raw, 0o644)
+			}
+			if err != nil {
+				t.Errorf("profile %s: %v", file, err)
+			}
+		})
+	}
+	for i, p := range serves {
+		take(p, fmt.Sprintf("%s-serve%d.pprof", name, i+1))
+	}
+	for i, p := range workers {
+		take(p, fmt.Sprintf("%s-worker%d.pprof", name, i+1))
+	}
+	return wg.Wait
+}

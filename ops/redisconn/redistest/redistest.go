@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,4 +90,80 @@ func WaitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Group is a Redis primary with one replica, watched by Sentinels that
+// monitor it under the name Master, each process on a loopback port of its
+// own; the test's end stops them.
+type Group struct {
+	Master                   string
+	Primary                  *os.Process
+	PrimaryPort, ReplicaPort int
+	SentinelPorts            []int
+}
+
+// StartGroup starts a primary, a replica that has synced with it, and
+// sentinels Sentinels (quorum a majority of them) that know one another
+// and the replica. The primary counts as down after down.
+func StartGroup(t testing.TB, sentinels int, down time.Duration) *Group {
+	t.Helper()
+	server := ServerBin(t)
+	sentinel, sentinelArgs := SentinelBin(t)
+	g := &Group{Master: "msgsvc"}
+	g.PrimaryPort, g.Primary = Start(t, server, 0, "")
+	g.ReplicaPort, _ = Start(t, server, 0, fmt.Sprintf("replicaof 127.0.0.1 %d\n", g.PrimaryPort))
+	ctx := context.Background()
+	primary, replica := Direct(t, g.PrimaryPort), Direct(t, g.ReplicaPort)
+	if err := primary.Set(ctx, "redistest:synced", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, 10*time.Second, "the replica's sync", func() bool {
+		return replica.Get(ctx, "redistest:synced").Val() == "1"
+	})
+	conf := fmt.Sprintf("sentinel monitor %[1]s 127.0.0.1 %[2]d %[3]d\nsentinel down-after-milliseconds %[1]s %[4]d\nsentinel failover-timeout %[1]s 10000\n",
+		g.Master, g.PrimaryPort, sentinels/2+1, down.Milliseconds())
+	for range sentinels {
+		port, _ := Start(t, sentinel, 0, conf, sentinelArgs...)
+		g.SentinelPorts = append(g.SentinelPorts, port)
+	}
+	// Each Sentinel finds the others and the replica through the
+	// primary's hello channel and INFO, within a few seconds.
+	for _, port := range g.SentinelPorts {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+		defer sc.Close()
+		WaitFor(t, 30*time.Second, "the Sentinels to know one another and the replica", func() bool {
+			m, err := sc.Master(ctx, g.Master).Result()
+			return err == nil && m["num-other-sentinels"] == strconv.Itoa(sentinels-1) && m["num-slaves"] == "1"
+		})
+	}
+	return g
+}
+
+// URL is the redis-sentinel:// URL of the group.
+func (g *Group) URL() string {
+	addrs := make([]string, len(g.SentinelPorts))
+	for i, p := range g.SentinelPorts {
+		addrs[i] = "127.0.0.1:" + strconv.Itoa(p)
+	}
+	return "redis-sentinel://" + strings.Join(addrs, ",") + "?master=" + g.Master
+}
+
+// WaitPromoted waits until the first Sentinel names the replica as the
+// primary, and returns when it saw that.
+func (g *Group) WaitPromoted(t testing.TB, limit time.Duration) time.Time {
+	t.Helper()
+	sc := redis.NewSentinelClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(g.SentinelPorts[0])})
+	defer sc.Close()
+	WaitFor(t, limit, "the Sentinels' promotion of the replica", func() bool {
+		addr, err := sc.GetMasterAddrByName(context.Background(), g.Master).Result()
+		return err == nil && addr[1] == strconv.Itoa(g.ReplicaPort)
+	})
+	return time.Now()
+}
+
+// Direct is a client of the server on port; the test's end closes it.
+func Direct(t testing.TB, port int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	t.Cleanup(func() { c.Close() })
+	return c
 }
