@@ -120,12 +120,13 @@ type DKIMKey struct {
 // LogValue keeps the key out of every log line.
 func (k DKIMKey) LogValue() slog.Value { return slog.StringValue("selector=" + k.Selector) }
 
-// Template is a WhatsApp template with its parameters.
+// Template is a WhatsApp template with its parameters, checked against
+// the template's components (channels/template.go).
 type Template struct {
-	Name       string
-	Language   string
-	Category   string
-	Parameters []string
+	Name     string
+	Language string
+	Category string
+	TemplateParameters
 	// Marketing sends through the Marketing Messages endpoint.
 	Marketing bool
 }

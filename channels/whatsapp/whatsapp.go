@@ -222,20 +222,6 @@ func (a *Adapter) Upload(ctx context.Context, creds *channels.Credentials, f *ch
 	return out.ID, nil
 }
 
-// templateBody is a template message: the parameters as the body
-// component's text parameters.
-func templateBody(to string, t *channels.Template) map[string]any {
-	tpl := map[string]any{"name": t.Name, "language": map[string]any{"code": t.Language}}
-	if len(t.Parameters) > 0 {
-		params := make([]any, len(t.Parameters))
-		for i, p := range t.Parameters {
-			params[i] = map[string]any{"type": "text", "text": p}
-		}
-		tpl["components"] = []any{map[string]any{"type": "body", "parameters": params}}
-	}
-	return map[string]any{"messaging_product": "whatsapp", "to": to, "type": "template", "template": tpl}
-}
-
 // credentials are the account's, or a refusal saying it cannot send live.
 func credentials(acc channels.Account) (*channels.Credentials, error) {
 	c := acc.Provider

@@ -1367,6 +1367,57 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTemplateButtonInput(ctx context.Context, obj any) (model.TemplateButtonInput, error) {
+	var it model.TemplateButtonInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"index", "payload", "urlSuffix", "couponCode"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "index":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("index"))
+			data, err := ec.unmarshalNInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Index = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		case "urlSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLSuffix = data
+		case "couponCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("couponCode"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CouponCode = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTemplateFilter(ctx context.Context, obj any) (model.TemplateFilter, error) {
 	var it model.TemplateFilter
 	if obj == nil {
@@ -1411,6 +1462,64 @@ func (ec *executionContext) unmarshalInputTemplateFilter(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTemplateHeaderInput(ctx context.Context, obj any) (model.TemplateHeaderInput, error) {
+	var it model.TemplateHeaderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"text", "image", "video", "document", "location"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "video":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("video"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Video = data
+		case "document":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("document"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Document = data
+		case "location":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("location"))
+			data, err := ec.unmarshalOLocationInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐLocationInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Location = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj any) (model.TemplateInput, error) {
 	var it model.TemplateInput
 	if obj == nil {
@@ -1422,7 +1531,7 @@ func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "language", "parameters"}
+	fieldsInOrder := [...]string{"name", "language", "parameters", "namedParameters", "header", "buttons", "code"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1450,6 +1559,78 @@ func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj
 				return it, err
 			}
 			it.Parameters = data
+		case "namedParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("namedParameters"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NamedParameters = data
+		case "header":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("header"))
+			data, err := ec.unmarshalOTemplateHeaderInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateHeaderInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Header = data
+		case "buttons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buttons"))
+			data, err := ec.unmarshalOTemplateButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buttons = data
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTemplateMediaInput(ctx context.Context, obj any) (model.TemplateMediaInput, error) {
+	var it model.TemplateMediaInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"fileId", "link", "filename"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "fileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileID = data
+		case "link":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("link"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Link = data
+		case "filename":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filename"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filename = data
 		}
 	}
 	return it, nil
@@ -1964,6 +2145,11 @@ func (ec *executionContext) unmarshalNSendMessageInput2githubᚗcomᚋmsgsvcᚋm
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNTemplateButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInput(ctx context.Context, v any) (*model.TemplateButtonInput, error) {
+	res, err := ec.unmarshalInputTemplateButtonInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNTemplatePage2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplatePage(ctx context.Context, sel ast.SelectionSet, v *model.TemplatePage) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -2105,6 +2291,23 @@ func (ec *executionContext) unmarshalOSectionInput2ᚕᚖgithubᚗcomᚋmsgsvc�
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOTemplateButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInputᚄ(ctx context.Context, v any) ([]*model.TemplateButtonInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TemplateButtonInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTemplateButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOTemplateFilter2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateFilter(ctx context.Context, v any) (*model.TemplateFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -2113,11 +2316,27 @@ func (ec *executionContext) unmarshalOTemplateFilter2ᚖgithubᚗcomᚋmsgsvcᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOTemplateHeaderInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateHeaderInput(ctx context.Context, v any) (*model.TemplateHeaderInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTemplateHeaderInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOTemplateInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateInput(ctx context.Context, v any) (*model.TemplateInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTemplateInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx context.Context, v any) (*model.TemplateMediaInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTemplateMediaInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -3138,8 +3138,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSectionInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
+		ec.unmarshalInputTemplateButtonInput,
 		ec.unmarshalInputTemplateFilter,
+		ec.unmarshalInputTemplateHeaderInput,
 		ec.unmarshalInputTemplateInput,
+		ec.unmarshalInputTemplateMediaInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateConversationInput,
 		ec.unmarshalInputUpdateWebhookEndpointInput,
@@ -4014,6 +4017,40 @@ input TemplateInput {
   language: String
   "Values for the body's {{1}}, {{2}}, …"
   parameters: [String!]
+  "A template with named parameters: an object of strings, {\"first_name\": \"Jessica\"} for the body's {{first_name}}"
+  namedParameters: JSON
+  "The header's parameter: its text's placeholder, its image, video or document, or its location"
+  header: TemplateHeaderInput
+  "Parameters of the buttons that take one"
+  buttons: [TemplateButtonInput!]
+  "An authentication template's one-time password: sent in its body and its button"
+  code: String
+}
+
+input TemplateHeaderInput {
+  text: String
+  image: TemplateMediaInput
+  video: TemplateMediaInput
+  document: TemplateMediaInput
+  location: LocationInput
+}
+
+"An uploaded file (fileId) or an http(s) link WhatsApp fetches"
+input TemplateMediaInput {
+  fileId: ID
+  link: String
+  filename: String
+}
+
+input TemplateButtonInput {
+  "the button's position in the template, from 0"
+  index: Int!
+  "a quick reply button's payload"
+  payload: String
+  "a URL button's variable suffix"
+  urlSuffix: String
+  "a copy-code button's coupon code"
+  couponCode: String
 }
 
 input AttachmentInput {

@@ -83,11 +83,46 @@ type QuickReplyInput struct {
 	Payload *string `json:"payload"`
 }
 
-// TemplateInput names a WhatsApp template and the values of its {{n}}.
+// TemplateInput names a WhatsApp template and the values its components
+// take: the body's {{1}}, {{2}} … (Parameters) or {{name}}
+// (NamedParameters, an object of strings), the header's, the buttons',
+// and an authentication template's one-time password (Code).
 type TemplateInput struct {
-	Name       *string  `json:"name"`
-	Language   *string  `json:"language"`
-	Parameters []string `json:"parameters"`
+	Name            *string                `json:"name"`
+	Language        *string                `json:"language"`
+	Parameters      []string               `json:"parameters"`
+	NamedParameters JSON                   `json:"named_parameters"`
+	Header          *TemplateHeaderInput   `json:"header"`
+	Buttons         []*TemplateButtonInput `json:"buttons"`
+	Code            *string                `json:"code"`
+}
+
+// TemplateHeaderInput is the header's parameter: its text's {{1}} (or
+// {{name}}), its image, video or document, or its location.
+type TemplateHeaderInput struct {
+	Text     *string             `json:"text"`
+	Image    *TemplateMediaInput `json:"image"`
+	Video    *TemplateMediaInput `json:"video"`
+	Document *TemplateMediaInput `json:"document"`
+	Location *LocationInput      `json:"location"`
+}
+
+// TemplateMediaInput is a header's media: an uploaded file or an https
+// link WhatsApp fetches.
+type TemplateMediaInput struct {
+	FileID   *string `json:"file_id"`
+	Link     *string `json:"link"`
+	Filename *string `json:"filename"`
+}
+
+// TemplateButtonInput is the parameter of the template's button at Index
+// (0-based): a quick reply's payload, a URL button's suffix or a copy-code
+// button's coupon code.
+type TemplateButtonInput struct {
+	Index      *int    `json:"index"`
+	Payload    *string `json:"payload"`
+	URLSuffix  *string `json:"url_suffix"`
+	CouponCode *string `json:"coupon_code"`
 }
 
 // AttachmentInput is an uploaded file by id, or a file given inline.

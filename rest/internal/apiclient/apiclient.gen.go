@@ -278,79 +278,80 @@ func (e EmailMessageInputChannel) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeAccountInactive         ErrorCode = "account_inactive"
-	ErrorCodeAgentNotFound           ErrorCode = "agent_not_found"
-	ErrorCodeAlreadyRated            ErrorCode = "already_rated"
-	ErrorCodeApiQuotaExceeded        ErrorCode = "api_quota_exceeded"
-	ErrorCodeAttachmentsTooLarge     ErrorCode = "attachments_too_large"
-	ErrorCodeChannelNotAllowed       ErrorCode = "channel_not_allowed"
-	ErrorCodeChannelRateLimited      ErrorCode = "channel_rate_limited"
-	ErrorCodeChannelRestricted       ErrorCode = "channel_restricted"
-	ErrorCodeChannelUnavailable      ErrorCode = "channel_unavailable"
-	ErrorCodeContactExists           ErrorCode = "contact_exists"
-	ErrorCodeContactNotFound         ErrorCode = "contact_not_found"
-	ErrorCodeContactsNeedAllWebsites ErrorCode = "contacts_need_all_websites"
-	ErrorCodeConversationClosed      ErrorCode = "conversation_closed"
-	ErrorCodeConversationNotClosed   ErrorCode = "conversation_not_closed"
-	ErrorCodeConversationNotFound    ErrorCode = "conversation_not_found"
-	ErrorCodeDeliveryNotFound        ErrorCode = "delivery_not_found"
-	ErrorCodeEndpointDisabled        ErrorCode = "endpoint_disabled"
-	ErrorCodeEndpointNotFound        ErrorCode = "endpoint_not_found"
-	ErrorCodeEventExpired            ErrorCode = "event_expired"
-	ErrorCodeEventNotFound           ErrorCode = "event_not_found"
-	ErrorCodeFileAlreadyUsed         ErrorCode = "file_already_used"
-	ErrorCodeFileLinkInvalid         ErrorCode = "file_link_invalid"
-	ErrorCodeFileNotFound            ErrorCode = "file_not_found"
-	ErrorCodeFileRejected            ErrorCode = "file_rejected"
-	ErrorCodeFromRequired            ErrorCode = "from_required"
-	ErrorCodeIdempotencyInProgress   ErrorCode = "idempotency_in_progress"
-	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
-	ErrorCodeInsufficientScope       ErrorCode = "insufficient_scope"
-	ErrorCodeIntegrationPaused       ErrorCode = "integration_paused"
-	ErrorCodeInternalError           ErrorCode = "internal_error"
-	ErrorCodeInvalidApiKey           ErrorCode = "invalid_api_key"
-	ErrorCodeInvalidAttachment       ErrorCode = "invalid_attachment"
-	ErrorCodeInvalidCursor           ErrorCode = "invalid_cursor"
-	ErrorCodeInvalidEmail            ErrorCode = "invalid_email"
-	ErrorCodeInvalidIdempotencyKey   ErrorCode = "invalid_idempotency_key"
-	ErrorCodeInvalidLimit            ErrorCode = "invalid_limit"
-	ErrorCodeInvalidPhone            ErrorCode = "invalid_phone"
-	ErrorCodeInvalidRequest          ErrorCode = "invalid_request"
-	ErrorCodeInvalidVersion          ErrorCode = "invalid_version"
-	ErrorCodeInvalidVisitorToken     ErrorCode = "invalid_visitor_token"
-	ErrorCodeIpNotAllowed            ErrorCode = "ip_not_allowed"
-	ErrorCodeKeyExpired              ErrorCode = "key_expired"
-	ErrorCodeKeyRevoked              ErrorCode = "key_revoked"
-	ErrorCodeKeyRolled               ErrorCode = "key_rolled"
-	ErrorCodeKnowledgeEntryNotFound  ErrorCode = "knowledge_entry_not_found"
-	ErrorCodeLimitExceeded           ErrorCode = "limit_exceeded"
-	ErrorCodeMarketingNotOnboarded   ErrorCode = "marketing_not_onboarded"
-	ErrorCodeMessageNotFound         ErrorCode = "message_not_found"
-	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
-	ErrorCodeNoRecipient             ErrorCode = "no_recipient"
-	ErrorCodeNoWhatsappAccount       ErrorCode = "no_whatsapp_account"
-	ErrorCodePlanUpgradeRequired     ErrorCode = "plan_upgrade_required"
-	ErrorCodePrivateReplyExpired     ErrorCode = "private_reply_expired"
-	ErrorCodePrivateReplyUsed        ErrorCode = "private_reply_used"
-	ErrorCodeRateLimited             ErrorCode = "rate_limited"
-	ErrorCodeRecipientOptedOut       ErrorCode = "recipient_opted_out"
-	ErrorCodeRecipientSuppressed     ErrorCode = "recipient_suppressed"
-	ErrorCodeRecipientUnreachable    ErrorCode = "recipient_unreachable"
-	ErrorCodeRecipientUnsubscribed   ErrorCode = "recipient_unsubscribed"
-	ErrorCodeRouteNotFound           ErrorCode = "route_not_found"
-	ErrorCodeSenderNotFound          ErrorCode = "sender_not_found"
-	ErrorCodeSenderNotVerified       ErrorCode = "sender_not_verified"
-	ErrorCodeServiceUnavailable      ErrorCode = "service_unavailable"
-	ErrorCodeStepUpRequired          ErrorCode = "step_up_required"
-	ErrorCodeSubjectRequired         ErrorCode = "subject_required"
-	ErrorCodeTemplateNotApproved     ErrorCode = "template_not_approved"
-	ErrorCodeTemplateNotMarketing    ErrorCode = "template_not_marketing"
-	ErrorCodeTestKeyRequired         ErrorCode = "test_key_required"
-	ErrorCodeTextRequired            ErrorCode = "text_required"
-	ErrorCodeUnsupportedAttachment   ErrorCode = "unsupported_attachment"
-	ErrorCodeWebsiteNotAllowed       ErrorCode = "website_not_allowed"
-	ErrorCodeWhatsappAccountRequired ErrorCode = "whatsapp_account_required"
-	ErrorCodeWindowClosed            ErrorCode = "window_closed"
+	ErrorCodeAccountInactive           ErrorCode = "account_inactive"
+	ErrorCodeAgentNotFound             ErrorCode = "agent_not_found"
+	ErrorCodeAlreadyRated              ErrorCode = "already_rated"
+	ErrorCodeApiQuotaExceeded          ErrorCode = "api_quota_exceeded"
+	ErrorCodeAttachmentsTooLarge       ErrorCode = "attachments_too_large"
+	ErrorCodeChannelNotAllowed         ErrorCode = "channel_not_allowed"
+	ErrorCodeChannelRateLimited        ErrorCode = "channel_rate_limited"
+	ErrorCodeChannelRestricted         ErrorCode = "channel_restricted"
+	ErrorCodeChannelUnavailable        ErrorCode = "channel_unavailable"
+	ErrorCodeContactExists             ErrorCode = "contact_exists"
+	ErrorCodeContactNotFound           ErrorCode = "contact_not_found"
+	ErrorCodeContactsNeedAllWebsites   ErrorCode = "contacts_need_all_websites"
+	ErrorCodeConversationClosed        ErrorCode = "conversation_closed"
+	ErrorCodeConversationNotClosed     ErrorCode = "conversation_not_closed"
+	ErrorCodeConversationNotFound      ErrorCode = "conversation_not_found"
+	ErrorCodeDeliveryNotFound          ErrorCode = "delivery_not_found"
+	ErrorCodeEndpointDisabled          ErrorCode = "endpoint_disabled"
+	ErrorCodeEndpointNotFound          ErrorCode = "endpoint_not_found"
+	ErrorCodeEventExpired              ErrorCode = "event_expired"
+	ErrorCodeEventNotFound             ErrorCode = "event_not_found"
+	ErrorCodeFileAlreadyUsed           ErrorCode = "file_already_used"
+	ErrorCodeFileLinkInvalid           ErrorCode = "file_link_invalid"
+	ErrorCodeFileNotFound              ErrorCode = "file_not_found"
+	ErrorCodeFileRejected              ErrorCode = "file_rejected"
+	ErrorCodeFromRequired              ErrorCode = "from_required"
+	ErrorCodeIdempotencyInProgress     ErrorCode = "idempotency_in_progress"
+	ErrorCodeIdempotencyKeyReused      ErrorCode = "idempotency_key_reused"
+	ErrorCodeInsufficientScope         ErrorCode = "insufficient_scope"
+	ErrorCodeIntegrationPaused         ErrorCode = "integration_paused"
+	ErrorCodeInternalError             ErrorCode = "internal_error"
+	ErrorCodeInvalidApiKey             ErrorCode = "invalid_api_key"
+	ErrorCodeInvalidAttachment         ErrorCode = "invalid_attachment"
+	ErrorCodeInvalidCursor             ErrorCode = "invalid_cursor"
+	ErrorCodeInvalidEmail              ErrorCode = "invalid_email"
+	ErrorCodeInvalidIdempotencyKey     ErrorCode = "invalid_idempotency_key"
+	ErrorCodeInvalidLimit              ErrorCode = "invalid_limit"
+	ErrorCodeInvalidPhone              ErrorCode = "invalid_phone"
+	ErrorCodeInvalidRequest            ErrorCode = "invalid_request"
+	ErrorCodeInvalidVersion            ErrorCode = "invalid_version"
+	ErrorCodeInvalidVisitorToken       ErrorCode = "invalid_visitor_token"
+	ErrorCodeIpNotAllowed              ErrorCode = "ip_not_allowed"
+	ErrorCodeKeyExpired                ErrorCode = "key_expired"
+	ErrorCodeKeyRevoked                ErrorCode = "key_revoked"
+	ErrorCodeKeyRolled                 ErrorCode = "key_rolled"
+	ErrorCodeKnowledgeEntryNotFound    ErrorCode = "knowledge_entry_not_found"
+	ErrorCodeLimitExceeded             ErrorCode = "limit_exceeded"
+	ErrorCodeMarketingNotOnboarded     ErrorCode = "marketing_not_onboarded"
+	ErrorCodeMessageNotFound           ErrorCode = "message_not_found"
+	ErrorCodeMethodNotAllowed          ErrorCode = "method_not_allowed"
+	ErrorCodeNoRecipient               ErrorCode = "no_recipient"
+	ErrorCodeNoWhatsappAccount         ErrorCode = "no_whatsapp_account"
+	ErrorCodePlanUpgradeRequired       ErrorCode = "plan_upgrade_required"
+	ErrorCodePrivateReplyExpired       ErrorCode = "private_reply_expired"
+	ErrorCodePrivateReplyUsed          ErrorCode = "private_reply_used"
+	ErrorCodeRateLimited               ErrorCode = "rate_limited"
+	ErrorCodeRecipientOptedOut         ErrorCode = "recipient_opted_out"
+	ErrorCodeRecipientSuppressed       ErrorCode = "recipient_suppressed"
+	ErrorCodeRecipientUnreachable      ErrorCode = "recipient_unreachable"
+	ErrorCodeRecipientUnsubscribed     ErrorCode = "recipient_unsubscribed"
+	ErrorCodeRouteNotFound             ErrorCode = "route_not_found"
+	ErrorCodeSenderNotFound            ErrorCode = "sender_not_found"
+	ErrorCodeSenderNotVerified         ErrorCode = "sender_not_verified"
+	ErrorCodeServiceUnavailable        ErrorCode = "service_unavailable"
+	ErrorCodeStepUpRequired            ErrorCode = "step_up_required"
+	ErrorCodeSubjectRequired           ErrorCode = "subject_required"
+	ErrorCodeTemplateNotApproved       ErrorCode = "template_not_approved"
+	ErrorCodeTemplateNotMarketing      ErrorCode = "template_not_marketing"
+	ErrorCodeTemplateParametersInvalid ErrorCode = "template_parameters_invalid"
+	ErrorCodeTestKeyRequired           ErrorCode = "test_key_required"
+	ErrorCodeTextRequired              ErrorCode = "text_required"
+	ErrorCodeUnsupportedAttachment     ErrorCode = "unsupported_attachment"
+	ErrorCodeWebsiteNotAllowed         ErrorCode = "website_not_allowed"
+	ErrorCodeWhatsappAccountRequired   ErrorCode = "whatsapp_account_required"
+	ErrorCodeWindowClosed              ErrorCode = "window_closed"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
@@ -489,6 +490,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTemplateNotApproved:
 		return true
 	case ErrorCodeTemplateNotMarketing:
+		return true
+	case ErrorCodeTemplateParametersInvalid:
 		return true
 	case ErrorCodeTestKeyRequired:
 		return true
@@ -1692,7 +1695,9 @@ type LocationInput struct {
 
 // MarketingMessageInput defines model for MarketingMessageInput.
 type MarketingMessageInput struct {
-	ContactId         *string       `json:"contact_id,omitempty"`
+	ContactId *string `json:"contact_id,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template          TemplateInput `json:"template"`
 	To                *string       `json:"to,omitempty"`
 	WhatsappAccountId *string       `json:"whatsapp_account_id,omitempty"`
@@ -1857,8 +1862,10 @@ type ReplyMessageInput struct {
 	ReplyAs *ReplyMessageInputReplyAs `json:"reply_as,omitempty"`
 
 	// ReplyTo Quote one of the conversation's messages (WhatsApp context, Instagram reply_to).
-	ReplyTo  *ReplyToInput  `json:"reply_to,omitempty"`
-	Subject  *string        `json:"subject,omitempty"`
+	ReplyTo *ReplyToInput `json:"reply_to,omitempty"`
+	Subject *string       `json:"subject,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template *TemplateInput `json:"template,omitempty"`
 	Text     *string        `json:"text,omitempty"`
 }
@@ -1934,14 +1941,61 @@ type TemplateCategory string
 // TemplateStatus defines model for Template.Status.
 type TemplateStatus string
 
-// TemplateInput defines model for TemplateInput.
+// TemplateButtonInput A button's parameter: a QUICK_REPLY button's payload, a URL button's variable suffix, a COPY_CODE button's coupon code (at most 15 characters).
+type TemplateButtonInput struct {
+	CouponCode *string `json:"coupon_code,omitempty"`
+	Index      int     `json:"index"`
+	Payload    *string `json:"payload,omitempty"`
+	UrlSuffix  *string `json:"url_suffix,omitempty"`
+}
+
+// TemplateHeaderInput The header's parameter, one of: text (a TEXT header's {{1}} or {{name}}), image, video, document (a PDF), location.
+type TemplateHeaderInput struct {
+	// Document A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Document *TemplateMediaInput `json:"document,omitempty"`
+
+	// Image A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Image *TemplateMediaInput `json:"image,omitempty"`
+
+	// Location WhatsApp: a place, sent as a message of its own.
+	Location *LocationInput `json:"location,omitempty"`
+	Text     *string        `json:"text,omitempty"`
+
+	// Video A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Video *TemplateMediaInput `json:"video,omitempty"`
+}
+
+// TemplateInput A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 type TemplateInput struct {
+	// Buttons Parameters of the template's buttons that take one, by index (0-based, in the template's order).
+	Buttons *[]TemplateButtonInput `json:"buttons,omitempty"`
+
+	// Code An authentication template's one-time password: sent in its body and in its copy-code or one-tap button.
+	//
+	// Examples: J$FpnYnP
+	Code *string `json:"code,omitempty"`
+
+	// Header The header's parameter, one of: text (a TEXT header's {{1}} or {{name}}), image, video, document (a PDF), location.
+	Header *TemplateHeaderInput `json:"header,omitempty"`
+
 	// Language Examples: en_US
 	Language string `json:"language"`
 	Name     string `json:"name"`
 
-	// Parameters Values of the body's {{1}}, {{2}} ...
+	// NamedParameters Values of the body's named placeholders (a template with parameter_format NAMED): {"first_name": "Jessica"} for {{first_name}}.
+	//
+	// Examples: {"first_name":"Jessica","order_number":"SKBUP2-4CPIG9"}
+	NamedParameters *map[string]string `json:"named_parameters,omitempty"`
+
+	// Parameters Values of the body's {{1}}, {{2}} ... (a template with parameter_format POSITIONAL).
 	Parameters *[]string `json:"parameters,omitempty"`
+}
+
+// TemplateMediaInput A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+type TemplateMediaInput struct {
+	FileId   *string `json:"file_id,omitempty"`
+	Filename *string `json:"filename,omitempty"`
+	Link     *string `json:"link,omitempty"`
 }
 
 // Unsupported A message the provider does not pass on, or a kind msgsvc does not model (code not_modelled).
@@ -2038,6 +2092,8 @@ type WhatsappMessageInput struct {
 
 	// Location WhatsApp: a place, sent as a message of its own.
 	Location *LocationInput `json:"location,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template *TemplateInput `json:"template,omitempty"`
 	Text     *string        `json:"text,omitempty"`
 	To       *string        `json:"to,omitempty"`
