@@ -1,12 +1,14 @@
 package rest_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // metaTemplate is a template as GET /{waba_id}/message_templates lists it.
@@ -153,6 +155,31 @@ func TestTemplateComponentsSend(t *testing.T) {
 	// The body-only path keeps its answer: a wrong count is invalid_request.
 	h.Want(sendMsg(h.API, "live_all", send(map[string]any{"name": "order_shipped", "parameters": []any{"a"}})), 400, "invalid_request")
 	if n := len(sends()); n != before {
+		t.Fatalf("refused sends reached Meta: %d calls", n-before)
+	}
+}
+
+// Media WhatsApp does not take for the kind it would go as is refused
+// before Meta is called, naming the attachment.
+func TestWhatsAppMediaLimits(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.deliver(waChange("messages", waValue("messages", waMessage("wamid.IN", resttest.Epoch.Unix()-60, "text", map[string]any{"body": "hi"}))))
+	conv := h.messageOf("wamid.IN")["conversation_id"]
+	before := len(h.graph.Requests(nil))
+	wav := append([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), make([]byte, 64)...)
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 5<<20)...)
+	for _, c := range []struct {
+		name, ctype string
+		content     []byte
+	}{{"voice.wav", "audio/wav", wav}, {"big.png", "image/png", png}} {
+		resp := h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "attachments": []any{map[string]any{
+			"filename": c.name, "content_type": c.ctype, "content_base64": base64.StdEncoding.EncodeToString(c.content)}}}), 422, "limit_exceeded")
+		if msg := lookup(resp.Body, "error.message").(string); !strings.HasPrefix(msg, "attachments[0]:") {
+			t.Errorf("%s: %q does not name the attachment", c.name, msg)
+		}
+	}
+	if n := len(h.graph.Requests(nil)); n != before {
 		t.Fatalf("refused sends reached Meta: %d calls", n-before)
 	}
 }
