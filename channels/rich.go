@@ -9,6 +9,10 @@ type Rich struct {
 	Reaction    *Reaction
 	Location    *Location
 	Interactive *Interactive
+	// Contacts are contact cards, each an object of the fields of
+	// WhatsApp's contact object (name, phones, emails, addresses, org,
+	// urls, birthday), empty fields left out.
+	Contacts []map[string]any
 }
 
 // Reaction is an emoji on the message ProviderID names; "" removes it.

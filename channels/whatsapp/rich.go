@@ -18,6 +18,12 @@ func richBody(m *channels.Message, to string) map[string]any {
 		body["reaction"] = map[string]any{"message_id": m.Reaction.ProviderID, "emoji": m.Reaction.Emoji}
 	case m.Location != nil:
 		body["type"], body["location"] = "location", locationObject(m.Location)
+	case len(m.Contacts) > 0:
+		cards := make([]any, len(m.Contacts))
+		for i, c := range m.Contacts {
+			cards[i] = c
+		}
+		body["type"], body["contacts"] = "contacts", cards
 	case m.Interactive != nil:
 		body["type"], body["interactive"] = "interactive", interactive(m)
 	default:

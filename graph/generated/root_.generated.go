@@ -3120,7 +3120,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAttachmentInput,
 		ec.unmarshalInputButtonInput,
+		ec.unmarshalInputCardAddressInput,
+		ec.unmarshalInputCardEmailInput,
+		ec.unmarshalInputCardOrgInput,
+		ec.unmarshalInputCardPhoneInput,
+		ec.unmarshalInputCardURLInput,
+		ec.unmarshalInputContactCardInput,
 		ec.unmarshalInputContactFilter,
+		ec.unmarshalInputContactNameInput,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
@@ -4010,6 +4017,60 @@ input SendMessageInput {
   "WhatsApp only"
   location: LocationInput
   interactive: InteractiveInput
+  "WhatsApp only: contact cards, a message of their own (at most 5)"
+  contacts: [ContactCardInput!]
+}
+
+input ContactCardInput {
+  name: ContactNameInput!
+  phones: [CardPhoneInput!]
+  emails: [CardEmailInput!]
+  addresses: [CardAddressInput!]
+  org: CardOrgInput
+  urls: [CardURLInput!]
+  "YYYY-MM-DD"
+  birthday: String
+}
+
+input ContactNameInput {
+  formattedName: String!
+  firstName: String
+  lastName: String
+  middleName: String
+  suffix: String
+  prefix: String
+}
+
+input CardPhoneInput {
+  phone: String!
+  waId: String
+  type: String
+}
+
+input CardEmailInput {
+  email: String!
+  type: String
+}
+
+input CardAddressInput {
+  street: String
+  city: String
+  state: String
+  zip: String
+  country: String
+  countryCode: String
+  type: String
+}
+
+input CardOrgInput {
+  company: String
+  department: String
+  title: String
+}
+
+input CardURLInput {
+  url: String!
+  type: String
 }
 
 input TemplateInput {

@@ -20,7 +20,21 @@ type SendMessageInput struct {
 	Reaction    *ReactionInput    `json:"reaction"`
 	Location    *LocationInput    `json:"location"`
 	Interactive *InteractiveInput `json:"interactive"`
+	// Contacts are contact cards to send (WhatsApp), in the shape a
+	// received card shows.
+	Contacts []*ContactCardInput `json:"contacts"`
 }
+
+// The input forms of a contact card are the card's own types.
+type (
+	ContactCardInput = ContactCard
+	ContactNameInput = ContactName
+	CardPhoneInput   = CardPhone
+	CardEmailInput   = CardEmail
+	CardAddressInput = CardAddress
+	CardOrgInput     = CardOrg
+	CardURLInput     = CardURL
+)
 
 // ReplyToInput quotes one of the conversation's messages.
 type ReplyToInput struct {

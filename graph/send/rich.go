@@ -85,6 +85,11 @@ func richFit(req *sendRequest, conv *repo.Conversation) error {
 			return over("text", "Instagram takes at most %d bytes of UTF-8; this has %d.", igTextBytesMax, len(*req.text))
 		}
 	}
+	if in.Contacts != nil {
+		if err := contactsFit(req); err != nil {
+			return err
+		}
+	}
 	if in.Interactive != nil {
 		return interactiveFit(req)
 	}

@@ -53,7 +53,15 @@ func richOutbound(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRe
 		rich.Interactive = &model.Interactive{Kind: ob.Interactive.Type}
 		msg.Type = "interactive"
 	}
-	if rich.ReplyTo == nil && rich.Reaction == nil && rich.Location == nil && rich.Interactive == nil {
+	if len(in.Contacts) > 0 {
+		cards, err := cardsOut(in.Contacts)
+		if err != nil {
+			return fmt.Errorf("send: contact cards: %w", err)
+		}
+		rich.Contacts, ob.Contacts = in.Contacts, cards
+		msg.Type = "contacts"
+	}
+	if rich.ReplyTo == nil && rich.Reaction == nil && rich.Location == nil && rich.Interactive == nil && rich.Contacts == nil {
 		return nil
 	}
 	var err error

@@ -1372,6 +1372,48 @@ type ContactCard struct {
 	} `json:"urls"`
 }
 
+// ContactCardInput A contact card to send (WhatsApp), in the fields of WhatsApp's contact object: name.formatted_name and at least one other part of the name; phones, emails, addresses, org, urls, birthday (YYYY-MM-DD) optional.
+//
+// Examples: {"birthday":"1999-01-23","emails":[{"email":"bjohnson@luckyshrub.com","type":"WORK"}],"name":{"first_name":"Barbara","formatted_name":"Barbara J. Johnson","last_name":"Johnson"},"org":{"company":"Lucky Shrub","title":"Lead Counsel"},"phones":[{"phone":"+19195551234","type":"WORK","wa_id":"19195551234"}]}
+type ContactCardInput struct {
+	Addresses *[]struct {
+		City        *string `json:"city,omitempty"`
+		Country     *string `json:"country,omitempty"`
+		CountryCode *string `json:"country_code,omitempty"`
+		State       *string `json:"state,omitempty"`
+		Street      *string `json:"street,omitempty"`
+		Type        *string `json:"type,omitempty"`
+		Zip         *string `json:"zip,omitempty"`
+	} `json:"addresses,omitempty"`
+	Birthday *openapi_types.Date `json:"birthday,omitempty"`
+	Emails   *[]struct {
+		Email string  `json:"email"`
+		Type  *string `json:"type,omitempty"`
+	} `json:"emails,omitempty"`
+	Name struct {
+		FirstName     *string `json:"first_name,omitempty"`
+		FormattedName string  `json:"formatted_name"`
+		LastName      *string `json:"last_name,omitempty"`
+		MiddleName    *string `json:"middle_name,omitempty"`
+		Prefix        *string `json:"prefix,omitempty"`
+		Suffix        *string `json:"suffix,omitempty"`
+	} `json:"name"`
+	Org *struct {
+		Company    *string `json:"company,omitempty"`
+		Department *string `json:"department,omitempty"`
+		Title      *string `json:"title,omitempty"`
+	} `json:"org,omitempty"`
+	Phones *[]struct {
+		Phone string  `json:"phone"`
+		Type  *string `json:"type,omitempty"`
+		WaId  *string `json:"wa_id,omitempty"`
+	} `json:"phones,omitempty"`
+	Urls *[]struct {
+		Type *string `json:"type,omitempty"`
+		Url  string  `json:"url"`
+	} `json:"urls,omitempty"`
+}
+
 // ContactUpdatedData defines model for ContactUpdatedData.
 type ContactUpdatedData struct {
 	// Changed The names of the fields that changed.
@@ -1841,9 +1883,12 @@ type Referral struct {
 
 // ReplyMessageInput A reply in an existing conversation; the conversation's channel rules apply.
 type ReplyMessageInput struct {
-	Attachments    *[]AttachmentInput `json:"attachments,omitempty"`
-	Cc             *[]string          `json:"cc,omitempty"`
-	ConversationId string             `json:"conversation_id"`
+	Attachments *[]AttachmentInput `json:"attachments,omitempty"`
+	Cc          *[]string          `json:"cc,omitempty"`
+
+	// Contacts WhatsApp: contact cards, a message of their own (no text, template, attachments, location or interactive); at most 5, more is 422 limit_exceeded.
+	Contacts       *[]ContactCardInput `json:"contacts,omitempty"`
+	ConversationId string              `json:"conversation_id"`
 
 	// From A verified address of the workspace; needed for a new thread.
 	From *string `json:"from,omitempty"`
@@ -2086,6 +2131,9 @@ type WhatsappMessageInput struct {
 	Attachments *[]AttachmentInput          `json:"attachments,omitempty"`
 	Channel     WhatsappMessageInputChannel `json:"channel"`
 	ContactId   *string                     `json:"contact_id,omitempty"`
+
+	// Contacts WhatsApp: contact cards, a message of their own (no text, template, attachments, location or interactive); at most 5, more is 422 limit_exceeded.
+	Contacts *[]ContactCardInput `json:"contacts,omitempty"`
 
 	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`

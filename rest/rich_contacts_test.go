@@ -1,0 +1,65 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/channels/meta/metatest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+)
+
+// The card of Meta's contacts message reference
+// (https://developers.facebook.com/docs/whatsapp/cloud-api/messages/contacts-messages).
+const barbaraCard = `{"addresses":[{"street":"1 Lucky Shrub Way","city":"Menlo Park","state":"CA","zip":"94025",
+	"country":"United States","country_code":"US","type":"WORK"}],"birthday":"1999-01-23",
+	"emails":[{"email":"bjohnson@luckyshrub.com","type":"WORK"},{"email":"bjohnson@luckyshrubplants.com","type":"HOME"}],
+	"name":{"formatted_name":"Barbara J. Johnson","first_name":"Barbara","last_name":"Johnson","middle_name":"Joana","suffix":"Esq.","prefix":"Dr."},
+	"org":{"company":"Lucky Shrub","department":"Legal","title":"Lead Counsel"},
+	"phones":[{"phone":"+16505559999","type":"HOME"},{"phone":"+19195551234","type":"WORK","wa_id":"19195551234"}],
+	"urls":[{"url":"https://www.luckyshrub.com","type":"WORK"},{"url":"https://www.facebook.com/luckyshrubplants","type":"WORK"}]}`
+
+func TestWhatsAppContactsOutbound(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.deliver(waChange("messages", waValue("messages", waMessage("wamid.IN", resttest.Epoch.Unix()-60, "text", map[string]any{"body": "Who is your lawyer?"}))))
+	conv := h.messageOf("wamid.IN")["conversation_id"]
+	calls := func() []metatest.Request {
+		return h.graph.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") })
+	}
+	var card map[string]any
+	if err := json.Unmarshal([]byte(barbaraCard), &card); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "contacts": []any{card}}), 201, "").Data()
+	c := calls()
+	got := c[len(c)-1].JSON()
+	if got["type"] != "contacts" || !reflect.DeepEqual(got["contacts"], []any{card}) {
+		b, _ := json.Marshal(got)
+		t.Fatalf("Meta got %s", b)
+	}
+	if sent["type"] != "contacts" || lookup(sent, "contacts.0.name.formatted_name") != "Barbara J. Johnson" ||
+		lookup(sent, "contacts.0.phones.1.wa_id") != "19195551234" || sent["text"] != nil {
+		t.Fatalf("stored %v", sent)
+	}
+
+	before := len(calls())
+	six := []any{}
+	for i := 0; i < 6; i++ {
+		six = append(six, card)
+	}
+	h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "contacts": six}), 422, "limit_exceeded")
+	for _, bad := range []map[string]any{
+		{"contacts": []any{map[string]any{"name": map[string]any{"formatted_name": "Only"}}}},
+		{"contacts": []any{map[string]any{"name": map[string]any{"first_name": "No formatted"}}}},
+		{"contacts": []any{card}, "text": "and a text"},
+		{"contacts": []any{map[string]any{"name": map[string]any{"formatted_name": "B J", "first_name": "B"}, "birthday": "23/01/1999"}}},
+	} {
+		bad["conversation_id"] = conv
+		h.Want(sendMsg(h.API, "live_all", bad), 400, "invalid_request")
+	}
+	if n := len(calls()); n != before {
+		t.Fatalf("refused sends reached Meta: %d calls", n-before)
+	}
+}
