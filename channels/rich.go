@@ -40,6 +40,21 @@ type Interactive struct {
 	Sections    []Section
 	URL         string
 	DisplayText string
+	// Elements are the cards of an Instagram generic template (Type
+	// generic).
+	Elements []Element
+}
+
+// Element is a card of a generic template: URL opens when the card is
+// tapped; each button is a web_url (URL) or a postback (Payload).
+type Element struct {
+	Title, Subtitle, ImageURL, URL string
+	Buttons                        []ElementButton
+}
+
+// ElementButton is a button of a card.
+type ElementButton struct {
+	Type, Title, URL, Payload string
 }
 
 // Choice is a button, a row or a quick reply.

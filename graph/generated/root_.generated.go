@@ -3131,6 +3131,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
+		ec.unmarshalInputElementButtonInput,
+		ec.unmarshalInputElementInput,
 		ec.unmarshalInputInteractiveInput,
 		ec.unmarshalInputKnowledgeEntryInput,
 		ec.unmarshalInputLocationInput,
@@ -3965,6 +3967,29 @@ input InteractiveInput {
   url: String
   displayText: String
   quickReplies: [QuickReplyInput!]
+  "Instagram generic template (type generic): at most 10 cards"
+  elements: [ElementInput!]
+}
+
+input ElementInput {
+  "at most 80 characters"
+  title: String!
+  "at most 80 characters"
+  subtitle: String
+  imageUrl: String
+  "opened when the card is tapped"
+  url: String
+  "at most 3"
+  buttons: [ElementButtonInput!]
+}
+
+input ElementButtonInput {
+  "web_url or postback"
+  type: String!
+  "at most 20 characters"
+  title: String!
+  url: String
+  payload: String
 }
 
 input ButtonInput {

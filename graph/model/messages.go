@@ -68,6 +68,26 @@ type InteractiveInput struct {
 	URL          *string            `json:"url"`
 	DisplayText  *string            `json:"display_text"`
 	QuickReplies []*QuickReplyInput `json:"quick_replies"`
+	Elements     []*ElementInput    `json:"elements"`
+}
+
+// ElementInput is a card of an Instagram generic template: a title, an
+// optional subtitle and image, the URL opened when it is tapped, buttons.
+type ElementInput struct {
+	Title    *string               `json:"title"`
+	Subtitle *string               `json:"subtitle"`
+	ImageURL *string               `json:"image_url"`
+	URL      *string               `json:"url"`
+	Buttons  []*ElementButtonInput `json:"buttons"`
+}
+
+// ElementButtonInput is a card's button: web_url opens URL, postback
+// sends Payload back as the customer's postback.
+type ElementButtonInput struct {
+	Type    *string `json:"type"`
+	Title   *string `json:"title"`
+	URL     *string `json:"url"`
+	Payload *string `json:"payload"`
 }
 
 // ButtonInput is a reply button: the id comes back in the customer's

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/model"
 )
 
 // Media limits as Meta documents them: WhatsApp
@@ -50,5 +51,37 @@ func TestAttachmentFits(t *testing.T) {
 	}
 	if err := mediaFits("template.header.document", "document", "application/msword", 1<<10); err == nil {
 		t.Error("a Word file was taken as a template's document header (PDF only)")
+	}
+}
+
+func TestGenericFit(t *testing.T) {
+	s := func(v string) *string { return &v }
+	card := func() *model.ElementInput {
+		return &model.ElementInput{Title: s("Welcome!"), Subtitle: s("We have the right hat for everyone."),
+			Buttons: []*model.ElementButtonInput{{Type: s("postback"), Title: s("Start Chatting"), Payload: s("P")}}}
+	}
+	if err := genericFit(&model.InteractiveInput{Elements: []*model.ElementInput{card()}}); err != nil {
+		t.Fatal(err)
+	}
+	eleven := make([]*model.ElementInput, 11)
+	for i := range eleven {
+		eleven[i] = card()
+	}
+	long, noPayload, badURL := card(), card(), card()
+	long.Title = s(strings.Repeat("t", 81))
+	noPayload.Buttons[0].Payload = nil
+	badURL.Buttons[0] = &model.ElementButtonInput{Type: s("web_url"), Title: s("Go"), URL: s("ftp://x")}
+	for name, c := range map[string]struct {
+		els  []*model.ElementInput
+		code apierr.Code
+	}{
+		"eleven": {eleven, apierr.LimitExceeded}, "long title": {[]*model.ElementInput{long}, apierr.LimitExceeded},
+		"postback without payload": {[]*model.ElementInput{noPayload}, apierr.InvalidRequest},
+		"web_url not http":         {[]*model.ElementInput{badURL}, apierr.InvalidRequest},
+	} {
+		e, ok := apierr.As(genericFit(&model.InteractiveInput{Elements: c.els}))
+		if !ok || e.Code != c.code {
+			t.Errorf("%s: %v, want %s", name, e, c.code)
+		}
 	}
 }

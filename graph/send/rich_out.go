@@ -105,7 +105,7 @@ func providerIDOf(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.
 // interactiveOut is the adapter's form of the checked choices.
 func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 	out := &channels.Interactive{Type: str(it.Type), Header: str(it.Header), Footer: str(it.Footer), Button: str(it.Button),
-		URL: str(it.URL), DisplayText: str(it.DisplayText)}
+		URL: str(it.URL), DisplayText: str(it.DisplayText), Elements: elementsOut(it.Elements)}
 	for _, b := range it.Buttons {
 		out.Choices = append(out.Choices, channels.Choice{ID: *b.ID, Title: *b.Title})
 	}

@@ -562,6 +562,7 @@ const (
 	InteractiveKindButtons      InteractiveKind = "buttons"
 	InteractiveKindCtaUrl       InteractiveKind = "cta_url"
 	InteractiveKindFlowReply    InteractiveKind = "flow_reply"
+	InteractiveKindGeneric      InteractiveKind = "generic"
 	InteractiveKindList         InteractiveKind = "list"
 	InteractiveKindListReply    InteractiveKind = "list_reply"
 	InteractiveKindPostback     InteractiveKind = "postback"
@@ -582,6 +583,8 @@ func (e InteractiveKind) Valid() bool {
 		return true
 	case InteractiveKindFlowReply:
 		return true
+	case InteractiveKindGeneric:
+		return true
 	case InteractiveKindList:
 		return true
 	case InteractiveKindListReply:
@@ -597,10 +600,29 @@ func (e InteractiveKind) Valid() bool {
 	}
 }
 
+// Defines values for InteractiveInputElementsButtonsType.
+const (
+	InteractiveInputElementsButtonsTypePostback InteractiveInputElementsButtonsType = "postback"
+	InteractiveInputElementsButtonsTypeWebUrl   InteractiveInputElementsButtonsType = "web_url"
+)
+
+// Valid indicates whether the value is a known member of the InteractiveInputElementsButtonsType enum.
+func (e InteractiveInputElementsButtonsType) Valid() bool {
+	switch e {
+	case InteractiveInputElementsButtonsTypePostback:
+		return true
+	case InteractiveInputElementsButtonsTypeWebUrl:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InteractiveInputType.
 const (
 	InteractiveInputTypeButtons      InteractiveInputType = "buttons"
 	InteractiveInputTypeCtaUrl       InteractiveInputType = "cta_url"
+	InteractiveInputTypeGeneric      InteractiveInputType = "generic"
 	InteractiveInputTypeList         InteractiveInputType = "list"
 	InteractiveInputTypeQuickReplies InteractiveInputType = "quick_replies"
 )
@@ -611,6 +633,8 @@ func (e InteractiveInputType) Valid() bool {
 	case InteractiveInputTypeButtons:
 		return true
 	case InteractiveInputTypeCtaUrl:
+		return true
+	case InteractiveInputTypeGeneric:
 		return true
 	case InteractiveInputTypeList:
 		return true
@@ -1657,7 +1681,7 @@ type InstagramMessageInput struct {
 	Channel     InstagramMessageInputChannel `json:"channel"`
 	ContactId   *string                      `json:"contact_id,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 	Text        *string           `json:"text,omitempty"`
 	To          *string           `json:"to,omitempty"`
@@ -1688,7 +1712,7 @@ type Interactive struct {
 // InteractiveKind defines model for Interactive.Kind.
 type InteractiveKind string
 
-// InteractiveInput Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+// InteractiveInput Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 type InteractiveInput struct {
 	// Button A list's button text.
 	Button  *string `json:"button,omitempty"`
@@ -1696,7 +1720,23 @@ type InteractiveInput struct {
 		Id    string `json:"id"`
 		Title string `json:"title"`
 	} `json:"buttons,omitempty"`
-	DisplayText  *string `json:"display_text,omitempty"`
+	DisplayText *string `json:"display_text,omitempty"`
+
+	// Elements Instagram generic template (type generic): at most 10 cards, each with a title (at most 80 characters) and a subtitle (80), image_url, url (opened when the card is tapped) or buttons (at most 3: web_url with url, postback with payload; titles at most 20 characters).
+	//
+	// Examples: [{"buttons":[{"title":"View Website","type":"web_url","url":"https://www.originalcoastclothing.com"},{"payload":"DEVELOPER_DEFINED_PAYLOAD","title":"Start Chatting","type":"postback"}],"image_url":"https://github.com/fbsamples/original-coast-clothing/blob/main/public/looks/male-work.jpg","subtitle":"We have the right hat for everyone.","title":"Welcome!","url":"https://www.originalcoastclothing.com"}]
+	Elements *[]struct {
+		Buttons *[]struct {
+			Payload *string                             `json:"payload,omitempty"`
+			Title   string                              `json:"title"`
+			Type    InteractiveInputElementsButtonsType `json:"type"`
+			Url     *string                             `json:"url,omitempty"`
+		} `json:"buttons,omitempty"`
+		ImageUrl *string `json:"image_url,omitempty"`
+		Subtitle *string `json:"subtitle,omitempty"`
+		Title    string  `json:"title"`
+		Url      *string `json:"url,omitempty"`
+	} `json:"elements,omitempty"`
 	Footer       *string `json:"footer,omitempty"`
 	Header       *string `json:"header,omitempty"`
 	QuickReplies *[]struct {
@@ -1714,6 +1754,9 @@ type InteractiveInput struct {
 	Type InteractiveInputType `json:"type"`
 	Url  *string              `json:"url,omitempty"`
 }
+
+// InteractiveInputElementsButtonsType defines model for InteractiveInput.Elements.Buttons.Type.
+type InteractiveInputElementsButtonsType string
 
 // InteractiveInputType defines model for InteractiveInput.Type.
 type InteractiveInputType string
@@ -1894,7 +1937,7 @@ type ReplyMessageInput struct {
 	From *string `json:"from,omitempty"`
 	Html *string `json:"html,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 
 	// Location WhatsApp: a place, sent as a message of its own.
@@ -2135,7 +2178,7 @@ type WhatsappMessageInput struct {
 	// Contacts WhatsApp: contact cards, a message of their own (no text, template, attachments, location or interactive); at most 5, more is 422 limit_exceeded.
 	Contacts *[]ContactCardInput `json:"contacts,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 
 	// Location WhatsApp: a place, sent as a message of its own.
