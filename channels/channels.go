@@ -28,6 +28,9 @@ type Receipt struct {
 	// ProviderIDs are the provider's ids, the first one being the message's
 	// delivery.provider_message_id.
 	ProviderIDs []string
+	// RecipientWaID is the wa_id WhatsApp answered for the recipient
+	// (contacts[0].wa_id), which may be another form of the number sent to.
+	RecipientWaID string
 	// Failed is set when the provider took the first parts of a message
 	// made of several and refused a later one (the parts after it were not
 	// sent): ProviderIDs are the parts it took, so the message went out in

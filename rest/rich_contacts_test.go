@@ -63,3 +63,28 @@ func TestWhatsAppContactsOutbound(t *testing.T) {
 		t.Fatalf("refused sends reached Meta: %d calls", n-before)
 	}
 }
+
+// Meta answers a send with the wa_id it knows for the number
+// (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages,
+// "contacts":[{"input","wa_id"}]); when it is not the number sent to (here
+// a wa_id no local rule derives from the number), the customer's reply
+// from it joins the contact and conversation of the send.
+func TestWhatsAppReplyFromTheAnsweredWaID(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Status: 200, Body: map[string]any{"messaging_product": "whatsapp",
+		"contacts": []any{map[string]any{"input": "447700900123", "wa_id": "447700900456"}},
+		"messages": []any{map[string]any{"id": "wamid.UK1"}}}})
+	sent := h.Want(sendMsg(h.API, "live_all", map[string]any{"channel": "whatsapp", "to": "+447700900123", "whatsapp_account_id": "wa_main",
+		"template": tpl("order_update", "A-1")}), 201, "").Data()
+	reply := waValue("messages", waMessage("wamid.UKIN", resttest.Epoch.Unix(), "text", map[string]any{"body": "thanks"}))
+	reply["messages"].([]any)[0].(map[string]any)["from"] = "447700900456"
+	reply["contacts"] = []any{map[string]any{"profile": map[string]any{"name": "Lou"}, "wa_id": "447700900456"}}
+	h.deliver(waChange("messages", reply))
+	if got := h.messageOf("wamid.UKIN"); got["conversation_id"] != sent["conversation_id"] {
+		t.Fatalf("the reply went to %v, not the send's %v", got["conversation_id"], sent["conversation_id"])
+	}
+	if n := h.count(`SELECT count(*) FROM contacts WHERE livemode AND phone LIKE '+4477009%'`); n != 1 {
+		t.Fatalf("%d contacts for the customer", n)
+	}
+}

@@ -170,8 +170,12 @@ func TestSendTemplateComponents(t *testing.T) {
 	}
 	for i, c := range cases {
 		m := channels.Message{ID: "msg_t", Channel: "whatsapp", Account: account(), To: "15551234567", Template: &c.tpl}
-		if _, err := a.Send(context.Background(), &m); err != nil {
+		r, err := a.Send(context.Background(), &m)
+		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.RecipientWaID != "15551234567" {
+			t.Errorf("%s: receipt wa_id %q, want the answer's contacts[0].wa_id", c.name, r.RecipientWaID)
 		}
 		reqs := g.Requests(nil)
 		if len(reqs) != i+1 {

@@ -5,3 +5,14 @@
 -- text only (the body is then its one component).
 ALTER TABLE templates ADD COLUMN components jsonb;
 ALTER TABLE templates ADD COLUMN parameter_format text NOT NULL DEFAULT '';
+
+-- The wa_id WhatsApp answered for a send ("contacts":[{"input","wa_id"}])
+-- when it differs from the number sent to (Brazil's ninth digit,
+-- Argentina's 9): a message from that wa_id belongs to the same contact.
+CREATE TABLE whatsapp_wa_ids (
+  workspace_id text NOT NULL,
+  livemode boolean NOT NULL,
+  wa_id text NOT NULL,
+  contact_id text NOT NULL REFERENCES contacts (id) ON DELETE CASCADE,
+  PRIMARY KEY (workspace_id, livemode, wa_id)
+);
