@@ -132,4 +132,3 @@ func rememberWaID(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.
 	}
 	return q.RememberWaID(ctx, s, receipt.RecipientWaID, *conv.ContactID)
 }
-
