@@ -65,7 +65,10 @@ const (
 	TemplateNotMarketing    Code = "template_not_marketing"
 	// TemplateParameters: a template send's parameters do not match the
 	// template's components (missing, extra or of the wrong kind).
-	TemplateParameters    Code = "template_parameters_invalid"
+	TemplateParameters Code = "template_parameters_invalid"
+	// MediaExpired: provider media can no longer be fetched (an Instagram
+	// attachment's link expired).
+	MediaExpired          Code = "media_expired"
 	ConversationClosed    Code = "conversation_closed"
 	SenderNotVerified     Code = "sender_not_verified"
 	SenderNotFound        Code = "sender_not_found"
@@ -157,6 +160,7 @@ var table = map[Code]Entry{
 	TemplateNotApproved:     {422, "The template is not approved."},
 	TemplateNotMarketing:    {422, "Marketing messages need a MARKETING template."},
 	TemplateParameters:      {422, "The template's parameters do not match its components."},
+	MediaExpired:            {422, "The provider's link to the media expired; it cannot be fetched again."},
 	ConversationClosed:      {422, "The conversation is closed."},
 	SenderNotVerified:       {422, "The sender's domain is not verified."},
 	SenderNotFound:          {422, "No email account has that address."},

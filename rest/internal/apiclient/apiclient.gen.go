@@ -325,6 +325,7 @@ const (
 	ErrorCodeKnowledgeEntryNotFound    ErrorCode = "knowledge_entry_not_found"
 	ErrorCodeLimitExceeded             ErrorCode = "limit_exceeded"
 	ErrorCodeMarketingNotOnboarded     ErrorCode = "marketing_not_onboarded"
+	ErrorCodeMediaExpired              ErrorCode = "media_expired"
 	ErrorCodeMessageNotFound           ErrorCode = "message_not_found"
 	ErrorCodeMethodNotAllowed          ErrorCode = "method_not_allowed"
 	ErrorCodeNoRecipient               ErrorCode = "no_recipient"
@@ -450,6 +451,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeLimitExceeded:
 		return true
 	case ErrorCodeMarketingNotOnboarded:
+		return true
+	case ErrorCodeMediaExpired:
 		return true
 	case ErrorCodeMessageNotFound:
 		return true
@@ -3089,7 +3092,7 @@ type ClientInterface interface {
 
 	// RefetchFile Fetch provider media again
 	//
-	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 	//
 	// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
 	RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3538,7 +3541,7 @@ func (c *Client) GetFileContent(ctx context.Context, id string, params *GetFileC
 
 // RefetchFile Fetch provider media again
 //
-// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 //
 // Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
 func (c *Client) RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5777,7 +5780,7 @@ type ClientWithResponsesInterface interface {
 
 	// RefetchFileWithResponse Fetch provider media again
 	//
-	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11947,7 +11950,7 @@ func (c *ClientWithResponses) GetFileContentWithResponse(ctx context.Context, id
 
 // RefetchFileWithResponse Fetch provider media again
 //
-// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 //
 // Returns a wrapper object for the known response body format(s).
 //
