@@ -48,6 +48,17 @@ func TestTemplateComponentsSend(t *testing.T) {
 	if err := h.Resolver.MetaHooks().SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
 		t.Fatal(err)
 	}
+	listed := h.Want(h.Do("GET", "/v1/whatsapp/templates", "live_all", nil), 200, "")
+	var named map[string]any
+	for _, it := range listed.Items() {
+		if it.(map[string]any)["name"] == "order_delivery_update" {
+			named = it.(map[string]any)
+		}
+	}
+	if named == nil || named["parameter_format"] != "NAMED" || lookup(named, "components.0.format") != "LOCATION" ||
+		named["body"] != "Good news {{customer_name}}! Your order #{{order_number}} is on its way to the location above." {
+		t.Fatalf("listed %v", named)
+	}
 	sends := func() []metatest.Request {
 		return h.graph.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") })
 	}

@@ -709,6 +709,52 @@ func (ec *executionContext) fieldContext_WhatsappTemplate_body(_ context.Context
 	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _WhatsappTemplate_parameterFormat(ctx context.Context, field graphql.CollectedField, obj *model.WhatsappTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WhatsappTemplate_parameterFormat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParameterFormat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WhatsappTemplate_parameterFormat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WhatsappTemplate_components(ctx context.Context, field graphql.CollectedField, obj *model.WhatsappTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WhatsappTemplate_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WhatsappTemplate_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -2502,6 +2548,16 @@ func (ec *executionContext) _WhatsappTemplate(ctx context.Context, sel ast.Selec
 		case "body":
 			out.Values[i] = ec._WhatsappTemplate_body(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parameterFormat":
+			out.Values[i] = ec._WhatsappTemplate_parameterFormat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._WhatsappTemplate_components(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

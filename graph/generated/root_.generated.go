@@ -584,9 +584,11 @@ type ComplexityRoot struct {
 	WhatsappTemplate struct {
 		Body              func(childComplexity int) int
 		Category          func(childComplexity int) int
+		Components        func(childComplexity int) int
 		ID                func(childComplexity int) int
 		Language          func(childComplexity int) int
 		Name              func(childComplexity int) int
+		ParameterFormat   func(childComplexity int) int
 		Status            func(childComplexity int) int
 		WhatsappAccountID func(childComplexity int) int
 	}
@@ -3079,6 +3081,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappTemplate.Category(childComplexity), true
+	case "WhatsappTemplate.components":
+		if e.ComplexityRoot.WhatsappTemplate.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Components(childComplexity), true
 	case "WhatsappTemplate.id":
 		if e.ComplexityRoot.WhatsappTemplate.ID == nil {
 			break
@@ -3097,6 +3105,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappTemplate.Name(childComplexity), true
+	case "WhatsappTemplate.parameterFormat":
+		if e.ComplexityRoot.WhatsappTemplate.ParameterFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.ParameterFormat(childComplexity), true
 	case "WhatsappTemplate.status":
 		if e.ComplexityRoot.WhatsappTemplate.Status == nil {
 			break
@@ -3907,6 +3921,10 @@ type WhatsappTemplate {
   "APPROVED, PENDING or REJECTED"
   status: String!
   body: String!
+  "POSITIONAL ({{1}}: send parameters) or NAMED ({{first_name}}: send namedParameters)"
+  parameterFormat: String!
+  "The components as Meta lists them (HEADER, BODY, FOOTER, BUTTONS); null for a template known by its body only"
+  components: JSON
 }
 
 type TemplatePage {
@@ -5297,6 +5315,10 @@ func (ec *executionContext) childFields_WhatsappTemplate(ctx context.Context, fi
 		return ec.fieldContext_WhatsappTemplate_status(ctx, field)
 	case "body":
 		return ec.fieldContext_WhatsappTemplate_body(ctx, field)
+	case "parameterFormat":
+		return ec.fieldContext_WhatsappTemplate_parameterFormat(ctx, field)
+	case "components":
+		return ec.fieldContext_WhatsappTemplate_components(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WhatsappTemplate", field.Name)
 }

@@ -208,6 +208,10 @@ type WhatsappTemplate struct {
 	Category          string `json:"category"`
 	Status            string `json:"status"`
 	Body              string `json:"body"`
+	// ParameterFormat is POSITIONAL or NAMED; Components are Meta's
+	// component definitions, null for a template known by its body only.
+	ParameterFormat string `json:"parameter_format"`
+	Components      JSON   `json:"components"`
 }
 
 // TemplatePage lists templates; it is never cut into pages.

@@ -831,6 +831,24 @@ func (e TemplateCategory) Valid() bool {
 	}
 }
 
+// Defines values for TemplateParameterFormat.
+const (
+	NAMED      TemplateParameterFormat = "NAMED"
+	POSITIONAL TemplateParameterFormat = "POSITIONAL"
+)
+
+// Valid indicates whether the value is a known member of the TemplateParameterFormat enum.
+func (e TemplateParameterFormat) Valid() bool {
+	switch e {
+	case NAMED:
+		return true
+	case POSITIONAL:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TemplateStatus.
 const (
 	APPROVED TemplateStatus = "APPROVED"
@@ -2017,17 +2035,28 @@ type System struct {
 
 // Template defines model for Template.
 type Template struct {
-	Body              string           `json:"body"`
-	Category          TemplateCategory `json:"category"`
-	Id                string           `json:"id"`
-	Language          string           `json:"language"`
-	Name              string           `json:"name"`
-	Status            TemplateStatus   `json:"status"`
-	WhatsappAccountId string           `json:"whatsapp_account_id"`
+	Body     string           `json:"body"`
+	Category TemplateCategory `json:"category"`
+
+	// Components The template's components as Meta lists them (HEADER with its format, BODY, FOOTER, BUTTONS); a send's header, body and button parameters are checked against them. null for a template known by its body only.
+	//
+	// Examples: [{"format":"LOCATION","type":"HEADER"},{"text":"Good news {{customer_name}}! Your order #{{order_number}} is on its way to the location above.","type":"BODY"},{"buttons":[{"text":"Stop Delivery Updates","type":"QUICK_REPLY"}],"type":"BUTTONS"}]
+	Components *[]map[string]interface{} `json:"components"`
+	Id         string                    `json:"id"`
+	Language   string                    `json:"language"`
+	Name       string                    `json:"name"`
+
+	// ParameterFormat How the template's placeholders are written: {{1}}, {{2}} … (POSITIONAL; send template.parameters) or {{first_name}} (NAMED; send template.named_parameters).
+	ParameterFormat   TemplateParameterFormat `json:"parameter_format"`
+	Status            TemplateStatus          `json:"status"`
+	WhatsappAccountId string                  `json:"whatsapp_account_id"`
 }
 
 // TemplateCategory defines model for Template.Category.
 type TemplateCategory string
+
+// TemplateParameterFormat How the template's placeholders are written: {{1}}, {{2}} … (POSITIONAL; send template.parameters) or {{first_name}} (NAMED; send template.named_parameters).
+type TemplateParameterFormat string
 
 // TemplateStatus defines model for Template.Status.
 type TemplateStatus string
