@@ -88,3 +88,19 @@ func TestWhatsAppReplyFromTheAnsweredWaID(t *testing.T) {
 		t.Fatalf("%d contacts for the customer", n)
 	}
 }
+
+// The same inputs over GraphQL: a contact card, and a template's button
+// parameter checked against the template.
+func TestRichInputsOverGraphQL(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	conv := api.Inbound("whatsapp", "+15550107777", "hi")["conversation"].(map[string]any)["id"].(string)
+	msg := gql(t, api, `mutation { sendMessage(input: {conversationId: "`+conv+`", contacts: [{name: {formattedName: "Barbara J. Johnson",
+		firstName: "Barbara"}, phones: [{phone: "+19195551234", waId: "19195551234", type: "WORK"}]}]}) { type contacts { name { formattedName } phones { waId } } } }`, "")
+	sent := msg["sendMessage"].(map[string]any)
+	if sent["type"] != "contacts" || lookup(sent, "contacts.0.name.formattedName") != "Barbara J. Johnson" || lookup(sent, "contacts.0.phones.0.waId") != "19195551234" {
+		t.Fatalf("sent %v", sent)
+	}
+	gql(t, api, `mutation { sendMessage(input: {conversationId: "`+conv+`", template: {name: "order_update", language: "en_US",
+		parameters: ["A-1"], buttons: [{index: 0, payload: "x"}]}}) { id } }`, "template_parameters_invalid")
+}
