@@ -98,9 +98,12 @@ type Email struct {
 	To      []string
 	Cc      []string
 	Subject string
-	// Domain is the sending domain: Message-ID <{id}@{domain}> and the
-	// envelope sender bounces+{id}@{domain}.
+	// Domain is the sending domain: Message-ID <{id}@{domain}>.
 	Domain string
+	// ReturnPath is the domain of the envelope sender,
+	// bounces+{id}@{return path}, whose MX receives the bounces; "" is
+	// Domain.
+	ReturnPath string
 	// InReplyTo and References thread a reply.
 	InReplyTo  string
 	References []string

@@ -13,17 +13,22 @@ func (r *Resolver) unsubscribeLinks() mail.Links {
 // mailEnvelope completes outbound emails (DKIM key, thread headers,
 // unsubscribe link).
 func (r *Resolver) mailEnvelope() *mail.Envelope {
-	return &mail.Envelope{Keys: mail.DKIMKeys{Seal: r.Seal}, Links: r.unsubscribeLinks()}
+	return &mail.Envelope{Keys: mail.DKIMKeys{Seal: r.Seal}, Links: r.unsubscribeLinks(), ReturnPath: r.Mail.ReturnPath}
+}
+
+// senderDNS lists the DNS records of sending domains.
+func (r *Resolver) senderDNS() mail.DNS {
+	return mail.DNS{Store: r.Store, Keys: mail.DKIMKeys{Seal: r.Seal}, Settings: r.Mail}
 }
 
 // MailProcessor turns stored inbound mail into messages and bounces.
 func (r *Resolver) MailProcessor() *mail.Processor {
-	return &mail.Processor{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound()}
+	return &mail.Processor{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound(), ReturnPath: r.Mail.ReturnPath}
 }
 
 // MailInbox is the SMTP listener's side of the service.
 func (r *Resolver) MailInbox(queue mail.MailQueue) *mail.Inbox {
-	return &mail.Inbox{Store: r.Store, Queue: queue, Clock: r.Clock}
+	return &mail.Inbox{Store: r.Store, Queue: queue, Clock: r.Clock, ReturnPath: r.Mail.ReturnPath}
 }
 
 // Unsubscriber answers the List-Unsubscribe links.

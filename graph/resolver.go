@@ -22,6 +22,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -66,6 +67,9 @@ type Resolver struct {
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.
 	AI *AIConfig
+	// Mail are the email settings: the return path of outbound mail
+	// (MSGSVC_SMTP_RETURN_PATH_DOMAIN), the listener's and relay's hosts.
+	Mail mail.Settings
 	// Seal seals and opens provider credentials at rest (graph/seal).
 	Seal seal.Key
 	// ProviderTimeout bounds one provider call (MSGSVC_PROVIDER_TIMEOUT).
@@ -148,7 +152,7 @@ func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
 func (r *Resolver) sends() *send.Service {
 	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,
-		UnknownAfter: r.ProviderUnknownAfter, Email: r.mailEnvelope(), Pacer: r.Pacer}
+		UnknownAfter: r.ProviderUnknownAfter, Email: r.mailEnvelope(), SenderDNS: r.senderDNS(), Pacer: r.Pacer}
 }
 
 // DeliverSandbox completes the sandbox sends that are due: delivered or

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -11,6 +12,9 @@ import (
 type DomainKey struct {
 	Selector string `db:"dkim_selector"`
 	Sealed   string `db:"dkim_key_sealed"`
+	// ReturnPathDomain is the domain's configured return path ("" when
+	// none); SetDomainKey leaves it alone.
+	ReturnPathDomain string `db:"return_path_domain"`
 }
 
 // SetDomainKey stores a domain's DKIM selector and sealed key ("" removes it).
@@ -23,9 +27,10 @@ func (q Queries) SetDomainKey(ctx context.Context, workspaceID, domain string, k
 	return err
 }
 
-// DomainKey returns a domain's DKIM key (an empty Sealed when it has none).
+// DomainKey returns a domain's DKIM key (an empty Sealed when it has none)
+// and its configured return path.
 func (q Queries) DomainKey(ctx context.Context, workspaceID, domain string) (*DomainKey, error) {
-	return one[DomainKey](ctx, q, `SELECT dkim_selector, dkim_key_sealed FROM email_domains
+	return one[DomainKey](ctx, q, `SELECT dkim_selector, dkim_key_sealed, return_path_domain FROM email_domains
 		WHERE workspace_id = $1 AND domain = lower($2)`, workspaceID, domain)
 }
 
@@ -45,11 +50,14 @@ func (q Queries) MailRoutes(ctx context.Context, address string) ([]MailRoute, e
 		ORDER BY workspace_id, id`, address)
 }
 
-// VerifiedDomains lists the workspaces where domain is verified.
-func (q Queries) VerifiedDomains(ctx context.Context, domain string) ([]MailRoute, error) {
+// BounceRoutes lists the verified domains a bounce address's domain may
+// belong to: a domain named in sending (itself, or the one a return-path
+// template wraps), or one whose configured return path is returnPath.
+func (q Queries) BounceRoutes(ctx context.Context, sending []string, returnPath string) ([]MailRoute, error) {
 	var out []MailRoute
 	return out, q.selectRows(ctx, &out, `SELECT workspace_id, '' AS account_id, domain FROM email_domains
-		WHERE domain = lower($1) AND verified ORDER BY workspace_id`, domain)
+		WHERE verified AND (domain = ANY($1) OR (return_path_domain <> '' AND return_path_domain = lower($2)))
+		ORDER BY workspace_id, domain`, array(sending), returnPath)
 }
 
 // EmailMessageID links a Message-ID to a stored message.
@@ -75,6 +83,24 @@ func (q Queries) InsertEmailMessageID(ctx context.Context, m *EmailMessageID) (b
 // scope named by one of the Message-IDs: an inbound mail's, or one of our
 // outbound messages (ids ours, its msg_ ids).
 func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+	return q.threadBy(ctx, s, headerIDs, ours, nil)
+}
+
+// ThreadByReferences is ThreadByHeaderIDs for the ids a reply names, which
+// may also be the Message-ID a relay gave our message: one whose local part
+// is an id the relay answered the data with (Amazon SES replaces
+// Message-ID with <{its id}@…amazonses.com>).
+func (q Queries) ThreadByReferences(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+	var locals []string
+	for _, id := range headerIDs {
+		if local, _, ok := strings.Cut(id, "@"); ok && local != "" {
+			locals = append(locals, local)
+		}
+	}
+	return q.threadBy(ctx, s, headerIDs, ours, locals)
+}
+
+func (q Queries) threadBy(ctx context.Context, s Scope, headerIDs, ours, relayIDs []string) (string, error) {
 	var conv string
 	err := q.get(ctx, &conv, `SELECT conversation_id FROM (
 		SELECT conversation_id, created_at FROM email_message_ids
@@ -82,7 +108,10 @@ func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours
 		UNION ALL
 		SELECT conversation_id, created_at FROM messages
 		WHERE workspace_id = $1 AND livemode = $2 AND channel = 'email' AND id = ANY($4)
-	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours))
+		UNION ALL
+		SELECT m.conversation_id, m.created_at FROM provider_messages p JOIN messages m ON m.id = p.message_id
+		WHERE p.channel = 'email' AND p.provider_id = ANY($5) AND m.workspace_id = $1 AND m.livemode = $2
+	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours), array(relayIDs))
 	return conv, err
 }
 

@@ -33,9 +33,12 @@ type EmailDomain struct {
 	Domain      string `db:"domain"`
 	Verified    bool   `db:"verified"`
 	Processing  bool   `db:"processing"`
+	// ReturnPathDomain is the domain of the envelope sender when set
+	// (graph/mail.ReturnPath).
+	ReturnPathDomain string `db:"return_path_domain"`
 }
 
-const emailDomainColumns = `workspace_id, domain, verified, processing`
+const emailDomainColumns = `workspace_id, domain, verified, processing, return_path_domain`
 
 // upsert inserts a row or rewrites it in place; a row with the same key in
 // another workspace is refused, so fixtures cannot take over others' ids.

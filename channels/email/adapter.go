@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -19,12 +20,23 @@ type Adapter struct {
 	Timeout time.Duration
 }
 
+// rewrittenHeaders are the headers Amazon SES replaces with its own values
+// (docs.aws.amazon.com/ses/latest/dg/header-fields.html: "If you provide a
+// Message-ID header, Amazon SES overrides the header with its own value",
+// and likewise Date): a signature covering them would fail.
+var rewrittenHeaders = []string{"Message-ID", "Date"}
+
 // Send composes, signs (when the domain has a key) and submits the mail.
-// The receipt's id is the Message-ID: the relay's 250 is all SMTP gives.
+// The receipt's first id is our Message-ID; a relay that answers the data
+// with an id of its own (Amazon SES: "250 Ok {id}") adds that id.
 func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Receipt, error) {
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
+	}
+	var omit []string
+	if a.Relay.RewritesMessageID {
+		m, omit = withOwnReference(m), rewrittenHeaders
 	}
 	raw, err := Compose(m, now())
 	if err != nil {
@@ -32,7 +44,7 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	}
 	e := m.Email
 	if e.DKIM != nil {
-		if raw, err = Sign(raw, e.Domain, e.DKIM); err != nil {
+		if raw, err = Sign(raw, e.Domain, e.DKIM, omit...); err != nil {
 			// A key that cannot sign is the operator's to fix; sending
 			// unsigned mail from a domain that publishes a key would fail
 			// DMARC, so nothing goes out.
@@ -45,13 +57,51 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 		ctx, cancel = context.WithTimeout(ctx, a.Timeout)
 		defer cancel()
 	}
-	if err := a.Relay.Submit(ctx, BounceAddress(m.ID, e.Domain), Recipients(e.To, e.Cc), raw); err != nil {
+	returnPath := e.ReturnPath
+	if returnPath == "" {
+		returnPath = e.Domain
+	}
+	reply, err := a.Relay.SubmitReply(ctx, BounceAddress(m.ID, returnPath), Recipients(e.To, e.Cc), raw)
+	if err != nil {
 		if channels.OutcomeUnknown(err) {
 			return nil, err // the relay may have the mail: no refusal
 		}
 		return nil, Refusal(err)
 	}
-	return &channels.Receipt{ProviderIDs: []string{"<" + MessageID(m.ID, e.Domain) + ">"}}, nil
+	ids := []string{"<" + MessageID(m.ID, e.Domain) + ">"}
+	if id := RelayID(reply); id != "" {
+		ids = append(ids, id)
+	}
+	return &channels.Receipt{ProviderIDs: ids}, nil
+}
+
+// withOwnReference is m whose References end with its own Message-ID, for
+// a relay that replaces the Message-ID: a reply's References repeat ours
+// (RFC 5322 section 3.6.4), so it still names our message.
+func withOwnReference(m *channels.Message) *channels.Message {
+	e := *m.Email
+	e.References = append(append([]string{}, e.References...), MessageID(m.ID, e.Domain))
+	out := *m
+	out.Email = &e
+	return &out
+}
+
+// RelayID is the message id in a relay's 250 to the data when it gives one
+// the way Amazon SES does ("Ok {MessageID}",
+// docs.aws.amazon.com/ses/latest/DeveloperGuide/smtp-response-codes.html);
+// SES's Message-ID header is then <{MessageID}@…amazonses.com>. "" for any
+// other reply ("2.0.0 OK: queued as …" names a queue, not a message).
+func RelayID(reply string) string {
+	f := strings.Fields(reply)
+	if len(f) != 2 || !strings.EqualFold(f[0], "ok") || len(f[1]) > 200 {
+		return ""
+	}
+	for _, c := range f[1] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+			return ""
+		}
+	}
+	return f[1]
 }
 
 // Refusal maps a relay's answer to the API's (RFC 5321 section 4.2): the transient replies of a busy or throttling relay (421, 450, 451,

@@ -21,7 +21,8 @@ import (
 func MessageID(msgID, domain string) string { return msgID + "@" + domain }
 
 // BounceAddress is the envelope sender of an outbound message,
-// bounces+{msg_id}@{domain}, so that a bounce names the message it is about.
+// bounces+{msg_id}@{return path domain}, so that a bounce names the message
+// it is about.
 func BounceAddress(msgID, domain string) string { return "bounces+" + msgID + "@" + domain }
 
 // Compose builds the mail of an outbound message: the headers docs/email.md

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/emersion/go-message/textproto"
 	"github.com/emersion/go-msgauth/dkim"
@@ -89,8 +90,9 @@ func Record(keyPEM string) (string, error) {
 }
 
 // Sign prepends a DKIM-Signature (relaxed/relaxed, sha256) of domain's key to
-// a composed mail.
-func Sign(raw []byte, domain string, key *channels.DKIMKey) ([]byte, error) {
+// a composed mail; the headers named in omit (ones the relay replaces, such
+// as Amazon SES's Message-ID and Date) are left out of it.
+func Sign(raw []byte, domain string, key *channels.DKIMKey, omit ...string) ([]byte, error) {
 	signer, err := ParseKey(key.PrivateKeyPEM)
 	if err != nil {
 		return nil, err
@@ -101,7 +103,7 @@ func Sign(raw []byte, domain string, key *channels.DKIMKey) ([]byte, error) {
 	}
 	var keys []string
 	for _, k := range signedHeaders {
-		if h.Has(k) {
+		if h.Has(k) && !slices.Contains(omit, k) {
 			keys = append(keys, k)
 		}
 	}

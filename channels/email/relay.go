@@ -52,6 +52,14 @@ type Relay struct {
 	Hostname string
 	// TLSConfig, when set, replaces the default (tests trust their own CA).
 	TLSConfig *tls.Config
+	// Tokens, when set, gives the XOAUTH2 access tokens (an OAuthClient)
+	// in place of Password; a token the relay refuses with 535 is
+	// replaced once.
+	Tokens TokenSource
+	// RewritesMessageID says the relay replaces the mail's Message-ID (and
+	// Date) with its own, as Amazon SES does: the signature then leaves
+	// both out and References carries our own id (Adapter.Send).
+	RewritesMessageID bool
 }
 
 // String names the relay without its credentials (for logs).
@@ -60,7 +68,9 @@ func (r Relay) String() string { return "smtp relay " + r.Addr }
 // ParseRelay reads MSGSVC_SMTP_RELAY: smtp://[user:pass@]host[:587]
 // (STARTTLS required), smtps://[user:pass@]host[:465], or
 // smtp://host:port?tls=none; auth=plain|login|xoauth2 names the SASL
-// mechanism (xoauth2: the password is the access token).
+// mechanism (xoauth2: the password is the access token); message_id=
+// rewritten|kept says whether the relay replaces Message-ID (by default:
+// rewritten for Amazon SES, *.amazonaws.com, kept otherwise).
 func ParseRelay(raw string) (*Relay, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
@@ -93,6 +103,14 @@ func ParseRelay(raw string) (*Relay, error) {
 		return nil, fmt.Errorf("scheme %q: use smtp:// or smtps://", u.Scheme)
 	}
 	r.Addr = net.JoinHostPort(u.Hostname(), port)
+	switch v := u.Query().Get("message_id"); v {
+	case "":
+		r.RewritesMessageID = strings.HasSuffix(strings.ToLower(u.Hostname()), ".amazonaws.com")
+	case "rewritten", "kept":
+		r.RewritesMessageID = v == "rewritten"
+	default:
+		return nil, fmt.Errorf("message_id=%q: use rewritten (the relay replaces Message-ID, as Amazon SES does) or kept", v)
+	}
 	if u.User != nil {
 		r.Username = u.User.Username()
 		r.Password, _ = u.User.Password()
@@ -162,6 +180,13 @@ func stageErr(stage Stage, rcpt string, err error) error {
 // It returns nil only once the relay answered 250 to the data. The context's
 // deadline (2 minutes when it has none) bounds the whole submission.
 func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byte) error {
+	_, err := r.SubmitReply(ctx, from, to, data)
+	return err
+}
+
+// SubmitReply is Submit that also returns the text of the relay's 250 to
+// the data (Amazon SES: "Ok {its message id}").
+func (r *Relay) SubmitReply(ctx context.Context, from string, to []string, data []byte) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
@@ -175,42 +200,56 @@ func (r *Relay) Submit(ctx context.Context, from string, to []string, data []byt
 	}
 	c, err := r.dial(ctx)
 	if err != nil {
-		return fail(StageConnect, "", err)
+		return "", fail(StageConnect, "", err)
 	}
 	defer c.Close()
 	if err := c.Mail(from, nil); err != nil {
-		return fail(StageMail, "", err)
+		return "", fail(StageMail, "", err)
 	}
 	for _, rcpt := range to {
 		if err := c.Rcpt(rcpt, nil); err != nil {
-			return fail(StageRcpt, rcpt, err)
+			return "", fail(StageRcpt, rcpt, err)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return fail(StageData, "", err)
+		return "", fail(StageData, "", err)
 	}
 	if _, err := w.Write(data); err != nil {
-		return fail(StageData, "", err)
+		return "", fail(StageData, "", err)
 	}
-	if err := w.Close(); err != nil {
+	reply, err := w.CloseWithResponse()
+	if err != nil {
 		// Close writes the final dot and reads the reply: a reply is an
 		// answer; no reply after the whole mail went out is an unknown
 		// outcome, never a refusal (the mail may be on its way).
 		err := fail(StageData, "", err)
 		se := err.(*SubmitError)
 		se.Unknown = se.SMTP == nil
-		return err
+		return "", err
 	}
 	_ = c.Quit() // the mail is accepted; a failed QUIT changes nothing
-	return nil
+	return reply.StatusText, nil
 }
+
+// errTokenRefused: the relay answered an access token of Tokens with 535.
+var errTokenRefused = errors.New("the relay refused the OAuth access token")
 
 // dial connects, greets (EHLO with Hostname, also before STARTTLS),
 // secures and authenticates. The connection is closed when ctx ends, so
 // its deadline bounds the whole submission: go-smtp sets and clears
-// deadlines of its own around each command.
+// deadlines of its own around each command. An access token the relay
+// refuses (revoked or expired before its time) is forgotten and the
+// connection made once more with a new one.
 func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
+	c, err := r.dialOnce(ctx)
+	if errors.Is(err, errTokenRefused) {
+		c, err = r.dialOnce(ctx)
+	}
+	return c, err
+}
+
+func (r *Relay) dialOnce(ctx context.Context) (*smtp.Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", r.Addr)
 	if err != nil {
@@ -247,17 +286,30 @@ func (r *Relay) dial(ctx context.Context) (*smtp.Client, error) {
 		return nil, err
 	}
 	if r.Username != "" {
-		mech, err := r.mechanism(c)
-		if err != nil {
+		if err := r.authenticate(ctx, c); err != nil {
 			c.Close()
 			return nil, err
 		}
-		if err := c.Auth(mech); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("AUTH: %w", err)
-		}
 	}
 	return c, nil
+}
+
+// authenticate runs AUTH; an access token of Tokens the relay refuses with
+// 535 is forgotten (errTokenRefused).
+func (r *Relay) authenticate(ctx context.Context, c *smtp.Client) error {
+	mech, token, err := r.mechanism(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err = c.Auth(mech); err == nil {
+		return nil
+	}
+	var refused *smtp.SMTPError
+	if token != "" && errors.As(err, &refused) && refused.Code == 535 {
+		r.Tokens.Invalidate(token)
+		return fmt.Errorf("AUTH: %w (%w)", err, errTokenRefused)
+	}
+	return fmt.Errorf("AUTH: %w", err)
 }
 
 // HelloName is the EHLO name of a service reached at publicURL: its host,
@@ -289,11 +341,15 @@ const xoauth2 = "XOAUTH2"
 
 // mechanism is the SASL client of the relay's credentials: the one the URL
 // named, else PLAIN or LOGIN, whichever the relay advertises first in that
-// order (Microsoft 365 offers LOGIN and XOAUTH2, not PLAIN).
-func (r *Relay) mechanism(c *smtp.Client) (sasl.Client, error) {
+// order (Microsoft 365 offers LOGIN and XOAUTH2, not PLAIN); XOAUTH2 when
+// Tokens is set. token is the access token Tokens gave ("" without).
+func (r *Relay) mechanism(ctx context.Context, c *smtp.Client) (client sasl.Client, token string, err error) {
 	_, offered := c.Extension("AUTH")
 	want := []string{sasl.Plain, sasl.Login}
-	if r.Auth != "" {
+	switch {
+	case r.Tokens != nil:
+		want = []string{xoauth2}
+	case r.Auth != "":
 		want = []string{r.Auth}
 	}
 	for _, m := range want {
@@ -302,17 +358,22 @@ func (r *Relay) mechanism(c *smtp.Client) (sasl.Client, error) {
 		}
 		switch m {
 		case sasl.Plain:
-			return sasl.NewPlainClient("", r.Username, r.Password), nil
+			return sasl.NewPlainClient("", r.Username, r.Password), "", nil
 		case sasl.Login:
-			return &loginClient{r.Username, r.Password}, nil
-		default:
-			return &xoauth2Client{r.Username, r.Password}, nil
+			return &loginClient{r.Username, r.Password}, "", nil
 		}
+		if r.Tokens == nil {
+			return &xoauth2Client{r.Username, r.Password}, "", nil
+		}
+		if token, err = r.Tokens.Token(ctx); err != nil {
+			return nil, "", err
+		}
+		return &xoauth2Client{r.Username, token}, token, nil
 	}
 	if offered == "" {
 		offered = "none"
 	}
-	return nil, fmt.Errorf("the relay offers AUTH %s; msgsvc speaks %s", offered, strings.Join(want, " or "))
+	return nil, "", fmt.Errorf("the relay offers AUTH %s; msgsvc speaks %s", offered, strings.Join(want, " or "))
 }
 
 // loginClient is AUTH LOGIN (draft-murchison-sasl-login) without an

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -13,6 +17,47 @@ import (
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/mail"
 )
+
+// SMTPSettings are the email variables beside the relay's URL.
+type SMTPSettings struct {
+	// ReturnPathDomain is MSGSVC_SMTP_RETURN_PATH_DOMAIN, such as
+	// "bounces.{domain}" ("": the sending domain).
+	ReturnPathDomain string
+	// OAuth is the relay's XOAUTH2 client (MSGSVC_SMTP_OAUTH_*); its
+	// TokenURL is "" without one.
+	OAuth email.OAuthConfig
+}
+
+// loadSMTP reads and checks the SMTPSettings.
+func loadSMTP(get func(name, def string) string) (SMTPSettings, error) {
+	s := SMTPSettings{ReturnPathDomain: strings.ToLower(get("MSGSVC_SMTP_RETURN_PATH_DOMAIN", ""))}
+	if err := mail.CheckReturnPathTemplate(s.ReturnPathDomain); err != nil {
+		return s, fmt.Errorf("MSGSVC_SMTP_RETURN_PATH_DOMAIN: %q %w", s.ReturnPathDomain, err)
+	}
+	s.OAuth = email.OAuthConfig{TokenURL: get("MSGSVC_SMTP_OAUTH_TOKEN_URL", ""),
+		ClientID: get("MSGSVC_SMTP_OAUTH_CLIENT_ID", ""), ClientSecret: get("MSGSVC_SMTP_OAUTH_CLIENT_SECRET", ""),
+		RefreshToken: get("MSGSVC_SMTP_OAUTH_REFRESH_TOKEN", ""), Scope: get("MSGSVC_SMTP_OAUTH_SCOPE", "")}
+	if s.OAuth.TokenURL == "" {
+		if s.OAuth.ClientID != "" || s.OAuth.ClientSecret != "" || s.OAuth.RefreshToken != "" {
+			return s, errors.New("MSGSVC_SMTP_OAUTH_CLIENT_ID, _SECRET and _REFRESH_TOKEN need MSGSVC_SMTP_OAUTH_TOKEN_URL")
+		}
+		return s, nil
+	}
+	u, err := url.Parse(s.OAuth.TokenURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+		return s, errors.New("MSGSVC_SMTP_OAUTH_TOKEN_URL: not an https:// URL (such as https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token)")
+	}
+	if s.OAuth.ClientID == "" {
+		return s, errors.New("MSGSVC_SMTP_OAUTH_CLIENT_ID: required with MSGSVC_SMTP_OAUTH_TOKEN_URL")
+	}
+	return s, nil
+}
+
+// isLoopback says host is this machine (plain http is for tests there).
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
 
 // emailAdapter is the live email adapter over MSGSVC_SMTP_RELAY, or nil
 // without a relay (live email then answers 503 channel_unavailable).
@@ -25,11 +70,21 @@ func emailAdapter(c LiveConfig, now func() time.Time) (*email.Adapter, error) {
 		return nil, fmt.Errorf("MSGSVC_SMTP_RELAY: %w", err)
 	}
 	relay.Hostname = c.SMTPHostname
+	if c.SMTP.OAuth.TokenURL != "" {
+		if relay.Username == "" || relay.TLS == email.None {
+			return nil, errors.New("MSGSVC_SMTP_OAUTH_TOKEN_URL: MSGSVC_SMTP_RELAY must name the mailbox as its user (smtp://mailer%40acme.com@host:587), over TLS")
+		}
+		relay.Tokens = &email.OAuthClient{OAuthConfig: c.SMTP.OAuth, HTTP: &http.Client{Timeout: c.ProviderTimeout}, Now: now}
+	}
 	return &email.Adapter{Relay: relay, Now: now, Timeout: c.ProviderTimeout}, nil
 }
 
 // wireEmail gives the resolver the live email adapter when a relay is set.
 func wireEmail(cfg LiveConfig, resolver *graph.Resolver) error {
+	resolver.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}, MXHost: cfg.SMTPHostname}
+	if cfg.SMTPRelay != nil {
+		resolver.Mail.RelayHost = cfg.SMTPRelay.Hostname()
+	}
 	mailer, err := emailAdapter(cfg, resolver.Clock)
 	if err != nil || mailer == nil {
 		return err

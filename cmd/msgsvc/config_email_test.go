@@ -42,3 +42,51 @@ func TestListenerTLSConfig(t *testing.T) {
 		t.Fatalf("unreadable files: %v", err)
 	}
 }
+
+// MSGSVC_SMTP_RETURN_PATH_DOMAIN is a domain holding {domain} once.
+func TestReturnPathDomainConfig(t *testing.T) {
+	env := map[string]string{"MSGSVC_SMTP_RETURN_PATH_DOMAIN": "Bounces.{domain}"}
+	cfg, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil || cfg.Live.SMTP.ReturnPathDomain != "bounces.{domain}" {
+		t.Fatalf("%q %v", cfg.Live.SMTP.ReturnPathDomain, err)
+	}
+	env["MSGSVC_SMTP_RETURN_PATH_DOMAIN"] = "bounces.acme.com"
+	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "MSGSVC_SMTP_RETURN_PATH_DOMAIN") {
+		t.Fatalf("a template without {domain}: %v", err)
+	}
+}
+
+// MSGSVC_SMTP_OAUTH_* make the relay's XOAUTH2 token client; the relay must
+// name the mailbox and use TLS, the endpoint https.
+func TestSMTPOAuthConfig(t *testing.T) {
+	env := map[string]string{"MSGSVC_SMTP_RELAY": "smtp://mailer%40acme.com@smtp.office365.com:587",
+		"MSGSVC_SMTP_OAUTH_TOKEN_URL": "https://login.microsoftonline.com/tenant-1/oauth2/v2.0/token",
+		"MSGSVC_SMTP_OAUTH_CLIENT_ID": "app-1", "MSGSVC_SMTP_OAUTH_CLIENT_SECRET": "s", "MSGSVC_SMTP_OAUTH_REFRESH_TOKEN": "r"}
+	load := func() (*email.Adapter, error) {
+		cfg, err := loadConfig(func(k string) string { return env[k] })
+		if err != nil {
+			return nil, err
+		}
+		return emailAdapter(cfg.Live, time.Now)
+	}
+	a, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := a.Relay.Tokens.(*email.OAuthClient)
+	if !ok || o.ClientID != "app-1" || o.RefreshToken != "r" || a.Relay.Username != "mailer@acme.com" {
+		t.Fatalf("relay %+v", a.Relay)
+	}
+	for name, bad := range map[string]string{
+		"MSGSVC_SMTP_OAUTH_TOKEN_URL": "http://login.example.com/token",
+		"MSGSVC_SMTP_OAUTH_CLIENT_ID": "",
+		"MSGSVC_SMTP_RELAY":           "smtp://smtp.office365.com:587",
+	} {
+		keep := env[name]
+		env[name] = bad
+		if _, err := load(); err == nil {
+			t.Errorf("%s=%q accepted", name, bad)
+		}
+		env[name] = keep
+	}
+}

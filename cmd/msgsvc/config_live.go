@@ -37,6 +37,8 @@ type LiveConfig struct {
 	// SMTPTLSCert and SMTPTLSKey (MSGSVC_SMTP_TLS_CERT, _KEY: PEM files)
 	// make the listener offer STARTTLS.
 	SMTPTLSCert, SMTPTLSKey string
+	// SMTP is the rest of the email settings (config_email.go).
+	SMTP SMTPSettings
 	// AIURL is an OpenAI-compatible API base; empty uses the built-in
 	// responder.
 	AIURL, AIModel, AIAPIKey string
@@ -96,6 +98,9 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 		*d.into = v
 	}
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
+		return c, seal.Key{}, err
+	}
+	if c.SMTP, err = loadSMTP(get); err != nil {
 		return c, seal.Key{}, err
 	}
 	for name, addr := range map[string]string{"MSGSVC_SMTP_ADDR": c.SMTPAddr, "MSGSVC_METRICS_ADDR": c.MetricsAddr} {

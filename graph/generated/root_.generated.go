@@ -211,6 +211,13 @@ type ComplexityRoot struct {
 		Message func(childComplexity int) int
 	}
 
+	DnsRecord struct {
+		Name    func(childComplexity int) int
+		Purpose func(childComplexity int) int
+		Type    func(childComplexity int) int
+		Value   func(childComplexity int) int
+	}
+
 	EmailAddress struct {
 		Address          func(childComplexity int) int
 		ForwardingActive func(childComplexity int) int
@@ -227,11 +234,13 @@ type ComplexityRoot struct {
 	}
 
 	EmailSender struct {
-		Address   func(childComplexity int) int
-		Domain    func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Verified  func(childComplexity int) int
-		WebsiteID func(childComplexity int) int
+		Address          func(childComplexity int) int
+		DNSRecords       func(childComplexity int) int
+		Domain           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		ReturnPathDomain func(childComplexity int) int
+		Verified         func(childComplexity int) int
+		WebsiteID        func(childComplexity int) int
 	}
 
 	EmailSenderPage struct {
@@ -1325,6 +1334,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeliveryError.Message(childComplexity), true
 
+	case "DnsRecord.name":
+		if e.ComplexityRoot.DnsRecord.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Name(childComplexity), true
+	case "DnsRecord.purpose":
+		if e.ComplexityRoot.DnsRecord.Purpose == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Purpose(childComplexity), true
+	case "DnsRecord.type":
+		if e.ComplexityRoot.DnsRecord.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Type(childComplexity), true
+	case "DnsRecord.value":
+		if e.ComplexityRoot.DnsRecord.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Value(childComplexity), true
+
 	case "EmailAddress.address":
 		if e.ComplexityRoot.EmailAddress.Address == nil {
 			break
@@ -1387,6 +1421,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSender.Address(childComplexity), true
+	case "EmailSender.dnsRecords":
+		if e.ComplexityRoot.EmailSender.DNSRecords == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.DNSRecords(childComplexity), true
 	case "EmailSender.domain":
 		if e.ComplexityRoot.EmailSender.Domain == nil {
 			break
@@ -1399,6 +1439,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSender.ID(childComplexity), true
+	case "EmailSender.returnPathDomain":
+		if e.ComplexityRoot.EmailSender.ReturnPathDomain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSender.ReturnPathDomain(childComplexity), true
 	case "EmailSender.verified":
 		if e.ComplexityRoot.EmailSender.Verified == nil {
 			break
@@ -3939,6 +3985,20 @@ type EmailSender {
   domain: String!
   verified: Boolean!
   websiteId: ID!
+  "The domain of the envelope sender, bounces+{msg_id}@…"
+  returnPathDomain: String!
+  "The DNS records the sending domain publishes."
+  dnsRecords: [DnsRecord!]!
+}
+
+"A DNS record a sending domain publishes."
+type DnsRecord {
+  "dkim, return_path, spf or dmarc"
+  purpose: String!
+  "TXT or MX"
+  type: String!
+  name: String!
+  value: String!
 }
 
 type EmailSenderPage {
@@ -4679,6 +4739,20 @@ func (ec *executionContext) childFields_DeliveryError(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type DeliveryError", field.Name)
 }
 
+func (ec *executionContext) childFields_DnsRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "purpose":
+		return ec.fieldContext_DnsRecord_purpose(ctx, field)
+	case "type":
+		return ec.fieldContext_DnsRecord_type(ctx, field)
+	case "name":
+		return ec.fieldContext_DnsRecord_name(ctx, field)
+	case "value":
+		return ec.fieldContext_DnsRecord_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DnsRecord", field.Name)
+}
+
 func (ec *executionContext) childFields_EmailAddress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4721,6 +4795,10 @@ func (ec *executionContext) childFields_EmailSender(ctx context.Context, field g
 		return ec.fieldContext_EmailSender_verified(ctx, field)
 	case "websiteId":
 		return ec.fieldContext_EmailSender_websiteId(ctx, field)
+	case "returnPathDomain":
+		return ec.fieldContext_EmailSender_returnPathDomain(ctx, field)
+	case "dnsRecords":
+		return ec.fieldContext_EmailSender_dnsRecords(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailSender", field.Name)
 }

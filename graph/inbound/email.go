@@ -125,7 +125,7 @@ func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope,
 	ids := append(append([]string{}, in.InReplyTo...), in.References...)
 	if len(ids) > 0 || len(in.OurIDs) > 0 {
 		var id string
-		id, err = q.ThreadByHeaderIDs(ctx, s, ids, in.OurIDs)
+		id, err = q.ThreadByReferences(ctx, s, ids, in.OurIDs)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, nil, false, err
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// bounce applies a DSN sent to bounces+{msg_id}@{domain}: a failed
+// bounce applies a DSN sent to bounces+{msg_id}@{return path}: a failed
 // recipient fails the message (bounced, the status code in the message);
 // a permanent failure (5.x.x) also suppresses the address. Any other Action
 // changes nothing, nor does mail that is not a DSN.
@@ -34,7 +34,7 @@ func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain st
 	if failed == nil {
 		return nil
 	}
-	routes, err := q.VerifiedDomains(ctx, domain)
+	routes, err := q.BounceRoutes(ctx, p.ReturnPath.Sending(domain), domain)
 	if err != nil {
 		return err
 	}

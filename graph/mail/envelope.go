@@ -12,12 +12,14 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// Envelope completes outbound emails: the sending domain, its DKIM key (live
-// sends only), the thread's In-Reply-To and References, and the contact's
-// unsubscribe link. graph/send calls it in its transaction.
+// Envelope completes outbound emails: the sending domain and its return
+// path, its DKIM key (live sends only), the thread's In-Reply-To and
+// References, and the contact's unsubscribe link. graph/send calls it in
+// its transaction.
 type Envelope struct {
-	Keys  DKIMKeys
-	Links Links
+	Keys       DKIMKeys
+	Links      Links
+	ReturnPath ReturnPath
 }
 
 // DomainOf is the domain of an address.
@@ -33,12 +35,18 @@ func (v *Envelope) Complete(ctx context.Context, q repo.Queries, s repo.Scope, c
 		e.UnsubscribeURL = v.Links.URL(Unsubscribe{WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 			ContactID: contactID, Domain: e.Domain})
 	}
+	dk, err := q.DomainKey(ctx, s.WorkspaceID, e.Domain)
+	if errors.Is(err, repo.ErrNotFound) {
+		dk, err = &repo.DomainKey{}, nil
+	}
+	if err != nil {
+		return fmt.Errorf("mail: domain %s: %w", e.Domain, err)
+	}
+	e.ReturnPath = v.ReturnPath.Domain(e.Domain, dk.ReturnPathDomain)
 	if s.Livemode {
-		key, err := v.Keys.Key(ctx, q, s.WorkspaceID, e.Domain)
-		if err != nil {
+		if e.DKIM, err = v.Keys.open(dk, s.WorkspaceID, e.Domain); err != nil {
 			return err
 		}
-		e.DKIM = key
 	}
 	if conversationID == "" {
 		return nil

@@ -12,7 +12,7 @@ import (
 // InboxStore is what the SMTP listener reads and writes; repo.Store is one.
 type InboxStore interface {
 	MailRoutes(ctx context.Context, address string) ([]repo.MailRoute, error)
-	VerifiedDomains(ctx context.Context, domain string) ([]repo.MailRoute, error)
+	BounceRoutes(ctx context.Context, sending []string, returnPath string) ([]repo.MailRoute, error)
 	InsertInboundMail(ctx context.Context, m *repo.InboundMail) error
 }
 
@@ -27,20 +27,23 @@ type Inbox struct {
 	Store InboxStore
 	Queue MailQueue // nil: the sweep picks the mail up
 	Clock clock.Clock
+	// ReturnPath reads the domains of bounce addresses.
+	ReturnPath ReturnPath
 }
 
-// bounceID reads bounces+{msg_id}@{domain}.
+// bounceID reads bounces+{msg_id}@{domain}, domain being a return path.
 func bounceID(address string) (msgID, domain string, ok bool) {
 	local, domain, found := strings.Cut(strings.ToLower(address), "@")
 	id, isBounce := strings.CutPrefix(local, "bounces+")
 	return id, domain, found && isBounce && id != "" && domain != ""
 }
 
-// Accepts takes an email account's address, or a bounces+ address of a
-// verified domain; anything else is a stranger (550 5.1.1).
+// Accepts takes an email account's address, or a bounces+ address at the
+// return path of a verified domain (or at the domain itself); anything else
+// is a stranger (550 5.1.1).
 func (b *Inbox) Accepts(ctx context.Context, rcpt string) (bool, error) {
 	if _, domain, ok := bounceID(rcpt); ok {
-		routes, err := b.Store.VerifiedDomains(ctx, domain)
+		routes, err := b.Store.BounceRoutes(ctx, b.ReturnPath.Sending(domain), domain)
 		return len(routes) > 0, err
 	}
 	routes, err := b.Store.MailRoutes(ctx, rcpt)

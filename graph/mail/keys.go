@@ -44,11 +44,19 @@ type DKIMKeys struct {
 // Key returns a domain's signing key, or nil when the domain has none.
 func (k DKIMKeys) Key(ctx context.Context, q repo.Queries, workspaceID, domain string) (*channels.DKIMKey, error) {
 	dk, err := q.DomainKey(ctx, workspaceID, domain)
-	if errors.Is(err, repo.ErrNotFound) || (err == nil && dk.Sealed == "") {
+	if errors.Is(err, repo.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	return k.open(dk, workspaceID, domain)
+}
+
+// open unseals a stored key (nil when the domain has none).
+func (k DKIMKeys) open(dk *repo.DomainKey, workspaceID, domain string) (*channels.DKIMKey, error) {
+	if dk.Sealed == "" {
+		return nil, nil
 	}
 	pemKey, err := k.Seal.Open(dk.Sealed, KeyAAD(workspaceID, domain))
 	if err != nil {

@@ -27,6 +27,8 @@ type Processor struct {
 	Clock   clock.Clock
 	Events  event.Recorder
 	Inbound *inbound.Service
+	// ReturnPath reads the domains of bounce addresses.
+	ReturnPath ReturnPath
 }
 
 // Process handles one stored mail, in one transaction with its "processed"

@@ -228,6 +228,20 @@ type EmailSender struct {
 	Domain    string `json:"domain"`
 	Verified  bool   `json:"verified"`
 	WebsiteID string `json:"website_id"`
+	// ReturnPathDomain is the domain of its envelope sender
+	// (bounces+{msg_id}@…).
+	ReturnPathDomain string `json:"return_path_domain"`
+	// DNSRecords are the records its domain publishes.
+	DNSRecords []*DNSRecord `json:"dns_records"`
+}
+
+// DNSRecord is a DNS record a sending domain publishes: purpose dkim,
+// return_path, spf or dmarc.
+type DNSRecord struct {
+	Purpose string `json:"purpose"`
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	Value   string `json:"value"`
 }
 
 // EmailSenderPage lists email senders; it is never cut into pages.

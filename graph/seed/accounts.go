@@ -87,8 +87,12 @@ func (s *workspaceSeed) email() error {
 		if d.Domain == "" || strings.ContainsAny(d.Domain, "@ ") {
 			return s.bad(p, "must be a domain name")
 		}
+		rp := strings.ToLower(d.ReturnPathDomain)
+		if err := mail.CheckDomainName(rp); rp != "" && err != nil {
+			return s.bad(fmt.Sprintf(".email_domains[%d].return_path_domain", i), "%v", err)
+		}
 		if err := s.q.UpsertEmailDomain(s.ctx, &repo.EmailDomain{WorkspaceID: s.w.ID, Domain: strings.ToLower(d.Domain),
-			Verified: d.Verified, Processing: orDefault(d.Processing, true)}); err != nil {
+			Verified: d.Verified, Processing: orDefault(d.Processing, true), ReturnPathDomain: rp}); err != nil {
 			return s.wrap(p, err)
 		}
 		if err := s.dkim(i); err != nil {

@@ -58,6 +58,9 @@ type FixtureWorkspace struct {
 		Domain     string `json:"domain"`
 		Verified   bool   `json:"verified"`
 		Processing *bool  `json:"processing"`
+		// ReturnPathDomain is the domain of the envelope sender (its MX
+		// msgsvc); empty: MSGSVC_SMTP_RETURN_PATH_DOMAIN's.
+		ReturnPathDomain string `json:"return_path_domain"`
 		// DKIM is the domain's signing key, sealed when stored.
 		DKIM *struct {
 			Selector      string `json:"selector"`

@@ -82,6 +82,7 @@ func TestSeedRefusesBadFixturesWithThePath(t *testing.T) {
 		{"second workspace", `{"workspaces":[{"id":"ws_a"},{"id":"nope"}]}`, "workspaces[1].id"},
 		{"template {{0}}", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{0}}"}]}]}`, "workspaces[0].templates[0].body"},
 		{"template gap", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{1}} and {{3}}"}]}]}`, "workspaces[0].templates[0].body"},
+		{"return path", `{"workspaces":[{"id":"ws_a","email_domains":[{"domain":"acme.test","return_path_domain":"bounces@acme.test"}]}]}`, "workspaces[0].email_domains[0].return_path_domain"},
 		{"template huge", `{"workspaces":[{"id":"ws_a","websites":[{"id":"web_a"}],"whatsapp":[{"id":"wa_a","website_id":"web_a","phone_number":"+15550001111"}],"templates":[{"whatsapp_account_id":"wa_a","name":"t","language":"en","category":"UTILITY","status":"APPROVED","body":"Hi {{99999999999999999999}}"}]}]}`, "workspaces[0].templates[0].body"},
 	}
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/mail"
+	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -14,6 +15,12 @@ import (
 // mail.Envelope is one.
 type EmailEnvelope interface {
 	Complete(ctx context.Context, q repo.Queries, s repo.Scope, conversationID, contactID string, e *channels.Email) error
+}
+
+// SenderDNS lists the DNS records a sending domain publishes and its
+// return path; mail.DNS is one.
+type SenderDNS interface {
+	Records(ctx context.Context, workspaceID string, d repo.EmailDomain) (string, []*model.DNSRecord, error)
 }
 
 // emailEnvelope fills an outbound email's headers from its thread; without

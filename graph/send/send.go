@@ -58,6 +58,8 @@ type Service struct {
 	ProviderTimeout time.Duration
 	// Email completes outbound email headers; nil sets only the domain.
 	Email EmailEnvelope
+	// SenderDNS lists the DNS records of sending domains; nil lists none.
+	SenderDNS SenderDNS
 	// Pacer spaces live WhatsApp calls of one number; nil paces nothing.
 	Pacer *Pacer
 	// UnknownAfter is how long a message whose provider call got no answer

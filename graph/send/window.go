@@ -171,15 +171,26 @@ func (r *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, err
 	if err != nil {
 		return nil, err
 	}
-	verified := map[string]bool{}
+	byName := map[string]repo.EmailDomain{}
 	for _, d := range domains {
-		verified[d.Domain] = d.Verified
+		byName[d.Domain] = d
 	}
 	page := &model.EmailSenderPage{Items: []*model.EmailSender{}}
+	dns := map[string]*model.EmailSender{}
 	for _, acc := range accounts {
 		domain := strings.ToLower(acc.Address[strings.LastIndex(acc.Address, "@")+1:])
-		page.Items = append(page.Items, &model.EmailSender{ID: acc.ID, Address: acc.Address, Domain: domain,
-			Verified: verified[domain], WebsiteID: acc.WebsiteID})
+		sender := &model.EmailSender{ID: acc.ID, Address: acc.Address, Domain: domain,
+			Verified: byName[domain].Verified, WebsiteID: acc.WebsiteID, ReturnPathDomain: domain, DNSRecords: []*model.DNSRecord{}}
+		if d, ok := byName[domain]; ok && r.SenderDNS != nil {
+			if dns[domain] == nil {
+				dns[domain] = &model.EmailSender{}
+				if dns[domain].ReturnPathDomain, dns[domain].DNSRecords, err = r.SenderDNS.Records(ctx, a.WorkspaceID, d); err != nil {
+					return nil, err
+				}
+			}
+			sender.ReturnPathDomain, sender.DNSRecords = dns[domain].ReturnPathDomain, dns[domain].DNSRecords
+		}
+		page.Items = append(page.Items, sender)
 	}
 	return page, nil
 }

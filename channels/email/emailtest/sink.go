@@ -44,6 +44,10 @@ type Sink struct {
 	hellos      []string
 	// stall: MAIL is never answered until the test ends.
 	stall chan struct{}
+	// transcripts record each connection (transcript.go).
+	transcripts []*transcript
+	// sesID: the relay acts as Amazon SES (ActAsSES).
+	sesID string
 }
 
 // NewSink makes a relay stand-in; configure it, then Start.
@@ -63,7 +67,7 @@ func (s *Sink) Start(t testing.TB) *Sink {
 		t.Fatal(err)
 	}
 	s.Addr = l.Addr().String()
-	go func() { _ = s.Server.Serve(l) }()
+	go func() { _ = s.Server.Serve(recordingListener{Listener: l, sink: s}) }()
 	t.Cleanup(func() { _ = s.Server.Close() })
 	return s
 }
@@ -137,6 +141,38 @@ func (s *Sink) DropAfterData() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.drop = true
+}
+
+// ActAsSES makes the relay behave as Amazon SES's SMTP interface does with
+// an accepted mail: it replaces the Message-ID with <{id}@email.amazonses.com>
+// and the Date with its own ("If you provide a Message-ID header, Amazon
+// SES overrides the header with its own value", and likewise Date:
+// docs.aws.amazon.com/ses/latest/dg/header-fields.html), keeps the mail so
+// changed, and answers the data "250 Ok {id}" (Successful delivery: "250 Ok
+// MessageID",
+// docs.aws.amazon.com/ses/latest/DeveloperGuide/smtp-response-codes.html).
+func (s *Sink) ActAsSES(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sesID = id
+}
+
+// sesDate is the Date the SES stand-in puts on the mail.
+const sesDate = "Thu, 26 Nov 2026 08:00:00 +0000"
+
+// replaceHeader replaces the first field name of the header section.
+func replaceHeader(data []byte, name, value string) []byte {
+	lines := strings.SplitAfter(string(data), "\r\n")
+	for i, l := range lines {
+		if l == "\r\n" {
+			break
+		}
+		if k, _, ok := strings.Cut(l, ":"); ok && strings.EqualFold(k, name) {
+			lines[i] = k + ": " + value + "\r\n"
+			break
+		}
+	}
+	return []byte(strings.Join(lines, ""))
 }
 
 // Mails returns the accepted mails so far.
@@ -275,6 +311,9 @@ func (ss *session) Data(r io.Reader) error {
 	if ss.sink.data != nil {
 		return ss.sink.data
 	}
+	if id := ss.sink.sesID; id != "" {
+		b = replaceHeader(replaceHeader(b, "Message-ID", "<"+id+"@email.amazonses.com>"), "Date", sesDate)
+	}
 	ss.mail.Data = b
 	ss.sink.mails = append(ss.sink.mails, ss.mail)
 	select {
@@ -284,6 +323,9 @@ func (ss *session) Data(r io.Reader) error {
 	if ss.sink.drop {
 		_ = ss.conn.Conn().Close()
 		return errors.New("emailtest: dropped after DATA")
+	}
+	if id := ss.sink.sesID; id != "" {
+		return &smtp.SMTPError{Code: 250, EnhancedCode: smtp.NoEnhancedCode, Message: "Ok " + id}
 	}
 	return nil
 }

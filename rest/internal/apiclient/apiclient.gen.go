@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -222,6 +223,48 @@ func (e ConversationUpdatedDataStatus) Valid() bool {
 	case ConversationUpdatedDataStatusClosed:
 		return true
 	case ConversationUpdatedDataStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DNSRecordPurpose.
+const (
+	Dkim       DNSRecordPurpose = "dkim"
+	Dmarc      DNSRecordPurpose = "dmarc"
+	ReturnPath DNSRecordPurpose = "return_path"
+	Spf        DNSRecordPurpose = "spf"
+)
+
+// Valid indicates whether the value is a known member of the DNSRecordPurpose enum.
+func (e DNSRecordPurpose) Valid() bool {
+	switch e {
+	case Dkim:
+		return true
+	case Dmarc:
+		return true
+	case ReturnPath:
+		return true
+	case Spf:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DNSRecordType.
+const (
+	MX  DNSRecordType = "MX"
+	TXT DNSRecordType = "TXT"
+)
+
+// Valid indicates whether the value is a known member of the DNSRecordType enum.
+func (e DNSRecordType) Valid() bool {
+	switch e {
+	case MX:
+		return true
+	case TXT:
 		return true
 	default:
 		return false
@@ -1582,6 +1625,23 @@ type ConversationUpdatedDataObject string
 // ConversationUpdatedDataStatus defines model for ConversationUpdatedData.Status.
 type ConversationUpdatedDataStatus string
 
+// DNSRecord defines model for DNSRecord.
+type DNSRecord struct {
+	// Name The record's name, such as msgsvc._domainkey.acme.com
+	Name    string           `json:"name"`
+	Purpose DNSRecordPurpose `json:"purpose"`
+	Type    DNSRecordType    `json:"type"`
+
+	// Value The record's value: a TXT's text, or an MX's preference and host (10 mx.example.com.)
+	Value string `json:"value"`
+}
+
+// DNSRecordPurpose defines model for DNSRecord.Purpose.
+type DNSRecordPurpose string
+
+// DNSRecordType defines model for DNSRecord.Type.
+type DNSRecordType string
+
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -1630,11 +1690,17 @@ type EmailMessageInputChannel string
 
 // EmailSender defines model for EmailSender.
 type EmailSender struct {
-	Address   string `json:"address"`
-	Domain    string `json:"domain"`
-	Id        string `json:"id"`
-	Verified  bool   `json:"verified"`
-	WebsiteId string `json:"website_id"`
+	Address string `json:"address"`
+
+	// DnsRecords The DNS records the sender's domain publishes: the DKIM key, the return path's MX and SPF, and a first DMARC policy.
+	DnsRecords []DNSRecord `json:"dns_records"`
+	Domain     string      `json:"domain"`
+	Id         string      `json:"id"`
+
+	// ReturnPathDomain The domain of the envelope sender, bounces+{msg_id}@{return_path_domain}: its MX must be msgsvc so that bounces reach it.
+	ReturnPathDomain string `json:"return_path_domain"`
+	Verified         bool   `json:"verified"`
+	WebsiteId        string `json:"website_id"`
 }
 
 // Error defines model for Error.
@@ -2313,7 +2379,7 @@ type ListConversationsParamsStatus string
 
 // UpdateConversationJSONBody defines parameters for UpdateConversation.
 type UpdateConversationJSONBody struct {
-	AssignedAgentId *string                           `json:"assigned_agent_id,omitempty"`
+	AssignedAgentId *nullable.Nullable[string]        `json:"assigned_agent_id,omitempty"`
 	Mode            *UpdateConversationJSONBodyMode   `json:"mode,omitempty"`
 	Status          *UpdateConversationJSONBodyStatus `json:"status,omitempty"`
 	Tags            *[]string                         `json:"tags,omitempty"`

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/oapi-codegen/nullable"
+
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/internal/apiclient"
@@ -105,10 +107,24 @@ func TestReadmeTour(t *testing.T) {
 	want(t, "template", 201, sentTmpl.HTTPResponse, err, sentTmpl.Body)
 
 	patched, err := c.UpdateConversationWithResponse(ctx, conv, apiclient.UpdateConversationJSONRequestBody{
-		Mode: ptr(apiclient.UpdateConversationJSONBodyMode("human")), Tags: &[]string{"vip"}, AssignedAgentId: ptr("usr_demo_alice")})
+		Mode: ptr(apiclient.UpdateConversationJSONBodyMode("human")), Tags: &[]string{"vip"},
+		AssignedAgentId: ptr(nullable.NewNullableWithValue("usr_demo_alice"))})
 	want(t, "patch conversation", 200, patched.HTTPResponse, err, patched.Body)
-	if d := patched.JSON200.Data; d.Mode == "ai" || !slices.Equal(d.Tags, []string{"vip"}) {
+	if d := patched.JSON200.Data; d.Mode == "ai" || !slices.Equal(d.Tags, []string{"vip"}) ||
+		d.AssignedAgentId == nil || *d.AssignedAgentId != "usr_demo_alice" {
 		t.Errorf("patched conversation %s", patched.Body)
+	}
+	// An explicit null unassigns; a field left out leaves the agent alone.
+	kept, err := c.UpdateConversationWithResponse(ctx, conv, apiclient.UpdateConversationJSONRequestBody{Tags: &[]string{"vip"}})
+	want(t, "patch without the agent", 200, kept.HTTPResponse, err, kept.Body)
+	if d := kept.JSON200.Data; d.AssignedAgentId == nil || *d.AssignedAgentId != "usr_demo_alice" {
+		t.Errorf("a patch without assigned_agent_id changed the agent: %s", kept.Body)
+	}
+	unassigned, err := c.UpdateConversationWithResponse(ctx, conv, apiclient.UpdateConversationJSONRequestBody{
+		AssignedAgentId: ptr(nullable.NewNullNullable[string]())})
+	want(t, "unassign", 200, unassigned.HTTPResponse, err, unassigned.Body)
+	if d := unassigned.JSON200.Data; d.AssignedAgentId != nil {
+		t.Errorf("assigned_agent_id null did not unassign: %s", unassigned.Body)
 	}
 
 	contact, err := c.CreateContactWithResponse(ctx, nil, apiclient.CreateContactJSONRequestBody{

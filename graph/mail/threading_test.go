@@ -1,0 +1,57 @@
+package mail_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+)
+
+const sesID = "0100018c1f7e3f3a-8b7f2c1d-4e5f-4a6b-9c8d-7e6f5a4b3c2d-000000"
+
+// Through Amazon SES, which replaces our Message-ID with
+// <{id}@email.amazonses.com> and answers the data "250 Ok {id}", a reply
+// still joins its thread: by In-Reply-To naming SES's Message-ID alone, or
+// by References carrying our own id.
+func TestRepliesThreadThroughARelayRewritingMessageID(t *testing.T) {
+	api := newLiveEmail(t, func(a *resttest.API) {
+		a.Resolver.Adapters["email"].(*email.Adapter).Relay.RewritesMessageID = true
+	})
+	api.Sink.ActAsSES(sesID)
+	addr := listen(t, api)
+	sent := api.Want(api.Do("POST", "/v1/messages", "live_all", map[string]any{"channel": "email",
+		"to": "dan@example.com", "from": "support@verified.test", "subject": "Your parcel", "text": "On its way."}), 201, "").Data()
+	id, convID := sent["id"].(string), sent["conversation_id"].(string)
+	if d, _ := sent["delivery"].(map[string]any); d["provider_message_id"] != "<"+id+"@verified.test>" {
+		t.Fatalf("delivery %v", d)
+	}
+	mails := api.Sink.Mails()
+	if !strings.Contains(string(mails[0].Data), "References: <"+id+"@verified.test>") {
+		t.Fatalf("no own reference:\n%s", mails[0].Data)
+	}
+	for i, hdr := range []string{
+		// A client that names only the Message-ID it received.
+		"In-Reply-To: <" + sesID + "@email.amazonses.com>\r\n",
+		// SES in another region, and References as clients build them.
+		"References: <" + id + "@verified.test> <" + sesID + "@eu-west-1.amazonses.com>\r\n",
+	} {
+		raw := "From: dan@example.com\r\nTo: support@verified.test\r\nSubject: Re: Your parcel\r\n" +
+			"Message-ID: <d" + string(rune('1'+i)) + "@example.com>\r\n" + hdr + "\r\nThanks!\r\n"
+		if err := deliver(t, api, addr, "dan@example.com", []string{"support@verified.test"}, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(list(api.Do("GET", "/v1/conversations/"+convID+"/messages", "live_all", nil))); n != 2+i {
+			t.Fatalf("reply %d (%s) did not join the thread: %d messages", i, strings.TrimSpace(hdr), n)
+		}
+	}
+	// A reply naming another workspace's SES id, or none, starts its own.
+	raw := "From: dan@example.com\r\nTo: support@verified.test\r\nSubject: New\r\nMessage-ID: <d9@example.com>\r\n" +
+		"In-Reply-To: <0100018cffffffff-0000@email.amazonses.com>\r\n\r\nHi\r\n"
+	if err := deliver(t, api, addr, "dan@example.com", []string{"support@verified.test"}, []byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(list(api.Do("GET", "/v1/conversations/"+convID+"/messages", "live_all", nil))); n != 3 {
+		t.Fatalf("an unknown SES id joined the thread: %d messages", n)
+	}
+}
