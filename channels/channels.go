@@ -28,6 +28,9 @@ type Receipt struct {
 	// ProviderIDs are the provider's ids, the first one being the message's
 	// delivery.provider_message_id.
 	ProviderIDs []string
+	// RecipientWaID is the wa_id WhatsApp answered for the recipient
+	// (contacts[0].wa_id), which may be another form of the number sent to.
+	RecipientWaID string
 	// Failed is set when the provider took the first parts of a message
 	// made of several and refused a later one (the parts after it were not
 	// sent): ProviderIDs are the parts it took, so the message went out in
@@ -140,12 +143,13 @@ type DKIMKey struct {
 // LogValue keeps the key out of every log line.
 func (k DKIMKey) LogValue() slog.Value { return slog.StringValue("selector=" + k.Selector) }
 
-// Template is a WhatsApp template with its parameters.
+// Template is a WhatsApp template with its parameters, checked against
+// the template's components (channels/template.go).
 type Template struct {
-	Name       string
-	Language   string
-	Category   string
-	Parameters []string
+	Name     string
+	Language string
+	Category string
+	TemplateParameters
 	// Marketing sends through the Marketing Messages endpoint.
 	Marketing bool
 }

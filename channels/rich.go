@@ -9,6 +9,10 @@ type Rich struct {
 	Reaction    *Reaction
 	Location    *Location
 	Interactive *Interactive
+	// Contacts are contact cards, each an object of the fields of
+	// WhatsApp's contact object (name, phones, emails, addresses, org,
+	// urls, birthday), empty fields left out.
+	Contacts []map[string]any
 }
 
 // Reaction is an emoji on the message ProviderID names; "" removes it.
@@ -36,6 +40,21 @@ type Interactive struct {
 	Sections    []Section
 	URL         string
 	DisplayText string
+	// Elements are the cards of an Instagram generic template (Type
+	// generic).
+	Elements []Element
+}
+
+// Element is a card of a generic template: URL opens when the card is
+// tapped; each button is a web_url (URL) or a postback (Payload).
+type Element struct {
+	Title, Subtitle, ImageURL, URL string
+	Buttons                        []ElementButton
+}
+
+// ElementButton is a button of a card.
+type ElementButton struct {
+	Type, Title, URL, Payload string
 }
 
 // Choice is a button, a row or a quick reply.

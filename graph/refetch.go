@@ -2,18 +2,27 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+
+	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/instagram"
 
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// refetchFile fetches provider media again through the WhatsApp adapter,
-// with the credentials of the account the file's message came in on.
+// refetchFile fetches provider media again through the WhatsApp adapter
+// (by media id) or the Instagram one (from the attachment's CDN link), with
+// the credentials of the account the file's message came in on.
 func (r *Resolver) refetchFile(ctx context.Context, id string) (*model.Attachment, error) {
 	src := func(ctx context.Context, s repo.Scope, channel, accountID, mediaID, sha string) (string, []byte, error) {
-		if channel != "whatsapp" || r.WhatsApp == nil {
+		media, _ := r.Adapters["instagram"].(instagram.Downloader)
+		if (channel != "whatsapp" || r.WhatsApp == nil) && (channel != "instagram" || media == nil) {
 			return "", nil, fmt.Errorf("no media downloader for %s", channel)
 		}
 		prov, err := r.Store.AccountProvider(ctx, s.WorkspaceID, accountID)
@@ -24,6 +33,9 @@ func (r *Resolver) refetchFile(ctx context.Context, id string) (*model.Attachmen
 		if err != nil {
 			return "", nil, err
 		}
+		if channel == "instagram" {
+			return instagramRefetch(ctx, media, creds, mediaID)
+		}
 		got, err := r.WhatsApp.DownloadMedia(ctx, creds, mediaID, sha)
 		if err != nil {
 			return "", nil, err
@@ -31,4 +43,19 @@ func (r *Resolver) refetchFile(ctx context.Context, id string) (*model.Attachmen
 		return got.MimeType, got.Content, nil
 	}
 	return r.files().Refetch(ctx, r.Store, src, id)
+}
+
+// instagramRefetch downloads an Instagram attachment again from the link
+// its webhook gave. The links are signed and expire: a link the CDN no
+// longer serves (403, 404, 410) is 422 media_expired.
+func instagramRefetch(ctx context.Context, media instagram.Downloader, creds *channels.Credentials, link string) (string, []byte, error) {
+	got, err := media.DownloadAttachment(ctx, creds, "attachment", link)
+	var e *meta.Error
+	if errors.As(err, &e) && (e.HTTPStatus == http.StatusForbidden || e.HTTPStatus == http.StatusNotFound || e.HTTPStatus == http.StatusGone) {
+		return "", nil, apierr.New(apierr.MediaExpired, "Instagram no longer serves this attachment (HTTP %d): its link expired; ask the customer to send it again.", e.HTTPStatus)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return got.ContentType, got.Content, nil
 }

@@ -20,6 +20,11 @@ type Template struct {
 	Category string `db:"category"`
 	Status   string `db:"status"`
 	Body     string `db:"body"`
+	// Components are Meta's component definitions (JSON array), nil for a
+	// template known by its body only; ParameterFormat is POSITIONAL,
+	// NAMED or "" (positional).
+	Components      JSONB  `db:"components"`
+	ParameterFormat string `db:"parameter_format"`
 }
 
 // EmailDomain is a sending and receiving domain of a workspace.
@@ -112,7 +117,8 @@ func (q Queries) UpsertMessage(ctx context.Context, m *Message) error {
 }
 
 // templateColumns are the columns of a Template.
-const templateColumns = `id, workspace_id, livemode, whatsapp_account_id, name, language, category, status, body`
+const templateColumns = `id, workspace_id, livemode, whatsapp_account_id, name, language, category, status, body,
+	components, parameter_format`
 
 // Templates lists a workspace's templates of one mode, optionally of some
 // numbers.

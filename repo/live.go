@@ -277,10 +277,11 @@ func (q Queries) ReplaceSyncedTemplates(ctx context.Context, workspaceID, accoun
 	for i := range ts {
 		t := &ts[i]
 		t.WorkspaceID, t.WhatsappAccountID, t.Livemode = workspaceID, accountID, true
-		if _, err := q.exec(ctx, `INSERT INTO templates (`+templateColumns+`) VALUES ($1, $2, true, $3, $4, $5, $6, $7, $8)
+		if _, err := q.exec(ctx, `INSERT INTO templates (`+templateColumns+`) VALUES ($1, $2, true, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (workspace_id, livemode, whatsapp_account_id, name, language) DO UPDATE
-			SET category = EXCLUDED.category, status = EXCLUDED.status, body = EXCLUDED.body`,
-			t.ID, workspaceID, accountID, t.Name, t.Language, t.Category, t.Status, t.Body); err != nil {
+			SET category = EXCLUDED.category, status = EXCLUDED.status, body = EXCLUDED.body,
+			    components = EXCLUDED.components, parameter_format = EXCLUDED.parameter_format`,
+			t.ID, workspaceID, accountID, t.Name, t.Language, t.Category, t.Status, t.Body, t.Components, t.ParameterFormat); err != nil {
 			return err
 		}
 		names, languages = append(names, t.Name), append(languages, t.Language)

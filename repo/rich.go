@@ -52,3 +52,20 @@ func (q Queries) EmailMessageByHeader(ctx context.Context, s Scope, headerID str
 		SELECT id, 1 FROM messages WHERE workspace_id = $1 AND livemode = $2 AND channel = 'email' AND id = ANY($4)
 	) t ORDER BY pref LIMIT 1`, s.WorkspaceID, s.Livemode, headerID, array(ours))
 }
+
+// RememberWaID records the wa_id WhatsApp answered for a send to a
+// contact, when it is not the number sent to.
+func (q Queries) RememberWaID(ctx context.Context, s Scope, waID, contactID string) error {
+	_, err := q.exec(ctx, `INSERT INTO whatsapp_wa_ids (workspace_id, livemode, wa_id, contact_id) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (workspace_id, livemode, wa_id) DO UPDATE SET contact_id = EXCLUDED.contact_id`,
+		s.WorkspaceID, s.Livemode, waID, contactID)
+	return err
+}
+
+// ContactByWaID returns the contact a remembered wa_id belongs to, or
+// ErrNotFound.
+func (q Queries) ContactByWaID(ctx context.Context, s Scope, waID string) (*Contact, error) {
+	return one[Contact](ctx, q, `SELECT `+qualified("c", contactColumns)+` FROM whatsapp_wa_ids w
+		JOIN contacts c ON c.id = w.contact_id WHERE w.workspace_id = $1 AND w.livemode = $2 AND w.wa_id = $3`,
+		s.WorkspaceID, s.Livemode, waID)
+}

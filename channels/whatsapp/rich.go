@@ -17,22 +17,33 @@ func richBody(m *channels.Message, to string) map[string]any {
 		body["type"] = "reaction"
 		body["reaction"] = map[string]any{"message_id": m.Reaction.ProviderID, "emoji": m.Reaction.Emoji}
 	case m.Location != nil:
-		// The send schema types the coordinates as strings.
-		loc := map[string]any{"latitude": strconv.FormatFloat(m.Location.Latitude, 'f', -1, 64),
-			"longitude": strconv.FormatFloat(m.Location.Longitude, 'f', -1, 64)}
-		if m.Location.Name != "" {
-			loc["name"] = m.Location.Name
+		body["type"], body["location"] = "location", locationObject(m.Location)
+	case len(m.Contacts) > 0:
+		cards := make([]any, len(m.Contacts))
+		for i, c := range m.Contacts {
+			cards[i] = c
 		}
-		if m.Location.Address != "" {
-			loc["address"] = m.Location.Address
-		}
-		body["type"], body["location"] = "location", loc
+		body["type"], body["contacts"] = "contacts", cards
 	case m.Interactive != nil:
 		body["type"], body["interactive"] = "interactive", interactive(m)
 	default:
 		return nil
 	}
 	return body
+}
+
+// locationObject is a place as the send schema types it: the coordinates
+// as strings.
+func locationObject(l *channels.Location) map[string]any {
+	loc := map[string]any{"latitude": strconv.FormatFloat(l.Latitude, 'f', -1, 64),
+		"longitude": strconv.FormatFloat(l.Longitude, 'f', -1, 64)}
+	if l.Name != "" {
+		loc["name"] = l.Name
+	}
+	if l.Address != "" {
+		loc["address"] = l.Address
+	}
+	return loc
 }
 
 // interactive is the interactive object of reply buttons, a list or a

@@ -36,7 +36,8 @@ func sendSchemas(t *testing.T) openapi3.Schemas {
 func conforms(t *testing.T, schemas openapi3.Schemas, body map[string]any) {
 	t.Helper()
 	kind, _ := body["type"].(string)
-	names := map[string]string{"reaction": "ReactionMessage", "location": "LocationMessage", "interactive": "InteractiveMessage", "text": "TextMessage"}
+	names := map[string]string{"reaction": "ReactionMessage", "location": "LocationMessage", "interactive": "InteractiveMessage", "text": "TextMessage",
+		"contacts": "ContactsMessage"}
 	ref := schemas[names[kind]]
 	if ref == nil {
 		t.Fatalf("no schema for type %q", kind)
@@ -92,6 +93,16 @@ func TestSendRichShapes(t *testing.T) {
 			`{"messaging_product":"whatsapp","recipient_type":"individual","to":"15551234567","type":"interactive",
 			"biz_opaque_callback_data":"msg_cta","interactive":{"type":"cta_url","body":{"text":"See the dates"},
 			"action":{"name":"cta_url","parameters":{"display_text":"See Dates","url":"https://www.luckyshrub.com?clickID=kqDGWd24Q5TRwoEQTICY7W1JKoXvaZOXWAS7h1P76s0R7Paec4"}}}}`},
+		// https://developers.facebook.com/docs/whatsapp/cloud-api/messages/contacts-messages
+		{"contacts", channels.Message{ID: "msg_c", Rich: channels.Rich{Contacts: []map[string]any{{
+			"name":   map[string]any{"formatted_name": "Barbara J. Johnson", "first_name": "Barbara", "last_name": "Johnson"},
+			"phones": []any{map[string]any{"phone": "+19195551234", "type": "WORK", "wa_id": "19195551234"}},
+			"emails": []any{map[string]any{"email": "bjohnson@luckyshrub.com", "type": "WORK"}},
+			"org":    map[string]any{"company": "Lucky Shrub", "title": "Lead Counsel"}, "birthday": "1999-01-23"}}}},
+			`{"messaging_product":"whatsapp","recipient_type":"individual","to":"15551234567","type":"contacts",
+			"biz_opaque_callback_data":"msg_c","contacts":[{"name":{"formatted_name":"Barbara J. Johnson","first_name":"Barbara","last_name":"Johnson"},
+			"phones":[{"phone":"+19195551234","type":"WORK","wa_id":"19195551234"}],"emails":[{"email":"bjohnson@luckyshrub.com","type":"WORK"}],
+			"org":{"company":"Lucky Shrub","title":"Lead Counsel"},"birthday":"1999-01-23"}]}`},
 	}
 	for i, c := range cases {
 		c.m.Channel, c.m.Account, c.m.To = "whatsapp", account(), "15551234567"

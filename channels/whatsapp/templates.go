@@ -24,6 +24,8 @@ type Template struct {
 	Category   string
 	Body       string
 	Components json.RawMessage
+	// ParameterFormat is POSITIONAL or NAMED.
+	ParameterFormat string
 }
 
 // Sync is what a WABA says of itself: its templates, and whether it may use
@@ -45,6 +47,8 @@ type templateItem struct {
 	Status     string          `json:"status"`
 	Category   string          `json:"category"`
 	Components json.RawMessage `json:"components"`
+	// ParameterFormat is NAMED for {{name}} placeholders.
+	ParameterFormat string `json:"parameter_format"`
 }
 
 type templatePage struct {
@@ -61,7 +65,7 @@ func (a *Adapter) SyncTemplates(ctx context.Context, creds *channels.Credentials
 	if creds == nil || creds.WABAID == "" || creds.AccessToken == "" {
 		return nil, &channels.Refusal{Code: apierr.ChannelUnavailable, Reason: "The WhatsApp account has no WABA id or token to sync templates with."}
 	}
-	q := url.Values{"fields": {"name,status,language,category,components"}, "limit": {"100"}}
+	q := url.Values{"fields": {"name,status,language,category,components,parameter_format"}, "limit": {"100"}}
 	next := a.Graph.URL(creds.WABAID, "message_templates") + "?" + q.Encode()
 	sync := &Sync{Templates: []Template{}}
 	for page := 0; next != ""; page++ {
@@ -74,7 +78,8 @@ func (a *Adapter) SyncTemplates(ctx context.Context, creds *channels.Credentials
 		}
 		for _, it := range p.Data {
 			sync.Templates = append(sync.Templates, Template{ID: string(it.ID), Name: it.Name, Language: it.Language,
-				Status: it.Status, Category: it.Category, Body: bodyText(it.Components), Components: it.Components})
+				Status: it.Status, Category: it.Category, Body: bodyText(it.Components), Components: it.Components,
+				ParameterFormat: strings.ToUpper(it.ParameterFormat)})
 		}
 		var err error
 		if next, err = a.sameHost(p.Paging.Next); err != nil {

@@ -55,20 +55,12 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 			callback(body, m.ID)
 		}
 		quoting(body, m)
-		id, err := a.post(ctx, creds, endpoint, body)
-		if err != nil {
-			return nil, err
-		}
-		return &channels.Receipt{ProviderIDs: []string{id}}, nil
+		return a.postOne(ctx, creds, endpoint, body)
 	}
 	if body := richBody(m, to); body != nil {
 		callback(body, m.ID)
 		quoting(body, m)
-		id, err := a.post(ctx, creds, "messages", body)
-		if err != nil {
-			return nil, err
-		}
-		return &channels.Receipt{ProviderIDs: []string{id}}, nil
+		return a.postOne(ctx, creds, "messages", body)
 	}
 	parts, err := a.plan(m, to)
 	if err != nil {
@@ -139,10 +131,30 @@ func callback(body map[string]any, messageID string) {
 // sendParts sends the parts in order; a refusal of the first is the send's,
 // a refusal of a later one leaves the message sent in part (Receipt.Failed).
 func (a *Adapter) sendParts(ctx context.Context, creds *channels.Credentials, parts []part) (*channels.Receipt, error) {
-	return channels.SendParts(len(parts), func(i int) (string, error) { return a.sendPart(ctx, creds, parts[i]) })
+	waID := ""
+	r, err := channels.SendParts(len(parts), func(i int) (string, error) {
+		id, w, err := a.sendPart(ctx, creds, parts[i])
+		if waID == "" {
+			waID = w
+		}
+		return id, err
+	})
+	if r != nil {
+		r.RecipientWaID = waID
+	}
+	return r, err
 }
 
-func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p part) (string, error) {
+// postOne sends a message of one request.
+func (a *Adapter) postOne(ctx context.Context, creds *channels.Credentials, endpoint string, body map[string]any) (*channels.Receipt, error) {
+	id, waID, err := a.postFor(ctx, creds, endpoint, body)
+	if err != nil {
+		return nil, err
+	}
+	return &channels.Receipt{ProviderIDs: []string{id}, RecipientWaID: waID}, nil
+}
+
+func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p part) (string, string, error) {
 	if p.file != nil {
 		media := map[string]any{}
 		if len(p.file.Content) > 0 {
@@ -150,7 +162,7 @@ func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p p
 			if err != nil {
 				// An upload is not the customer's message: whatever became
 				// of it, nothing reached the customer.
-				return "", channels.NotSent(err)
+				return "", "", channels.NotSent(err)
 			}
 			media["id"] = id
 		} else {
@@ -165,24 +177,34 @@ func (a *Adapter) sendPart(ctx context.Context, creds *channels.Credentials, p p
 		}
 		p.body[p.kind] = media
 	}
-	return a.post(ctx, creds, "messages", p.body)
+	return a.postFor(ctx, creds, "messages", p.body)
 }
 
 type sendAnswer struct {
+	Contacts []struct {
+		Input string `json:"input"`
+		WaID  string `json:"wa_id"`
+	} `json:"contacts"`
 	Messages []struct {
 		ID string `json:"id"`
 	} `json:"messages"`
 }
 
-func (a *Adapter) post(ctx context.Context, creds *channels.Credentials, endpoint string, body map[string]any) (string, error) {
+// postFor posts a message; it returns its wamid and the wa_id WhatsApp
+// answered for the recipient.
+func (a *Adapter) postFor(ctx context.Context, creds *channels.Credentials, endpoint string, body map[string]any) (string, string, error) {
 	var out sendAnswer
 	if err := a.Graph.PostJSON(ctx, creds.AccessToken, body, &out, creds.PhoneNumberID, endpoint); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(out.Messages) == 0 || out.Messages[0].ID == "" {
-		return "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider accepted the message without a message id"}
+		return "", "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider accepted the message without a message id"}
 	}
-	return out.Messages[0].ID, nil
+	waID := ""
+	if len(out.Contacts) > 0 {
+		waID = out.Contacts[0].WaID
+	}
+	return out.Messages[0].ID, waID, nil
 }
 
 // Upload posts a file to /{phone_number_id}/media (multipart:
@@ -220,20 +242,6 @@ func (a *Adapter) Upload(ctx context.Context, creds *channels.Credentials, f *ch
 		return "", &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider took the upload without a media id"}
 	}
 	return out.ID, nil
-}
-
-// templateBody is a template message: the parameters as the body
-// component's text parameters.
-func templateBody(to string, t *channels.Template) map[string]any {
-	tpl := map[string]any{"name": t.Name, "language": map[string]any{"code": t.Language}}
-	if len(t.Parameters) > 0 {
-		params := make([]any, len(t.Parameters))
-		for i, p := range t.Parameters {
-			params[i] = map[string]any{"type": "text", "text": p}
-		}
-		tpl["components"] = []any{map[string]any{"type": "body", "parameters": params}}
-	}
-	return map[string]any{"messaging_product": "whatsapp", "to": to, "type": "template", "template": tpl}
 }
 
 // credentials are the account's, or a refusal saying it cannot send live.

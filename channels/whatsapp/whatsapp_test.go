@@ -49,7 +49,7 @@ func TestSendText(t *testing.T) {
 
 func TestSendTemplateAndMarketing(t *testing.T) {
 	g, a := setup(t)
-	tpl := &channels.Template{Name: "order_update", Language: "en_US", Category: "UTILITY", Parameters: []string{"Ana", "A-1001"}}
+	tpl := &channels.Template{Name: "order_update", Language: "en_US", Category: "UTILITY", TemplateParameters: channels.TemplateParameters{Body: []channels.TemplateParam{{Text: "Ana"}, {Text: "A-1001"}}}}
 	if _, err := a.Send(context.Background(), &channels.Message{ID: "msg_tpl", Account: account(), To: "15551234567", Text: str("rendered"), Template: tpl}); err != nil {
 		t.Fatal(err)
 	}

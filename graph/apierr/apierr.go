@@ -63,21 +63,27 @@ const (
 	NoWhatsappAccount       Code = "no_whatsapp_account"
 	TemplateNotApproved     Code = "template_not_approved"
 	TemplateNotMarketing    Code = "template_not_marketing"
-	ConversationClosed      Code = "conversation_closed"
-	SenderNotVerified       Code = "sender_not_verified"
-	SenderNotFound          Code = "sender_not_found"
-	RecipientSuppressed     Code = "recipient_suppressed"
-	RecipientUnsubscribed   Code = "recipient_unsubscribed"
-	PrivateReplyExpired     Code = "private_reply_expired"
-	PrivateReplyUsed        Code = "private_reply_used"
-	PublicReplyNotAllowed   Code = "public_reply_not_allowed"
-	RecipientOptedOut       Code = "recipient_opted_out"
-	NoRecipient             Code = "no_recipient"
-	AgentNotFound           Code = "agent_not_found"
-	IdempotencyKeyReused    Code = "idempotency_key_reused"
-	RateLimited             Code = "rate_limited"
-	APIQuotaExceeded        Code = "api_quota_exceeded"
-	RecipientUnreachable    Code = "recipient_unreachable"
+	// TemplateParameters: a template send's parameters do not match the
+	// template's components (missing, extra or of the wrong kind).
+	TemplateParameters Code = "template_parameters_invalid"
+	// MediaExpired: provider media can no longer be fetched (an Instagram
+	// attachment's link expired).
+	MediaExpired          Code = "media_expired"
+	ConversationClosed    Code = "conversation_closed"
+	SenderNotVerified     Code = "sender_not_verified"
+	SenderNotFound        Code = "sender_not_found"
+	RecipientSuppressed   Code = "recipient_suppressed"
+	RecipientUnsubscribed Code = "recipient_unsubscribed"
+	PrivateReplyExpired   Code = "private_reply_expired"
+	PrivateReplyUsed      Code = "private_reply_used"
+	PublicReplyNotAllowed Code = "public_reply_not_allowed"
+	RecipientOptedOut     Code = "recipient_opted_out"
+	NoRecipient           Code = "no_recipient"
+	AgentNotFound         Code = "agent_not_found"
+	IdempotencyKeyReused  Code = "idempotency_key_reused"
+	RateLimited           Code = "rate_limited"
+	APIQuotaExceeded      Code = "api_quota_exceeded"
+	RecipientUnreachable  Code = "recipient_unreachable"
 	// LimitExceeded is a field over a limit the provider documents (a
 	// text's length, a button title, the number of rows), refused before
 	// the provider is called; the message names the field.
@@ -156,6 +162,8 @@ var table = map[Code]Entry{
 	NoWhatsappAccount:       {422, "This key reaches no connected WhatsApp number."},
 	TemplateNotApproved:     {422, "The template is not approved."},
 	TemplateNotMarketing:    {422, "Marketing messages need a MARKETING template."},
+	TemplateParameters:      {422, "The template's parameters do not match its components."},
+	MediaExpired:            {422, "The provider's link to the media expired; it cannot be fetched again."},
 	ConversationClosed:      {422, "The conversation is closed."},
 	SenderNotVerified:       {422, "The sender's domain is not verified."},
 	SenderNotFound:          {422, "No email account has that address."},

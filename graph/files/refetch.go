@@ -26,7 +26,8 @@ type TxStore interface {
 // its attachment status "stored"; one already stored is answered as it is.
 // A file that is no provider media is refused; a download that fails again
 // answers 503 channel_unavailable and leaves the file failed, with the new
-// error.
+// error (a refusal of the source's own, such as media_expired, answers as
+// it is).
 func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, id string) (*model.Attachment, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
@@ -91,6 +92,9 @@ func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, i
 	})
 	if err != nil {
 		return nil, err
+	}
+	if e, ok := apierr.As(ferr); ok {
+		return nil, e
 	}
 	if ferr != nil {
 		return nil, apierr.New(apierr.ChannelUnavailable, "The provider did not return the media again: %v.", ferr)

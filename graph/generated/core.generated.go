@@ -13214,6 +13214,22 @@ func (ec *executionContext) marshalOInteractive2ᚖgithubᚗcomᚋmsgsvcᚋmsgsv
 	return ec._Interactive(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx context.Context, v any) (model.JSON, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res model.JSON
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx context.Context, sel ast.SelectionSet, v model.JSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOJSON2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx context.Context, v any) (*model.JSON, error) {
 	if v == nil {
 		return nil, nil

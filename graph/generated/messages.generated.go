@@ -856,6 +856,52 @@ func (ec *executionContext) fieldContext_WhatsappTemplate_body(_ context.Context
 	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _WhatsappTemplate_parameterFormat(ctx context.Context, field graphql.CollectedField, obj *model.WhatsappTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WhatsappTemplate_parameterFormat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParameterFormat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WhatsappTemplate_parameterFormat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WhatsappTemplate_components(ctx context.Context, field graphql.CollectedField, obj *model.WhatsappTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WhatsappTemplate_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WhatsappTemplate_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WhatsappTemplate", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -948,6 +994,486 @@ func (ec *executionContext) unmarshalInputButtonInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCardAddressInput(ctx context.Context, obj any) (model.CardAddress, error) {
+	var it model.CardAddress
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"street", "city", "state", "zip", "country", "countryCode", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "street":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("street"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Street = data
+		case "city":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("city"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.City = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "zip":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zip"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Zip = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Country = data
+		case "countryCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("countryCode"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CountryCode = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCardEmailInput(ctx context.Context, obj any) (model.CardEmail, error) {
+	var it model.CardEmail
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCardOrgInput(ctx context.Context, obj any) (model.CardOrg, error) {
+	var it model.CardOrg
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"company", "department", "title"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "department":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("department"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Department = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCardPhoneInput(ctx context.Context, obj any) (model.CardPhone, error) {
+	var it model.CardPhone
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"phone", "waId", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		case "waId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waId"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WaID = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCardURLInput(ctx context.Context, obj any) (model.CardURL, error) {
+	var it model.CardURL
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactCardInput(ctx context.Context, obj any) (model.ContactCard, error) {
+	var it model.ContactCard
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "phones", "emails", "addresses", "org", "urls", "birthday"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNContactNameInput2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactName(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "phones":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phones"))
+			data, err := ec.unmarshalOCardPhoneInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardPhoneᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phones = data
+		case "emails":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emails"))
+			data, err := ec.unmarshalOCardEmailInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardEmailᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Emails = data
+		case "addresses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addresses"))
+			data, err := ec.unmarshalOCardAddressInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardAddressᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Addresses = data
+		case "org":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
+			data, err := ec.unmarshalOCardOrgInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardOrg(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Org = data
+		case "urls":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urls"))
+			data, err := ec.unmarshalOCardURLInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardURLᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Urls = data
+		case "birthday":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("birthday"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Birthday = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactNameInput(ctx context.Context, obj any) (model.ContactName, error) {
+	var it model.ContactName
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"formattedName", "firstName", "lastName", "middleName", "suffix", "prefix"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "formattedName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formattedName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FormattedName = data
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "middleName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("middleName"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MiddleName = data
+		case "suffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("suffix"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Suffix = data
+		case "prefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prefix"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Prefix = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputElementButtonInput(ctx context.Context, obj any) (model.ElementButtonInput, error) {
+	var it model.ElementButtonInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "title", "url", "payload"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputElementInput(ctx context.Context, obj any) (model.ElementInput, error) {
+	var it model.ElementInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"title", "subtitle", "imageUrl", "url", "buttons"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "subtitle":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subtitle"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subtitle = data
+		case "imageUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("imageUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ImageURL = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "buttons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buttons"))
+			data, err := ec.unmarshalOElementButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementButtonInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buttons = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputInteractiveInput(ctx context.Context, obj any) (model.InteractiveInput, error) {
 	var it model.InteractiveInput
 	if obj == nil {
@@ -959,7 +1485,7 @@ func (ec *executionContext) unmarshalInputInteractiveInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"type", "header", "footer", "buttons", "button", "sections", "url", "displayText", "quickReplies"}
+	fieldsInOrder := [...]string{"type", "header", "footer", "buttons", "button", "sections", "url", "displayText", "quickReplies", "elements"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1029,6 +1555,13 @@ func (ec *executionContext) unmarshalInputInteractiveInput(ctx context.Context, 
 				return it, err
 			}
 			it.QuickReplies = data
+		case "elements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("elements"))
+			data, err := ec.unmarshalOElementInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Elements = data
 		}
 	}
 	return it, nil
@@ -1383,7 +1916,7 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "channel", "to", "contactId", "text", "html", "subject", "from", "cc", "template", "whatsappAccountId", "attachments", "replyAs", "tag", "replyTo", "reaction", "location", "interactive"}
+	fieldsInOrder := [...]string{"conversationId", "channel", "to", "contactId", "text", "html", "subject", "from", "cc", "template", "whatsappAccountId", "attachments", "replyAs", "tag", "replyTo", "reaction", "location", "interactive", "contacts"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1516,6 +2049,64 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 				return it, err
 			}
 			it.Interactive = data
+		case "contacts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contacts"))
+			data, err := ec.unmarshalOContactCardInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactCardᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Contacts = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTemplateButtonInput(ctx context.Context, obj any) (model.TemplateButtonInput, error) {
+	var it model.TemplateButtonInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"index", "payload", "urlSuffix", "couponCode"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "index":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("index"))
+			data, err := ec.unmarshalNInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Index = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		case "urlSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLSuffix = data
+		case "couponCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("couponCode"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CouponCode = data
 		}
 	}
 	return it, nil
@@ -1565,6 +2156,64 @@ func (ec *executionContext) unmarshalInputTemplateFilter(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTemplateHeaderInput(ctx context.Context, obj any) (model.TemplateHeaderInput, error) {
+	var it model.TemplateHeaderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"text", "image", "video", "document", "location"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "video":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("video"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Video = data
+		case "document":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("document"))
+			data, err := ec.unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Document = data
+		case "location":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("location"))
+			data, err := ec.unmarshalOLocationInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐLocationInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Location = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj any) (model.TemplateInput, error) {
 	var it model.TemplateInput
 	if obj == nil {
@@ -1576,7 +2225,7 @@ func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "language", "parameters"}
+	fieldsInOrder := [...]string{"name", "language", "parameters", "namedParameters", "header", "buttons", "code"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1604,6 +2253,78 @@ func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj
 				return it, err
 			}
 			it.Parameters = data
+		case "namedParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("namedParameters"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NamedParameters = data
+		case "header":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("header"))
+			data, err := ec.unmarshalOTemplateHeaderInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateHeaderInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Header = data
+		case "buttons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buttons"))
+			data, err := ec.unmarshalOTemplateButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buttons = data
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTemplateMediaInput(ctx context.Context, obj any) (model.TemplateMediaInput, error) {
+	var it model.TemplateMediaInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"fileId", "link", "filename"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "fileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileID = data
+		case "link":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("link"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Link = data
+		case "filename":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filename"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filename = data
 		}
 	}
 	return it, nil
@@ -2046,6 +2767,16 @@ func (ec *executionContext) _WhatsappTemplate(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "parameterFormat":
+			out.Values[i] = ec._WhatsappTemplate_parameterFormat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._WhatsappTemplate_components(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2081,6 +2812,36 @@ func (ec *executionContext) unmarshalNButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsg
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCardAddressInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardAddress(ctx context.Context, v any) (*model.CardAddress, error) {
+	res, err := ec.unmarshalInputCardAddressInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCardEmailInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardEmail(ctx context.Context, v any) (*model.CardEmail, error) {
+	res, err := ec.unmarshalInputCardEmailInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCardPhoneInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardPhone(ctx context.Context, v any) (*model.CardPhone, error) {
+	res, err := ec.unmarshalInputCardPhoneInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCardURLInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardURL(ctx context.Context, v any) (*model.CardURL, error) {
+	res, err := ec.unmarshalInputCardURLInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNContactCardInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactCard(ctx context.Context, v any) (*model.ContactCardInput, error) {
+	res, err := ec.unmarshalInputContactCardInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNContactNameInput2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactName(ctx context.Context, v any) (model.ContactName, error) {
+	res, err := ec.unmarshalInputContactNameInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNDnsRecord2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐDNSRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DNSRecord) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -2105,6 +2866,16 @@ func (ec *executionContext) marshalNDnsRecord2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvc�
 		return graphql.Null
 	}
 	return ec._DnsRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNElementButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementButtonInput(ctx context.Context, v any) (*model.ElementButtonInput, error) {
+	res, err := ec.unmarshalInputElementButtonInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNElementInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementInput(ctx context.Context, v any) (*model.ElementInput, error) {
+	res, err := ec.unmarshalInputElementInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNEmailSender2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐEmailSenderᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailSender) graphql.Marshaler {
@@ -2207,6 +2978,11 @@ func (ec *executionContext) unmarshalNSendMessageInput2githubᚗcomᚋmsgsvcᚋm
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNTemplateButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInput(ctx context.Context, v any) (*model.TemplateButtonInput, error) {
+	res, err := ec.unmarshalInputTemplateButtonInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNTemplatePage2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplatePage(ctx context.Context, sel ast.SelectionSet, v *model.TemplatePage) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -2282,6 +3058,133 @@ func (ec *executionContext) unmarshalOButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋ
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOCardAddressInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardAddressᚄ(ctx context.Context, v any) ([]*model.CardAddress, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CardAddress, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCardAddressInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardAddress(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCardEmailInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardEmailᚄ(ctx context.Context, v any) ([]*model.CardEmail, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CardEmail, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCardEmailInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardEmail(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCardOrgInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardOrg(ctx context.Context, v any) (*model.CardOrg, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCardOrgInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCardPhoneInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardPhoneᚄ(ctx context.Context, v any) ([]*model.CardPhone, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CardPhone, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCardPhoneInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardPhone(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCardURLInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardURLᚄ(ctx context.Context, v any) ([]*model.CardURL, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CardURL, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCardURLInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐCardURL(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOContactCardInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactCardᚄ(ctx context.Context, v any) ([]*model.ContactCardInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ContactCardInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNContactCardInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐContactCard(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOElementButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementButtonInputᚄ(ctx context.Context, v any) ([]*model.ElementButtonInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ElementButtonInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNElementButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementButtonInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOElementInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementInputᚄ(ctx context.Context, v any) ([]*model.ElementInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ElementInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNElementInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐElementInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOInteractiveInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐInteractiveInput(ctx context.Context, v any) (*model.InteractiveInput, error) {
 	if v == nil {
 		return nil, nil
@@ -2348,6 +3251,23 @@ func (ec *executionContext) unmarshalOSectionInput2ᚕᚖgithubᚗcomᚋmsgsvc�
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOTemplateButtonInput2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInputᚄ(ctx context.Context, v any) ([]*model.TemplateButtonInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TemplateButtonInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTemplateButtonInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateButtonInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOTemplateFilter2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateFilter(ctx context.Context, v any) (*model.TemplateFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -2356,11 +3276,27 @@ func (ec *executionContext) unmarshalOTemplateFilter2ᚖgithubᚗcomᚋmsgsvcᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOTemplateHeaderInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateHeaderInput(ctx context.Context, v any) (*model.TemplateHeaderInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTemplateHeaderInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOTemplateInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateInput(ctx context.Context, v any) (*model.TemplateInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTemplateInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTemplateMediaInput2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTemplateMediaInput(ctx context.Context, v any) (*model.TemplateMediaInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTemplateMediaInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

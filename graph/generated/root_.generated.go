@@ -612,9 +612,11 @@ type ComplexityRoot struct {
 	WhatsappTemplate struct {
 		Body              func(childComplexity int) int
 		Category          func(childComplexity int) int
+		Components        func(childComplexity int) int
 		ID                func(childComplexity int) int
 		Language          func(childComplexity int) int
 		Name              func(childComplexity int) int
+		ParameterFormat   func(childComplexity int) int
 		Status            func(childComplexity int) int
 		WhatsappAccountID func(childComplexity int) int
 	}
@@ -3224,6 +3226,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappTemplate.Category(childComplexity), true
+	case "WhatsappTemplate.components":
+		if e.ComplexityRoot.WhatsappTemplate.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.Components(childComplexity), true
 	case "WhatsappTemplate.id":
 		if e.ComplexityRoot.WhatsappTemplate.ID == nil {
 			break
@@ -3242,6 +3250,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappTemplate.Name(childComplexity), true
+	case "WhatsappTemplate.parameterFormat":
+		if e.ComplexityRoot.WhatsappTemplate.ParameterFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappTemplate.ParameterFormat(childComplexity), true
 	case "WhatsappTemplate.status":
 		if e.ComplexityRoot.WhatsappTemplate.Status == nil {
 			break
@@ -3265,10 +3279,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAttachmentInput,
 		ec.unmarshalInputButtonInput,
+		ec.unmarshalInputCardAddressInput,
+		ec.unmarshalInputCardEmailInput,
+		ec.unmarshalInputCardOrgInput,
+		ec.unmarshalInputCardPhoneInput,
+		ec.unmarshalInputCardURLInput,
+		ec.unmarshalInputContactCardInput,
 		ec.unmarshalInputContactFilter,
+		ec.unmarshalInputContactNameInput,
 		ec.unmarshalInputConversationFilter,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
+		ec.unmarshalInputElementButtonInput,
+		ec.unmarshalInputElementInput,
 		ec.unmarshalInputInteractiveInput,
 		ec.unmarshalInputKnowledgeEntryInput,
 		ec.unmarshalInputLocationInput,
@@ -3283,8 +3306,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSectionInput,
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSimulateInboundInput,
+		ec.unmarshalInputTemplateButtonInput,
 		ec.unmarshalInputTemplateFilter,
+		ec.unmarshalInputTemplateHeaderInput,
 		ec.unmarshalInputTemplateInput,
+		ec.unmarshalInputTemplateMediaInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateConversationInput,
 		ec.unmarshalInputUpdateWebhookEndpointInput,
@@ -4073,6 +4099,10 @@ type WhatsappTemplate {
   "APPROVED, PENDING or REJECTED"
   status: String!
   body: String!
+  "POSITIONAL ({{1}}: send parameters) or NAMED ({{first_name}}: send namedParameters)"
+  parameterFormat: String!
+  "The components as Meta lists them (HEADER, BODY, FOOTER, BUTTONS); null for a template known by its body only"
+  components: JSON
 }
 
 type TemplatePage {
@@ -4147,6 +4177,29 @@ input InteractiveInput {
   url: String
   displayText: String
   quickReplies: [QuickReplyInput!]
+  "Instagram generic template (type generic): at most 10 cards"
+  elements: [ElementInput!]
+}
+
+input ElementInput {
+  "at most 80 characters"
+  title: String!
+  "at most 80 characters"
+  subtitle: String
+  imageUrl: String
+  "opened when the card is tapped"
+  url: String
+  "at most 3"
+  buttons: [ElementButtonInput!]
+}
+
+input ElementButtonInput {
+  "web_url or postback"
+  type: String!
+  "at most 20 characters"
+  title: String!
+  url: String
+  payload: String
 }
 
 input ButtonInput {
@@ -4201,6 +4254,60 @@ input SendMessageInput {
   "WhatsApp only"
   location: LocationInput
   interactive: InteractiveInput
+  "WhatsApp only: contact cards, a message of their own (at most 5)"
+  contacts: [ContactCardInput!]
+}
+
+input ContactCardInput {
+  name: ContactNameInput!
+  phones: [CardPhoneInput!]
+  emails: [CardEmailInput!]
+  addresses: [CardAddressInput!]
+  org: CardOrgInput
+  urls: [CardURLInput!]
+  "YYYY-MM-DD"
+  birthday: String
+}
+
+input ContactNameInput {
+  formattedName: String!
+  firstName: String
+  lastName: String
+  middleName: String
+  suffix: String
+  prefix: String
+}
+
+input CardPhoneInput {
+  phone: String!
+  waId: String
+  type: String
+}
+
+input CardEmailInput {
+  email: String!
+  type: String
+}
+
+input CardAddressInput {
+  street: String
+  city: String
+  state: String
+  zip: String
+  country: String
+  countryCode: String
+  type: String
+}
+
+input CardOrgInput {
+  company: String
+  department: String
+  title: String
+}
+
+input CardURLInput {
+  url: String!
+  type: String
 }
 
 input TemplateInput {
@@ -4208,6 +4315,40 @@ input TemplateInput {
   language: String
   "Values for the body's {{1}}, {{2}}, …"
   parameters: [String!]
+  "A template with named parameters: an object of strings, {\"first_name\": \"Jessica\"} for the body's {{first_name}}"
+  namedParameters: JSON
+  "The header's parameter: its text's placeholder, its image, video or document, or its location"
+  header: TemplateHeaderInput
+  "Parameters of the buttons that take one"
+  buttons: [TemplateButtonInput!]
+  "An authentication template's one-time password: sent in its body and its button"
+  code: String
+}
+
+input TemplateHeaderInput {
+  text: String
+  image: TemplateMediaInput
+  video: TemplateMediaInput
+  document: TemplateMediaInput
+  location: LocationInput
+}
+
+"An uploaded file (fileId) or an http(s) link WhatsApp fetches"
+input TemplateMediaInput {
+  fileId: ID
+  link: String
+  filename: String
+}
+
+input TemplateButtonInput {
+  "the button's position in the template, from 0"
+  index: Int!
+  "a quick reply button's payload"
+  payload: String
+  "a URL button's variable suffix"
+  urlSuffix: String
+  "a copy-code button's coupon code"
+  couponCode: String
 }
 
 input AttachmentInput {
@@ -5424,6 +5565,10 @@ func (ec *executionContext) childFields_WhatsappTemplate(ctx context.Context, fi
 		return ec.fieldContext_WhatsappTemplate_status(ctx, field)
 	case "body":
 		return ec.fieldContext_WhatsappTemplate_body(ctx, field)
+	case "parameterFormat":
+		return ec.fieldContext_WhatsappTemplate_parameterFormat(ctx, field)
+	case "components":
+		return ec.fieldContext_WhatsappTemplate_components(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WhatsappTemplate", field.Name)
 }

@@ -103,10 +103,15 @@ func emailRich(ctx context.Context, q repo.Queries, s repo.Scope, in EmailIn) (r
 	return b, nil
 }
 
-// variantContact is the contact of another form of a WhatsApp number
-// (contact.PhoneVariants: Brazil's ninth digit, Argentina's 9), so a reply
+// variantContact is the contact of another form of a WhatsApp number: the
+// one a send's answer named with this wa_id, else one of
+// contact.PhoneVariants (Brazil's ninth digit, Argentina's 9), so a reply
 // from the wa_id Meta uses joins the conversation a send started.
 func variantContact(ctx context.Context, q repo.Queries, s repo.Scope, phone string) (*repo.Contact, error) {
+	ct, err := q.ContactByWaID(ctx, s, strings.TrimPrefix(phone, "+"))
+	if !errors.Is(err, repo.ErrNotFound) {
+		return ct, err
+	}
 	for _, v := range contact.PhoneVariants(phone) {
 		ct, err := q.ContactBy(ctx, s, "phone", v)
 		if !errors.Is(err, repo.ErrNotFound) {

@@ -192,7 +192,10 @@ func (r *Service) content(ctx context.Context, acc *repo.Account, creds *channel
 		if !igch.Downloadable(a.Type) {
 			continue
 		}
-		f := inbound.File{Filename: a.Type, ContentType: "application/octet-stream"}
+		// A failed download keeps the attachment's link as its provider
+		// media id: POST /v1/files/{id}/refetch fetches it again while it
+		// lives.
+		f := inbound.File{Filename: a.Type, ContentType: "application/octet-stream", ProviderMediaID: a.URL}
 		if r.Media == nil {
 			f.Failed = "attachment downloads are not configured"
 			in.Files = append(in.Files, f)

@@ -119,7 +119,8 @@ func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID stri
 				continue
 			}
 			rows = append(rows, repo.Template{ID: "tpl_" + t.acc.ID + "_" + tpl.ID, Name: tpl.Name, Language: tpl.Language,
-				Category: category, Status: TemplateStatus(tpl.Status), Body: tpl.Body})
+				Category: category, Status: TemplateStatus(tpl.Status), Body: tpl.Body,
+				Components: repo.JSONB(tpl.Components), ParameterFormat: tpl.ParameterFormat})
 		}
 		return s.Store.InTx(ctx, func(q repo.Queries) error {
 			if err := q.ReplaceSyncedTemplates(ctx, t.acc.WorkspaceID, t.acc.ID, rows); err != nil {

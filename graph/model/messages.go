@@ -23,7 +23,21 @@ type SendMessageInput struct {
 	Reaction    *ReactionInput    `json:"reaction"`
 	Location    *LocationInput    `json:"location"`
 	Interactive *InteractiveInput `json:"interactive"`
+	// Contacts are contact cards to send (WhatsApp), in the shape a
+	// received card shows.
+	Contacts []*ContactCardInput `json:"contacts"`
 }
+
+// The input forms of a contact card are the card's own types.
+type (
+	ContactCardInput = ContactCard
+	ContactNameInput = ContactName
+	CardPhoneInput   = CardPhone
+	CardEmailInput   = CardEmail
+	CardAddressInput = CardAddress
+	CardOrgInput     = CardOrg
+	CardURLInput     = CardURL
+)
 
 // ReplyToInput quotes one of the conversation's messages.
 type ReplyToInput struct {
@@ -57,6 +71,26 @@ type InteractiveInput struct {
 	URL          *string            `json:"url"`
 	DisplayText  *string            `json:"display_text"`
 	QuickReplies []*QuickReplyInput `json:"quick_replies"`
+	Elements     []*ElementInput    `json:"elements"`
+}
+
+// ElementInput is a card of an Instagram generic template: a title, an
+// optional subtitle and image, the URL opened when it is tapped, buttons.
+type ElementInput struct {
+	Title    *string               `json:"title"`
+	Subtitle *string               `json:"subtitle"`
+	ImageURL *string               `json:"image_url"`
+	URL      *string               `json:"url"`
+	Buttons  []*ElementButtonInput `json:"buttons"`
+}
+
+// ElementButtonInput is a card's button: web_url opens URL, postback
+// sends Payload back as the customer's postback.
+type ElementButtonInput struct {
+	Type    *string `json:"type"`
+	Title   *string `json:"title"`
+	URL     *string `json:"url"`
+	Payload *string `json:"payload"`
 }
 
 // ButtonInput is a reply button: the id comes back in the customer's
@@ -86,11 +120,46 @@ type QuickReplyInput struct {
 	Payload *string `json:"payload"`
 }
 
-// TemplateInput names a WhatsApp template and the values of its {{n}}.
+// TemplateInput names a WhatsApp template and the values its components
+// take: the body's {{1}}, {{2}} … (Parameters) or {{name}}
+// (NamedParameters, an object of strings), the header's, the buttons',
+// and an authentication template's one-time password (Code).
 type TemplateInput struct {
-	Name       *string  `json:"name"`
-	Language   *string  `json:"language"`
-	Parameters []string `json:"parameters"`
+	Name            *string                `json:"name"`
+	Language        *string                `json:"language"`
+	Parameters      []string               `json:"parameters"`
+	NamedParameters JSON                   `json:"named_parameters"`
+	Header          *TemplateHeaderInput   `json:"header"`
+	Buttons         []*TemplateButtonInput `json:"buttons"`
+	Code            *string                `json:"code"`
+}
+
+// TemplateHeaderInput is the header's parameter: its text's {{1}} (or
+// {{name}}), its image, video or document, or its location.
+type TemplateHeaderInput struct {
+	Text     *string             `json:"text"`
+	Image    *TemplateMediaInput `json:"image"`
+	Video    *TemplateMediaInput `json:"video"`
+	Document *TemplateMediaInput `json:"document"`
+	Location *LocationInput      `json:"location"`
+}
+
+// TemplateMediaInput is a header's media: an uploaded file or an https
+// link WhatsApp fetches.
+type TemplateMediaInput struct {
+	FileID   *string `json:"file_id"`
+	Link     *string `json:"link"`
+	Filename *string `json:"filename"`
+}
+
+// TemplateButtonInput is the parameter of the template's button at Index
+// (0-based): a quick reply's payload, a URL button's suffix or a copy-code
+// button's coupon code.
+type TemplateButtonInput struct {
+	Index      *int    `json:"index"`
+	Payload    *string `json:"payload"`
+	URLSuffix  *string `json:"url_suffix"`
+	CouponCode *string `json:"coupon_code"`
 }
 
 // AttachmentInput is an uploaded file by id, or a file given inline.
@@ -142,6 +211,10 @@ type WhatsappTemplate struct {
 	Category          string `json:"category"`
 	Status            string `json:"status"`
 	Body              string `json:"body"`
+	// ParameterFormat is POSITIONAL or NAMED; Components are Meta's
+	// component definitions, null for a template known by its body only.
+	ParameterFormat string `json:"parameter_format"`
+	Components      JSON   `json:"components"`
 }
 
 // TemplatePage lists templates; it is never cut into pages.

@@ -104,7 +104,7 @@ func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMe
 		}
 	}
 	// Field rules, in the order of decisions 3.
-	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 && in.Reaction == nil && in.Location == nil {
+	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 && in.Reaction == nil && in.Location == nil && len(in.Contacts) == 0 && in.Interactive == nil {
 		return nil, apierr.New(apierr.TextRequired, "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
 	}
 	if req.channel == "email" {

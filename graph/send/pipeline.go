@@ -284,6 +284,9 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 					return err
 				}
 			}
+			if err := rememberWaID(ctx, q, s, conv, res.ob, receipt); err != nil {
+				return err
+			}
 		}
 		out = view.Message(msg)
 		r.Files.SignAttachments(sent, out)

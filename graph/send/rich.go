@@ -85,6 +85,11 @@ func richFit(req *sendRequest, conv *repo.Conversation) error {
 			return over("text", "Instagram takes at most %d bytes of UTF-8; this has %d.", igTextBytesMax, len(*req.text))
 		}
 	}
+	if in.Contacts != nil {
+		if err := contactsFit(req); err != nil {
+			return err
+		}
+	}
 	if in.Interactive != nil {
 		return interactiveFit(req)
 	}
@@ -100,6 +105,12 @@ func interactiveFit(req *sendRequest) error {
 	}
 	if in.Template != nil || len(in.Attachments) > 0 {
 		return apierr.New(apierr.InvalidRequest, "interactive takes its body from text; give no template or attachments with it.")
+	}
+	if ch == "instagram" && kind == "generic" {
+		if req.text != nil {
+			return apierr.New(apierr.InvalidRequest, "A generic template carries no text; put it in the cards' titles and subtitles.")
+		}
+		return genericFit(it)
 	}
 	if req.text == nil {
 		return apierr.New(apierr.TextRequired, "interactive needs text, its body.")
@@ -117,7 +128,7 @@ func interactiveFit(req *sendRequest) error {
 		}
 	case ch == "instagram" && kind == "quick_replies":
 	default:
-		return apierr.New(apierr.InvalidRequest, "interactive.type must be buttons, list or cta_url on WhatsApp, quick_replies on Instagram.")
+		return apierr.New(apierr.InvalidRequest, "interactive.type must be buttons, list or cta_url on WhatsApp, quick_replies or generic on Instagram.")
 	}
 	switch kind {
 	case "buttons":

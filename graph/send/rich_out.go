@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -53,7 +54,15 @@ func richOutbound(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRe
 		rich.Interactive = &model.Interactive{Kind: ob.Interactive.Type}
 		msg.Type = "interactive"
 	}
-	if rich.ReplyTo == nil && rich.Reaction == nil && rich.Location == nil && rich.Interactive == nil {
+	if len(in.Contacts) > 0 {
+		cards, err := cardsOut(in.Contacts)
+		if err != nil {
+			return fmt.Errorf("send: contact cards: %w", err)
+		}
+		rich.Contacts, ob.Contacts = in.Contacts, cards
+		msg.Type = "contacts"
+	}
+	if rich.ReplyTo == nil && rich.Reaction == nil && rich.Location == nil && rich.Interactive == nil && rich.Contacts == nil {
 		return nil
 	}
 	var err error
@@ -97,7 +106,7 @@ func providerIDOf(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.
 // interactiveOut is the adapter's form of the checked choices.
 func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 	out := &channels.Interactive{Type: str(it.Type), Header: str(it.Header), Footer: str(it.Footer), Button: str(it.Button),
-		URL: str(it.URL), DisplayText: str(it.DisplayText)}
+		URL: str(it.URL), DisplayText: str(it.DisplayText), Elements: elementsOut(it.Elements)}
 	for _, b := range it.Buttons {
 		out.Choices = append(out.Choices, channels.Choice{ID: *b.ID, Title: *b.Title})
 	}
@@ -112,4 +121,14 @@ func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 		out.Sections = append(out.Sections, cs)
 	}
 	return out
+}
+
+// rememberWaID keeps the wa_id WhatsApp answered for a send when it is
+// another form of the number sent to (Brazil's ninth digit, Argentina's
+// 9), so the customer's messages from it land in this contact.
+func rememberWaID(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ob *channels.Message, receipt *channels.Receipt) error {
+	if ob.Channel != "whatsapp" || receipt.RecipientWaID == "" || conv.ContactID == nil || receipt.RecipientWaID == whatsapp.Digits(ob.To) {
+		return nil
+	}
+	return q.RememberWaID(ctx, s, receipt.RecipientWaID, *conv.ContactID)
 }

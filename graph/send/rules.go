@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/files"
@@ -28,8 +29,9 @@ func windowOpen(lastInbound *time.Time, now time.Time) bool {
 // sendContent is what the channel rules settled: the rendered template and
 // the email sender.
 type sendContent struct {
-	templateText string
-	template     *repo.Template
+	templateText   string
+	template       *repo.Template
+	templateParams channels.TemplateParameters
 }
 
 // channelRules refuses what the channel would refuse, in the order of
@@ -106,15 +108,11 @@ func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Acto
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
 		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
-	want, err := TemplateParams(tpl.Body)
+	params, text, err := r.templateFill(ctx, q, a.Scope(), tpl, in)
 	if err != nil {
-		return fmt.Errorf("send: template %s (%s) body: %w", name, lang, err)
+		return err
 	}
-	if len(in.Parameters) != want {
-		return apierr.New(apierr.InvalidRequest, "Template %s takes %d parameters; %d were given.", name, want, len(in.Parameters))
-	}
-	out.template = tpl
-	out.templateText = renderTemplate(tpl.Body, in.Parameters)
+	out.template, out.templateParams, out.templateText = tpl, params, text
 	return nil
 }
 
@@ -247,6 +245,9 @@ func (r *Service) attachmentRules(ctx context.Context, q repo.Queries, a *auth.A
 		}
 		if req.channel == "instagram" && !isMedia(f.meta.ContentType) {
 			return apierr.New(apierr.UnsupportedAttachment, "Instagram takes images, video and audio only, not %s.", f.meta.ContentType)
+		}
+		if err := attachmentFits(req.channel, fmt.Sprintf("attachments[%d]", i), f.meta.ContentType, size, f.content); err != nil {
+			return err
 		}
 		if f.fileID != "" {
 			claimed, err := q.AttachFile(ctx, a.Scope(), f.fileID, messageID)

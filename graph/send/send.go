@@ -182,7 +182,7 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	}
 	if content.template != nil {
 		ob.Template = &channels.Template{Name: content.template.Name, Language: content.template.Language,
-			Category: content.template.Category, Parameters: req.in.Template.Parameters, Marketing: req.marketing}
+			Category: content.template.Category, TemplateParameters: content.templateParams, Marketing: req.marketing}
 	}
 	if req.channel == "email" {
 		subject := req.subject

@@ -149,7 +149,8 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	for _, t := range rows {
 		if (f.Status == nil || *f.Status == t.Status) && (f.Category == nil || *f.Category == t.Category) {
 			page.Items = append(page.Items, &model.WhatsappTemplate{ID: t.ID, WhatsappAccountID: t.WhatsappAccountID,
-				Name: t.Name, Language: t.Language, Category: t.Category, Status: t.Status, Body: t.Body})
+				Name: t.Name, Language: t.Language, Category: t.Category, Status: t.Status, Body: t.Body,
+				ParameterFormat: parameterFormat(t.ParameterFormat), Components: model.JSON(t.Components)})
 		}
 	}
 	return page, nil
@@ -192,4 +193,13 @@ func (r *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, err
 		page.Items = append(page.Items, sender)
 	}
 	return page, nil
+}
+
+// parameterFormat is a template's parameter_format, POSITIONAL unless
+// NAMED.
+func parameterFormat(f string) string {
+	if f == "NAMED" {
+		return f
+	}
+	return "POSITIONAL"
 }

@@ -321,81 +321,83 @@ func (e EmailMessageInputChannel) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeAccountInactive         ErrorCode = "account_inactive"
-	ErrorCodeAgentNotFound           ErrorCode = "agent_not_found"
-	ErrorCodeAlreadyRated            ErrorCode = "already_rated"
-	ErrorCodeApiQuotaExceeded        ErrorCode = "api_quota_exceeded"
-	ErrorCodeAttachmentsTooLarge     ErrorCode = "attachments_too_large"
-	ErrorCodeChannelNotAllowed       ErrorCode = "channel_not_allowed"
-	ErrorCodeChannelRateLimited      ErrorCode = "channel_rate_limited"
-	ErrorCodeChannelRestricted       ErrorCode = "channel_restricted"
-	ErrorCodeChannelUnavailable      ErrorCode = "channel_unavailable"
-	ErrorCodeContactExists           ErrorCode = "contact_exists"
-	ErrorCodeContactNotFound         ErrorCode = "contact_not_found"
-	ErrorCodeContactsNeedAllWebsites ErrorCode = "contacts_need_all_websites"
-	ErrorCodeConversationClosed      ErrorCode = "conversation_closed"
-	ErrorCodeConversationNotClosed   ErrorCode = "conversation_not_closed"
-	ErrorCodeConversationNotFound    ErrorCode = "conversation_not_found"
-	ErrorCodeDeliveryNotFound        ErrorCode = "delivery_not_found"
-	ErrorCodeEndpointDisabled        ErrorCode = "endpoint_disabled"
-	ErrorCodeEndpointNotFound        ErrorCode = "endpoint_not_found"
-	ErrorCodeEventExpired            ErrorCode = "event_expired"
-	ErrorCodeEventNotFound           ErrorCode = "event_not_found"
-	ErrorCodeFileAlreadyUsed         ErrorCode = "file_already_used"
-	ErrorCodeFileLinkInvalid         ErrorCode = "file_link_invalid"
-	ErrorCodeFileNotFound            ErrorCode = "file_not_found"
-	ErrorCodeFileRejected            ErrorCode = "file_rejected"
-	ErrorCodeFromRequired            ErrorCode = "from_required"
-	ErrorCodeIdempotencyInProgress   ErrorCode = "idempotency_in_progress"
-	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
-	ErrorCodeImageUnavailable        ErrorCode = "image_unavailable"
-	ErrorCodeInsufficientScope       ErrorCode = "insufficient_scope"
-	ErrorCodeIntegrationPaused       ErrorCode = "integration_paused"
-	ErrorCodeInternalError           ErrorCode = "internal_error"
-	ErrorCodeInvalidApiKey           ErrorCode = "invalid_api_key"
-	ErrorCodeInvalidAttachment       ErrorCode = "invalid_attachment"
-	ErrorCodeInvalidCursor           ErrorCode = "invalid_cursor"
-	ErrorCodeInvalidEmail            ErrorCode = "invalid_email"
-	ErrorCodeInvalidIdempotencyKey   ErrorCode = "invalid_idempotency_key"
-	ErrorCodeInvalidLimit            ErrorCode = "invalid_limit"
-	ErrorCodeInvalidPhone            ErrorCode = "invalid_phone"
-	ErrorCodeInvalidRequest          ErrorCode = "invalid_request"
-	ErrorCodeInvalidVersion          ErrorCode = "invalid_version"
-	ErrorCodeInvalidVisitorToken     ErrorCode = "invalid_visitor_token"
-	ErrorCodeIpNotAllowed            ErrorCode = "ip_not_allowed"
-	ErrorCodeKeyExpired              ErrorCode = "key_expired"
-	ErrorCodeKeyRevoked              ErrorCode = "key_revoked"
-	ErrorCodeKeyRolled               ErrorCode = "key_rolled"
-	ErrorCodeKnowledgeEntryNotFound  ErrorCode = "knowledge_entry_not_found"
-	ErrorCodeLimitExceeded           ErrorCode = "limit_exceeded"
-	ErrorCodeMarketingNotOnboarded   ErrorCode = "marketing_not_onboarded"
-	ErrorCodeMessageNotFound         ErrorCode = "message_not_found"
-	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
-	ErrorCodeNoRecipient             ErrorCode = "no_recipient"
-	ErrorCodeNoWhatsappAccount       ErrorCode = "no_whatsapp_account"
-	ErrorCodePlanUpgradeRequired     ErrorCode = "plan_upgrade_required"
-	ErrorCodePrivateReplyExpired     ErrorCode = "private_reply_expired"
-	ErrorCodePrivateReplyUsed        ErrorCode = "private_reply_used"
-	ErrorCodePublicReplyNotAllowed   ErrorCode = "public_reply_not_allowed"
-	ErrorCodeRateLimited             ErrorCode = "rate_limited"
-	ErrorCodeRecipientOptedOut       ErrorCode = "recipient_opted_out"
-	ErrorCodeRecipientSuppressed     ErrorCode = "recipient_suppressed"
-	ErrorCodeRecipientUnreachable    ErrorCode = "recipient_unreachable"
-	ErrorCodeRecipientUnsubscribed   ErrorCode = "recipient_unsubscribed"
-	ErrorCodeRouteNotFound           ErrorCode = "route_not_found"
-	ErrorCodeSenderNotFound          ErrorCode = "sender_not_found"
-	ErrorCodeSenderNotVerified       ErrorCode = "sender_not_verified"
-	ErrorCodeServiceUnavailable      ErrorCode = "service_unavailable"
-	ErrorCodeStepUpRequired          ErrorCode = "step_up_required"
-	ErrorCodeSubjectRequired         ErrorCode = "subject_required"
-	ErrorCodeTemplateNotApproved     ErrorCode = "template_not_approved"
-	ErrorCodeTemplateNotMarketing    ErrorCode = "template_not_marketing"
-	ErrorCodeTestKeyRequired         ErrorCode = "test_key_required"
-	ErrorCodeTextRequired            ErrorCode = "text_required"
-	ErrorCodeUnsupportedAttachment   ErrorCode = "unsupported_attachment"
-	ErrorCodeWebsiteNotAllowed       ErrorCode = "website_not_allowed"
-	ErrorCodeWhatsappAccountRequired ErrorCode = "whatsapp_account_required"
-	ErrorCodeWindowClosed            ErrorCode = "window_closed"
+	ErrorCodeAccountInactive           ErrorCode = "account_inactive"
+	ErrorCodeAgentNotFound             ErrorCode = "agent_not_found"
+	ErrorCodeAlreadyRated              ErrorCode = "already_rated"
+	ErrorCodeApiQuotaExceeded          ErrorCode = "api_quota_exceeded"
+	ErrorCodeAttachmentsTooLarge       ErrorCode = "attachments_too_large"
+	ErrorCodeChannelNotAllowed         ErrorCode = "channel_not_allowed"
+	ErrorCodeChannelRateLimited        ErrorCode = "channel_rate_limited"
+	ErrorCodeChannelRestricted         ErrorCode = "channel_restricted"
+	ErrorCodeChannelUnavailable        ErrorCode = "channel_unavailable"
+	ErrorCodeContactExists             ErrorCode = "contact_exists"
+	ErrorCodeContactNotFound           ErrorCode = "contact_not_found"
+	ErrorCodeContactsNeedAllWebsites   ErrorCode = "contacts_need_all_websites"
+	ErrorCodeConversationClosed        ErrorCode = "conversation_closed"
+	ErrorCodeConversationNotClosed     ErrorCode = "conversation_not_closed"
+	ErrorCodeConversationNotFound      ErrorCode = "conversation_not_found"
+	ErrorCodeDeliveryNotFound          ErrorCode = "delivery_not_found"
+	ErrorCodeEndpointDisabled          ErrorCode = "endpoint_disabled"
+	ErrorCodeEndpointNotFound          ErrorCode = "endpoint_not_found"
+	ErrorCodeEventExpired              ErrorCode = "event_expired"
+	ErrorCodeEventNotFound             ErrorCode = "event_not_found"
+	ErrorCodeFileAlreadyUsed           ErrorCode = "file_already_used"
+	ErrorCodeFileLinkInvalid           ErrorCode = "file_link_invalid"
+	ErrorCodeFileNotFound              ErrorCode = "file_not_found"
+	ErrorCodeFileRejected              ErrorCode = "file_rejected"
+	ErrorCodeFromRequired              ErrorCode = "from_required"
+	ErrorCodeIdempotencyInProgress     ErrorCode = "idempotency_in_progress"
+	ErrorCodeIdempotencyKeyReused      ErrorCode = "idempotency_key_reused"
+	ErrorCodeImageUnavailable          ErrorCode = "image_unavailable"
+	ErrorCodeInsufficientScope         ErrorCode = "insufficient_scope"
+	ErrorCodeIntegrationPaused         ErrorCode = "integration_paused"
+	ErrorCodeInternalError             ErrorCode = "internal_error"
+	ErrorCodeInvalidApiKey             ErrorCode = "invalid_api_key"
+	ErrorCodeInvalidAttachment         ErrorCode = "invalid_attachment"
+	ErrorCodeInvalidCursor             ErrorCode = "invalid_cursor"
+	ErrorCodeInvalidEmail              ErrorCode = "invalid_email"
+	ErrorCodeInvalidIdempotencyKey     ErrorCode = "invalid_idempotency_key"
+	ErrorCodeInvalidLimit              ErrorCode = "invalid_limit"
+	ErrorCodeInvalidPhone              ErrorCode = "invalid_phone"
+	ErrorCodeInvalidRequest            ErrorCode = "invalid_request"
+	ErrorCodeInvalidVersion            ErrorCode = "invalid_version"
+	ErrorCodeInvalidVisitorToken       ErrorCode = "invalid_visitor_token"
+	ErrorCodeIpNotAllowed              ErrorCode = "ip_not_allowed"
+	ErrorCodeKeyExpired                ErrorCode = "key_expired"
+	ErrorCodeKeyRevoked                ErrorCode = "key_revoked"
+	ErrorCodeKeyRolled                 ErrorCode = "key_rolled"
+	ErrorCodeKnowledgeEntryNotFound    ErrorCode = "knowledge_entry_not_found"
+	ErrorCodeLimitExceeded             ErrorCode = "limit_exceeded"
+	ErrorCodeMarketingNotOnboarded     ErrorCode = "marketing_not_onboarded"
+	ErrorCodeMediaExpired              ErrorCode = "media_expired"
+	ErrorCodeMessageNotFound           ErrorCode = "message_not_found"
+	ErrorCodeMethodNotAllowed          ErrorCode = "method_not_allowed"
+	ErrorCodeNoRecipient               ErrorCode = "no_recipient"
+	ErrorCodeNoWhatsappAccount         ErrorCode = "no_whatsapp_account"
+	ErrorCodePlanUpgradeRequired       ErrorCode = "plan_upgrade_required"
+	ErrorCodePrivateReplyExpired       ErrorCode = "private_reply_expired"
+	ErrorCodePrivateReplyUsed          ErrorCode = "private_reply_used"
+	ErrorCodePublicReplyNotAllowed     ErrorCode = "public_reply_not_allowed"
+	ErrorCodeRateLimited               ErrorCode = "rate_limited"
+	ErrorCodeRecipientOptedOut         ErrorCode = "recipient_opted_out"
+	ErrorCodeRecipientSuppressed       ErrorCode = "recipient_suppressed"
+	ErrorCodeRecipientUnreachable      ErrorCode = "recipient_unreachable"
+	ErrorCodeRecipientUnsubscribed     ErrorCode = "recipient_unsubscribed"
+	ErrorCodeRouteNotFound             ErrorCode = "route_not_found"
+	ErrorCodeSenderNotFound            ErrorCode = "sender_not_found"
+	ErrorCodeSenderNotVerified         ErrorCode = "sender_not_verified"
+	ErrorCodeServiceUnavailable        ErrorCode = "service_unavailable"
+	ErrorCodeStepUpRequired            ErrorCode = "step_up_required"
+	ErrorCodeSubjectRequired           ErrorCode = "subject_required"
+	ErrorCodeTemplateNotApproved       ErrorCode = "template_not_approved"
+	ErrorCodeTemplateNotMarketing      ErrorCode = "template_not_marketing"
+	ErrorCodeTemplateParametersInvalid ErrorCode = "template_parameters_invalid"
+	ErrorCodeTestKeyRequired           ErrorCode = "test_key_required"
+	ErrorCodeTextRequired              ErrorCode = "text_required"
+	ErrorCodeUnsupportedAttachment     ErrorCode = "unsupported_attachment"
+	ErrorCodeWebsiteNotAllowed         ErrorCode = "website_not_allowed"
+	ErrorCodeWhatsappAccountRequired   ErrorCode = "whatsapp_account_required"
+	ErrorCodeWindowClosed              ErrorCode = "window_closed"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
@@ -497,6 +499,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeMarketingNotOnboarded:
 		return true
+	case ErrorCodeMediaExpired:
+		return true
 	case ErrorCodeMessageNotFound:
 		return true
 	case ErrorCodeMethodNotAllowed:
@@ -538,6 +542,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTemplateNotApproved:
 		return true
 	case ErrorCodeTemplateNotMarketing:
+		return true
+	case ErrorCodeTemplateParametersInvalid:
 		return true
 	case ErrorCodeTestKeyRequired:
 		return true
@@ -623,6 +629,7 @@ const (
 	InteractiveKindButtons      InteractiveKind = "buttons"
 	InteractiveKindCtaUrl       InteractiveKind = "cta_url"
 	InteractiveKindFlowReply    InteractiveKind = "flow_reply"
+	InteractiveKindGeneric      InteractiveKind = "generic"
 	InteractiveKindList         InteractiveKind = "list"
 	InteractiveKindListReply    InteractiveKind = "list_reply"
 	InteractiveKindPostback     InteractiveKind = "postback"
@@ -643,6 +650,8 @@ func (e InteractiveKind) Valid() bool {
 		return true
 	case InteractiveKindFlowReply:
 		return true
+	case InteractiveKindGeneric:
+		return true
 	case InteractiveKindList:
 		return true
 	case InteractiveKindListReply:
@@ -658,10 +667,29 @@ func (e InteractiveKind) Valid() bool {
 	}
 }
 
+// Defines values for InteractiveInputElementsButtonsType.
+const (
+	InteractiveInputElementsButtonsTypePostback InteractiveInputElementsButtonsType = "postback"
+	InteractiveInputElementsButtonsTypeWebUrl   InteractiveInputElementsButtonsType = "web_url"
+)
+
+// Valid indicates whether the value is a known member of the InteractiveInputElementsButtonsType enum.
+func (e InteractiveInputElementsButtonsType) Valid() bool {
+	switch e {
+	case InteractiveInputElementsButtonsTypePostback:
+		return true
+	case InteractiveInputElementsButtonsTypeWebUrl:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InteractiveInputType.
 const (
 	InteractiveInputTypeButtons      InteractiveInputType = "buttons"
 	InteractiveInputTypeCtaUrl       InteractiveInputType = "cta_url"
+	InteractiveInputTypeGeneric      InteractiveInputType = "generic"
 	InteractiveInputTypeList         InteractiveInputType = "list"
 	InteractiveInputTypeQuickReplies InteractiveInputType = "quick_replies"
 )
@@ -672,6 +700,8 @@ func (e InteractiveInputType) Valid() bool {
 	case InteractiveInputTypeButtons:
 		return true
 	case InteractiveInputTypeCtaUrl:
+		return true
+	case InteractiveInputTypeGeneric:
 		return true
 	case InteractiveInputTypeList:
 		return true
@@ -874,6 +904,24 @@ func (e TemplateCategory) Valid() bool {
 	case MARKETING:
 		return true
 	case UTILITY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemplateParameterFormat.
+const (
+	NAMED      TemplateParameterFormat = "NAMED"
+	POSITIONAL TemplateParameterFormat = "POSITIONAL"
+)
+
+// Valid indicates whether the value is a known member of the TemplateParameterFormat enum.
+func (e TemplateParameterFormat) Valid() bool {
+	switch e {
+	case NAMED:
+		return true
+	case POSITIONAL:
 		return true
 	default:
 		return false
@@ -1469,6 +1517,48 @@ type ContactCard struct {
 	} `json:"urls"`
 }
 
+// ContactCardInput A contact card to send (WhatsApp), in the fields of WhatsApp's contact object: name.formatted_name and at least one other part of the name; phones, emails, addresses, org, urls, birthday (YYYY-MM-DD) optional.
+//
+// Examples: {"birthday":"1999-01-23","emails":[{"email":"bjohnson@luckyshrub.com","type":"WORK"}],"name":{"first_name":"Barbara","formatted_name":"Barbara J. Johnson","last_name":"Johnson"},"org":{"company":"Lucky Shrub","title":"Lead Counsel"},"phones":[{"phone":"+19195551234","type":"WORK","wa_id":"19195551234"}]}
+type ContactCardInput struct {
+	Addresses *[]struct {
+		City        *string `json:"city,omitempty"`
+		Country     *string `json:"country,omitempty"`
+		CountryCode *string `json:"country_code,omitempty"`
+		State       *string `json:"state,omitempty"`
+		Street      *string `json:"street,omitempty"`
+		Type        *string `json:"type,omitempty"`
+		Zip         *string `json:"zip,omitempty"`
+	} `json:"addresses,omitempty"`
+	Birthday *openapi_types.Date `json:"birthday,omitempty"`
+	Emails   *[]struct {
+		Email string  `json:"email"`
+		Type  *string `json:"type,omitempty"`
+	} `json:"emails,omitempty"`
+	Name struct {
+		FirstName     *string `json:"first_name,omitempty"`
+		FormattedName string  `json:"formatted_name"`
+		LastName      *string `json:"last_name,omitempty"`
+		MiddleName    *string `json:"middle_name,omitempty"`
+		Prefix        *string `json:"prefix,omitempty"`
+		Suffix        *string `json:"suffix,omitempty"`
+	} `json:"name"`
+	Org *struct {
+		Company    *string `json:"company,omitempty"`
+		Department *string `json:"department,omitempty"`
+		Title      *string `json:"title,omitempty"`
+	} `json:"org,omitempty"`
+	Phones *[]struct {
+		Phone string  `json:"phone"`
+		Type  *string `json:"type,omitempty"`
+		WaId  *string `json:"wa_id,omitempty"`
+	} `json:"phones,omitempty"`
+	Urls *[]struct {
+		Type *string `json:"type,omitempty"`
+		Url  string  `json:"url"`
+	} `json:"urls,omitempty"`
+}
+
 // ContactUpdatedData defines model for ContactUpdatedData.
 type ContactUpdatedData struct {
 	// Changed The names of the fields that changed.
@@ -1735,7 +1825,7 @@ type InstagramMessageInput struct {
 	Channel     InstagramMessageInputChannel `json:"channel"`
 	ContactId   *string                      `json:"contact_id,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 
 	// Tag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
@@ -1772,7 +1862,7 @@ type Interactive struct {
 // InteractiveKind defines model for Interactive.Kind.
 type InteractiveKind string
 
-// InteractiveInput Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+// InteractiveInput Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 type InteractiveInput struct {
 	// Button A list's button text.
 	Button  *string `json:"button,omitempty"`
@@ -1780,7 +1870,23 @@ type InteractiveInput struct {
 		Id    string `json:"id"`
 		Title string `json:"title"`
 	} `json:"buttons,omitempty"`
-	DisplayText  *string `json:"display_text,omitempty"`
+	DisplayText *string `json:"display_text,omitempty"`
+
+	// Elements Instagram generic template (type generic): at most 10 cards, each with a title (at most 80 characters) and a subtitle (80), image_url, url (opened when the card is tapped) or buttons (at most 3: web_url with url, postback with payload; titles at most 20 characters).
+	//
+	// Examples: [{"buttons":[{"title":"View Website","type":"web_url","url":"https://www.originalcoastclothing.com"},{"payload":"DEVELOPER_DEFINED_PAYLOAD","title":"Start Chatting","type":"postback"}],"image_url":"https://github.com/fbsamples/original-coast-clothing/blob/main/public/looks/male-work.jpg","subtitle":"We have the right hat for everyone.","title":"Welcome!","url":"https://www.originalcoastclothing.com"}]
+	Elements *[]struct {
+		Buttons *[]struct {
+			Payload *string                             `json:"payload,omitempty"`
+			Title   string                              `json:"title"`
+			Type    InteractiveInputElementsButtonsType `json:"type"`
+			Url     *string                             `json:"url,omitempty"`
+		} `json:"buttons,omitempty"`
+		ImageUrl *string `json:"image_url,omitempty"`
+		Subtitle *string `json:"subtitle,omitempty"`
+		Title    string  `json:"title"`
+		Url      *string `json:"url,omitempty"`
+	} `json:"elements,omitempty"`
 	Footer       *string `json:"footer,omitempty"`
 	Header       *string `json:"header,omitempty"`
 	QuickReplies *[]struct {
@@ -1798,6 +1904,9 @@ type InteractiveInput struct {
 	Type InteractiveInputType `json:"type"`
 	Url  *string              `json:"url,omitempty"`
 }
+
+// InteractiveInputElementsButtonsType defines model for InteractiveInput.Elements.Buttons.Type.
+type InteractiveInputElementsButtonsType string
 
 // InteractiveInputType defines model for InteractiveInput.Type.
 type InteractiveInputType string
@@ -1821,7 +1930,9 @@ type LocationInput struct {
 
 // MarketingMessageInput defines model for MarketingMessageInput.
 type MarketingMessageInput struct {
-	ContactId         *string       `json:"contact_id,omitempty"`
+	ContactId *string `json:"contact_id,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template          TemplateInput `json:"template"`
 	To                *string       `json:"to,omitempty"`
 	WhatsappAccountId *string       `json:"whatsapp_account_id,omitempty"`
@@ -1972,15 +2083,18 @@ type Referral struct {
 
 // ReplyMessageInput A reply in an existing conversation; the conversation's channel rules apply.
 type ReplyMessageInput struct {
-	Attachments    *[]AttachmentInput `json:"attachments,omitempty"`
-	Cc             *[]string          `json:"cc,omitempty"`
-	ConversationId string             `json:"conversation_id"`
+	Attachments *[]AttachmentInput `json:"attachments,omitempty"`
+	Cc          *[]string          `json:"cc,omitempty"`
+
+	// Contacts WhatsApp: contact cards, a message of their own (no text, template, attachments, location or interactive); at most 5, more is 422 limit_exceeded.
+	Contacts       *[]ContactCardInput `json:"contacts,omitempty"`
+	ConversationId string              `json:"conversation_id"`
 
 	// From A verified address of the workspace; needed for a new thread.
 	From *string `json:"from,omitempty"`
 	Html *string `json:"html,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 
 	// Location WhatsApp: a place, sent as a message of its own.
@@ -1997,9 +2111,11 @@ type ReplyMessageInput struct {
 	Subject *string       `json:"subject,omitempty"`
 
 	// Tag Instagram direct messages: human_agent marks a reply a person wrote. Outside the 24-hour window it goes out with Meta's HUMAN_AGENT tag, until 7 days after the customer last wrote; without it, only within 24 hours.
-	Tag      *ReplyMessageInputTag `json:"tag,omitempty"`
-	Template *TemplateInput        `json:"template,omitempty"`
-	Text     *string               `json:"text,omitempty"`
+	Tag *ReplyMessageInputTag `json:"tag,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
+	Template *TemplateInput `json:"template,omitempty"`
+	Text     *string        `json:"text,omitempty"`
 }
 
 // ReplyMessageInputReplyAs Instagram comment conversations: a public reply or the one private reply.
@@ -2061,29 +2177,87 @@ type System struct {
 
 // Template defines model for Template.
 type Template struct {
-	Body              string           `json:"body"`
-	Category          TemplateCategory `json:"category"`
-	Id                string           `json:"id"`
-	Language          string           `json:"language"`
-	Name              string           `json:"name"`
-	Status            TemplateStatus   `json:"status"`
-	WhatsappAccountId string           `json:"whatsapp_account_id"`
+	Body     string           `json:"body"`
+	Category TemplateCategory `json:"category"`
+
+	// Components The template's components as Meta lists them (HEADER with its format, BODY, FOOTER, BUTTONS); a send's header, body and button parameters are checked against them. null for a template known by its body only.
+	//
+	// Examples: [{"format":"LOCATION","type":"HEADER"},{"text":"Good news {{customer_name}}! Your order #{{order_number}} is on its way to the location above.","type":"BODY"},{"buttons":[{"text":"Stop Delivery Updates","type":"QUICK_REPLY"}],"type":"BUTTONS"}]
+	Components *[]map[string]interface{} `json:"components"`
+	Id         string                    `json:"id"`
+	Language   string                    `json:"language"`
+	Name       string                    `json:"name"`
+
+	// ParameterFormat How the template's placeholders are written: {{1}}, {{2}} … (POSITIONAL; send template.parameters) or {{first_name}} (NAMED; send template.named_parameters).
+	ParameterFormat   TemplateParameterFormat `json:"parameter_format"`
+	Status            TemplateStatus          `json:"status"`
+	WhatsappAccountId string                  `json:"whatsapp_account_id"`
 }
 
 // TemplateCategory defines model for Template.Category.
 type TemplateCategory string
 
+// TemplateParameterFormat How the template's placeholders are written: {{1}}, {{2}} … (POSITIONAL; send template.parameters) or {{first_name}} (NAMED; send template.named_parameters).
+type TemplateParameterFormat string
+
 // TemplateStatus defines model for Template.Status.
 type TemplateStatus string
 
-// TemplateInput defines model for TemplateInput.
+// TemplateButtonInput A button's parameter: a QUICK_REPLY button's payload, a URL button's variable suffix, a COPY_CODE button's coupon code (at most 15 characters).
+type TemplateButtonInput struct {
+	CouponCode *string `json:"coupon_code,omitempty"`
+	Index      int     `json:"index"`
+	Payload    *string `json:"payload,omitempty"`
+	UrlSuffix  *string `json:"url_suffix,omitempty"`
+}
+
+// TemplateHeaderInput The header's parameter, one of: text (a TEXT header's {{1}} or {{name}}), image, video, document (a PDF), location.
+type TemplateHeaderInput struct {
+	// Document A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Document *TemplateMediaInput `json:"document,omitempty"`
+
+	// Image A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Image *TemplateMediaInput `json:"image,omitempty"`
+
+	// Location WhatsApp: a place, sent as a message of its own.
+	Location *LocationInput `json:"location,omitempty"`
+	Text     *string        `json:"text,omitempty"`
+
+	// Video A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+	Video *TemplateMediaInput `json:"video,omitempty"`
+}
+
+// TemplateInput A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 type TemplateInput struct {
+	// Buttons Parameters of the template's buttons that take one, by index (0-based, in the template's order).
+	Buttons *[]TemplateButtonInput `json:"buttons,omitempty"`
+
+	// Code An authentication template's one-time password: sent in its body and in its copy-code or one-tap button.
+	//
+	// Examples: J$FpnYnP
+	Code *string `json:"code,omitempty"`
+
+	// Header The header's parameter, one of: text (a TEXT header's {{1}} or {{name}}), image, video, document (a PDF), location.
+	Header *TemplateHeaderInput `json:"header,omitempty"`
+
 	// Language Examples: en_US
 	Language string `json:"language"`
 	Name     string `json:"name"`
 
-	// Parameters Values of the body's {{1}}, {{2}} ...
+	// NamedParameters Values of the body's named placeholders (a template with parameter_format NAMED): {"first_name": "Jessica"} for {{first_name}}.
+	//
+	// Examples: {"first_name":"Jessica","order_number":"SKBUP2-4CPIG9"}
+	NamedParameters *map[string]string `json:"named_parameters,omitempty"`
+
+	// Parameters Values of the body's {{1}}, {{2}} ... (a template with parameter_format POSITIONAL).
 	Parameters *[]string `json:"parameters,omitempty"`
+}
+
+// TemplateMediaInput A header's media: an uploaded file (file_id; images JPEG/PNG up to 5 MB, video MP4/3GPP up to 16 MB, documents PDF) or an http(s) link WhatsApp fetches.
+type TemplateMediaInput struct {
+	FileId   *string `json:"file_id,omitempty"`
+	Filename *string `json:"filename,omitempty"`
+	Link     *string `json:"link,omitempty"`
 }
 
 // Unsupported A message the provider does not pass on, or a kind msgsvc does not model (code not_modelled).
@@ -2189,11 +2363,16 @@ type WhatsappMessageInput struct {
 	Channel     WhatsappMessageInputChannel `json:"channel"`
 	ContactId   *string                     `json:"contact_id,omitempty"`
 
-	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
+	// Contacts WhatsApp: contact cards, a message of their own (no text, template, attachments, location or interactive); at most 5, more is 422 limit_exceeded.
+	Contacts *[]ContactCardInput `json:"contacts,omitempty"`
+
+	// Interactive Choices, the message's text being the body: WhatsApp reply buttons (type buttons: at most 3, titles at most 20 characters), a list (type list: at most 10 rows in all, row titles at most 24 characters, a button text) or a link button (type cta_url: url, display_text); Instagram quick replies (type quick_replies: at most 13, titles at most 20 characters) or a generic template (type generic: elements, no text). Over a limit Meta documents: 422 limit_exceeded naming the field, before any provider call.
 	Interactive *InteractiveInput `json:"interactive,omitempty"`
 
 	// Location WhatsApp: a place, sent as a message of its own.
 	Location *LocationInput `json:"location,omitempty"`
+
+	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template *TemplateInput `json:"template,omitempty"`
 	Text     *string        `json:"text,omitempty"`
 	To       *string        `json:"to,omitempty"`
@@ -3113,7 +3292,7 @@ type ClientInterface interface {
 
 	// RefetchFile Fetch provider media again
 	//
-	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 	//
 	// Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
 	RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3579,7 +3758,7 @@ func (c *Client) GetFileContent(ctx context.Context, id string, params *GetFileC
 
 // RefetchFile Fetch provider media again
 //
-// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 //
 // Corresponds with POST /v1/files/{id}/refetch (the `RefetchFile` operationId).
 func (c *Client) RefetchFile(ctx context.Context, id string, params *RefetchFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5893,7 +6072,7 @@ type ClientWithResponsesInterface interface {
 
 	// RefetchFileWithResponse Fetch provider media again
 	//
-	// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+	// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12189,7 +12368,7 @@ func (c *ClientWithResponses) GetFileContentWithResponse(ctx context.Context, id
 
 // RefetchFileWithResponse Fetch provider media again
 //
-// Downloads again the bytes of an inbound WhatsApp media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error).
+// Downloads again the bytes of an inbound WhatsApp or Instagram media file whose download failed (its attachment has status failed): on success the attachment becomes stored and its link serves the bytes; a file already stored is returned as it is. 400 for a file that is no provider media; 503 channel_unavailable when the provider does not return it (the attachment keeps status failed with the new error). Instagram attachments are fetched again from the link their webhook gave; Instagram's links expire, and a link the CDN no longer serves answers 422 media_expired.
 //
 // Returns a wrapper object for the known response body format(s).
 //
