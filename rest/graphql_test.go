@@ -13,11 +13,21 @@ import (
 
 func graphql(t *testing.T, api *resttest.API, token, workspace, query string) (int, map[string]any) {
 	t.Helper()
+	return graphqlMode(t, api, token, workspace, false, query)
+}
+
+// graphqlMode is graphql on the live data (Msgsvc-Livemode: true) or the
+// test data.
+func graphqlMode(t *testing.T, api *resttest.API, token, workspace string, live bool, query string) (int, map[string]any) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query})
 	req, _ := http.NewRequest("POST", api.HTTP.URL+"/graphql", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Msgsvc-Workspace", workspace)
+	if live {
+		req.Header.Set("Msgsvc-Livemode", "true")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

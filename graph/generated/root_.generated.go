@@ -128,6 +128,7 @@ type ComplexityRoot struct {
 		OptOuts          func(childComplexity int) int
 		Phone            func(childComplexity int) int
 		Source           func(childComplexity int) int
+		WhatsappUserID   func(childComplexity int) int
 	}
 
 	ContactCard struct {
@@ -1006,6 +1007,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Source(childComplexity), true
+	case "Contact.whatsappUserId":
+		if e.ComplexityRoot.Contact.WhatsappUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.WhatsappUserID(childComplexity), true
 
 	case "ContactCard.addresses":
 		if e.ComplexityRoot.ContactCard.Addresses == nil {
@@ -3736,6 +3743,8 @@ type Contact {
   email: String
   phone: String
   instagramUserId: String
+  "The customer's WhatsApp business-scoped user id (Meta's user_id, e.g. US.13491208655302741918): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share."
+  whatsappUserId: String
   optOuts: OptOuts!
   "Marketing messages the customer stopped (WhatsApp's user_preferences stop or 131050); other messages still go out."
   marketingOptOuts: MarketingOptOuts!
@@ -4358,6 +4367,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_phone(ctx, field)
 	case "instagramUserId":
 		return ec.fieldContext_Contact_instagramUserId(ctx, field)
+	case "whatsappUserId":
+		return ec.fieldContext_Contact_whatsappUserId(ctx, field)
 	case "optOuts":
 		return ec.fieldContext_Contact_optOuts(ctx, field)
 	case "marketingOptOuts":

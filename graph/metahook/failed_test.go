@@ -25,3 +25,20 @@ func TestDeliveryErrorNames(t *testing.T) {
 		t.Errorf("no errors: %+v", got)
 	}
 }
+
+// A status or preference names its customer as the send side does: the
+// phone in E.164 when there is one, else the business-scoped user id (also
+// when recipient_id itself is one); nothing usable is "".
+func TestRecipientOf(t *testing.T) {
+	for _, c := range []struct{ waID, userID, want string }{
+		{"15551234567", "US.13491208655302741918", "+15551234567"},
+		{"", "US.13491208655302741918", "US.13491208655302741918"},
+		{"US.13491208655302741918", "", "US.13491208655302741918"},
+		{"not-a-phone", "", ""},
+		{"", "", ""},
+	} {
+		if got := recipientOf(c.waID, c.userID); got != c.want {
+			t.Errorf("recipientOf(%q, %q) = %q, want %q", c.waID, c.userID, got, c.want)
+		}
+	}
+}

@@ -30,21 +30,21 @@ func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUser
 		slog.Info("meta hook: user preference of another category", "category", p.Category)
 		return nil
 	}
-	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(p.WAID, "+"))
-	if err != nil {
-		return fmt.Errorf("metahook: wa_id %q: %w", p.WAID, err)
+	who := recipientOf(p.WAID, p.UserID)
+	if who == "" {
+		return fmt.Errorf("metahook: user preference of wa_id %q, user_id %q: neither names a customer", p.WAID, p.UserID)
 	}
-	return s.marketingOptOut(ctx, t.acc.WorkspaceID, phone, optOut)
+	return s.marketingOptOut(ctx, t.acc.WorkspaceID, who, optOut)
 }
 
 // marketingOptOut sets or clears a live contact's marketing opt-out and
 // announces contact.updated when it changed.
-func (s *Service) marketingOptOut(ctx context.Context, workspaceID, phone string, optOut bool) error {
+func (s *Service) marketingOptOut(ctx context.Context, workspaceID, who string, optOut bool) error {
 	scope := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
 	changed := false
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
-		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, phone, optOut, s.Clock.Now())
+		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, optOut, s.Clock.Now())
 		return err
 	})
 	if err == nil && changed {

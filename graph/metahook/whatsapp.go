@@ -20,13 +20,17 @@ import (
 // downloaded and checked against its sha256. A retried wamid changes
 // nothing.
 func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage) error {
-	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(m.From, "+"))
+	from, userID, err := customerOf(m.From, m.UserID)
 	if err != nil {
-		return fmt.Errorf("metahook: wa_id %q: %w", m.From, err)
+		return err
 	}
 	scope := repo.Scope{WorkspaceID: t.acc.WorkspaceID, Livemode: true}
 	msgType, rich := richOf(m)
-	in := inbound.Message{Channel: "whatsapp", From: phone, Name: m.ProfileName, Type: msgType, Rich: rich, At: m.Timestamp,
+	name := m.ProfileName
+	if name == "" {
+		name = m.Username
+	}
+	in := inbound.Message{Channel: "whatsapp", From: from, UserID: userID, Name: name, Type: msgType, Rich: rich, At: m.Timestamp,
 		Stored: func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
 			// Meta retries a webhook: the second copy of a wamid rolls back.
 			fresh, err := q.InsertProviderMessage(ctx, &repo.ProviderMessage{Channel: "whatsapp",
@@ -48,10 +52,30 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		slog.Info("meta hook: message already received", "wamid", m.ID)
 		return nil
 	}
-	if err == nil && rich.System != nil && rich.System.Kind == "user_changed_number" {
-		err = s.changedNumber(ctx, scope, phone, rich.System.NewWaID)
+	if err == nil && rich.System != nil && rich.System.Kind == "user_changed_number" && m.From != "" {
+		err = s.changedNumber(ctx, scope, from, rich.System.NewWaID)
 	}
 	return err
+}
+
+// customerOf is who a WhatsApp customer is: the phone in E.164 when Meta
+// shares the wa_id, else the business-scoped user id (a customer with a
+// username may have no phone in the webhook), and the user id besides.
+func customerOf(waID, userID string) (from, user string, err error) {
+	if waID == "" {
+		if !contact.IsWhatsAppUserID(userID) {
+			return "", "", fmt.Errorf("metahook: a WhatsApp message with neither a wa_id nor a business-scoped user id (user_id %q)", userID)
+		}
+		return userID, userID, nil
+	}
+	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(waID, "+"))
+	if err != nil {
+		return "", "", fmt.Errorf("metahook: wa_id %q: %w", waID, err)
+	}
+	if !contact.IsWhatsAppUserID(userID) {
+		userID = ""
+	}
+	return phone, userID, nil
 }
 
 // errDuplicate is a wamid already received.

@@ -115,12 +115,14 @@ type DeliveryError struct {
 
 // Contact is a customer of a workspace across channels.
 type Contact struct {
-	ID               string           `json:"id"`
-	Object           string           `json:"object"`
-	Name             string           `json:"name"`
-	Email            *string          `json:"email"`
-	Phone            *string          `json:"phone"`
-	InstagramUserID  *string          `json:"instagram_user_id"`
+	ID              string  `json:"id"`
+	Object          string  `json:"object"`
+	Name            string  `json:"name"`
+	Email           *string `json:"email"`
+	Phone           *string `json:"phone"`
+	InstagramUserID *string `json:"instagram_user_id"`
+	// WhatsappUserID is the WhatsApp business-scoped user id.
+	WhatsappUserID   *string          `json:"whatsapp_user_id"`
 	OptOuts          OptOuts          `json:"opt_outs"`
 	MarketingOptOuts MarketingOptOuts `json:"marketing_opt_outs"`
 	EmailSuppressed  *JSON            `json:"email_suppressed"`

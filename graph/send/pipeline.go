@@ -187,6 +187,10 @@ func recipient(req *sendRequest, t *sendTarget) string {
 	}
 	switch req.channel {
 	case "whatsapp":
+		// The phone when known: Meta shares it in later webhooks then.
+		if t.contact.Phone == nil {
+			return deref(t.contact.WhatsAppUserID)
+		}
 		return deref(t.contact.Phone)
 	case "instagram":
 		return deref(t.contact.InstagramUserID)

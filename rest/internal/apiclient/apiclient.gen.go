@@ -1324,6 +1324,9 @@ type Contact struct {
 	} `json:"opt_outs"`
 	Phone  *string `json:"phone"`
 	Source string  `json:"source"`
+
+	// WhatsappUserId The customer's WhatsApp business-scoped user id (Meta's user_id): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share; a send to a contact with no phone uses it.
+	WhatsappUserId *string `json:"whatsapp_user_id"`
 }
 
 // ContactObject defines model for Contact.Object.
@@ -1406,6 +1409,9 @@ type ContactUpdatedData struct {
 	} `json:"opt_outs"`
 	Phone  *string `json:"phone"`
 	Source string  `json:"source"`
+
+	// WhatsappUserId The customer's WhatsApp business-scoped user id (Meta's user_id): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share; a send to a contact with no phone uses it.
+	WhatsappUserId *string `json:"whatsapp_user_id"`
 }
 
 // ContactUpdatedDataObject defines model for ContactUpdatedData.Object.
