@@ -4,10 +4,18 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 func (r *Resolver) connections() *credentials.Connections {
-	return &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher}
+	subscribers := map[string]credentials.Subscriber{}
+	for channel, a := range r.Adapters {
+		if sub, ok := a.(credentials.Subscriber); ok {
+			subscribers[channel] = sub
+		}
+	}
+	return &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher,
+		Subscribers: subscribers}
 }
 
 // providerCredentials are the credentials of a GraphQL input.
@@ -28,8 +36,17 @@ func connectionView(c *credentials.Connection, err error) (*model.ChannelConnect
 		out.WabaID, out.Login = nonEmpty(c.WABAID), nonEmpty(c.Login)
 		at := model.NewTimestamp(c.UpdatedAt)
 		out.UpdatedAt = &at
+		out.Subscription = accountCheck(c.Subscription)
 	}
 	return out, nil
+}
+
+// accountCheck is a recorded provider check as the API shows it.
+func accountCheck(c *repo.AccountCheck) *model.AccountCheck {
+	if c == nil {
+		return nil
+	}
+	return &model.AccountCheck{Status: c.Status, Error: c.Error, At: model.NewTimestamp(c.At)}
 }
 
 func deref(s *string) string {

@@ -239,3 +239,27 @@ func TestIsUserID(t *testing.T) {
 		}
 	}
 }
+
+// Subscribe posts to /{waba_id}/subscribed_apps with the number's token;
+// Meta's {"success":true} is success, an error envelope or success false
+// is an error
+// (https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account/subscribed_apps/).
+func TestSubscribeTheWABA(t *testing.T) {
+	g, a := setup(t)
+	creds := account().Provider
+	if err := a.Subscribe(context.Background(), creds); err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.Requests(nil)
+	if len(reqs) != 1 || reqs[0].Method != "POST" || reqs[0].Path != "/v24.0/"+waba+"/subscribed_apps" || reqs[0].Bearer() != token {
+		t.Fatalf("requests %+v", reqs)
+	}
+	g.Fail("/subscribed_apps", 400, 100, 0, "(#100) Invalid parameter")
+	if err := a.Subscribe(context.Background(), creds); channels.AsRefusal(err).Reason != "100: Invalid parameter" {
+		t.Fatalf("refused: %v", err)
+	}
+	g.Queue(metatest.Script{PathSuffix: "/subscribed_apps", Status: 200, Body: map[string]any{"success": false}})
+	if err := a.Subscribe(context.Background(), creds); err == nil {
+		t.Fatal("success false taken as success")
+	}
+}

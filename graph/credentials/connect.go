@@ -22,6 +22,8 @@ type Store interface {
 	UpsertAccountProvider(ctx context.Context, p *repo.AccountProvider) error
 	DeleteAccountProvider(ctx context.Context, workspaceID, accountID string) (bool, error)
 	ClearNeedsReauth(ctx context.Context, workspaceID, id string) (bool, error)
+	SetAccountCheck(ctx context.Context, workspaceID, id, check string, c repo.AccountCheck) error
+	AccountChecks(ctx context.Context, workspaceID string) (map[string]repo.AccountChecks, error)
 }
 
 // Refresher syncs a WhatsApp number's templates and onboarding soon;
@@ -39,6 +41,9 @@ type Connections struct {
 	Clock clock.Clock
 	// Refresher, when set, syncs a connected WhatsApp number's templates.
 	Refresher Refresher
+	// Subscribers subscribe the app to a connected account's webhooks, by
+	// channel (subscribe.go).
+	Subscribers map[string]Subscriber
 }
 
 // Connection is what may be told of an account's provider connection:
@@ -54,6 +59,9 @@ type Connection struct {
 	WABAID            string
 	Login             string
 	UpdatedAt         time.Time
+	// Subscription is how the webhook subscription at the last connect
+	// went (nil: none was made).
+	Subscription *repo.AccountCheck
 }
 
 // admin returns the caller when it is the admin of /graphql: API keys,
@@ -162,6 +170,9 @@ func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.
 	if err := c.reconnected(ctx, acc); err != nil {
 		return nil, err
 	}
+	if err := c.subscribe(ctx, acc, in); err != nil {
+		return nil, err
+	}
 	slog.Info("credentials: account connected", "workspace", acc.WorkspaceID, "account", acc.ID,
 		"channel", acc.Channel, "provider_key", row.ProviderKey)
 	if acc.Channel == "whatsapp" && c.Refresher != nil {
@@ -197,5 +208,6 @@ func (c *Connections) describe(ctx context.Context, acc *repo.Account) (*Connect
 	}
 	out.Connected, out.ProviderAccountID, out.WABAID, out.Login = true, p.ProviderKey, creds.WABAID, creds.Login
 	out.UpdatedAt = p.UpdatedAt
-	return out, nil
+	out.Subscription, err = c.subscription(ctx, acc)
+	return out, err
 }

@@ -32,6 +32,12 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AccountCheck struct {
+		At     func(childComplexity int) int
+		Error  func(childComplexity int) int
+		Status func(childComplexity int) int
+	}
+
 	Agent struct {
 		Active            func(childComplexity int) int
 		Email             func(childComplexity int) int
@@ -95,6 +101,7 @@ type ComplexityRoot struct {
 		NeedsReauth       func(childComplexity int) int
 		ProviderAccountID func(childComplexity int) int
 		Status            func(childComplexity int) int
+		Subscription      func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
 		WabaID            func(childComplexity int) int
 	}
@@ -579,6 +586,8 @@ type ComplexityRoot struct {
 		Name              func(childComplexity int) int
 		PhoneNumber       func(childComplexity int) int
 		Status            func(childComplexity int) int
+		Subscription      func(childComplexity int) int
+		TemplateSync      func(childComplexity int) int
 		WebsiteID         func(childComplexity int) int
 	}
 
@@ -606,6 +615,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AccountCheck.at":
+		if e.ComplexityRoot.AccountCheck.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.At(childComplexity), true
+	case "AccountCheck.error":
+		if e.ComplexityRoot.AccountCheck.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.Error(childComplexity), true
+	case "AccountCheck.status":
+		if e.ComplexityRoot.AccountCheck.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.Status(childComplexity), true
 
 	case "Agent.active":
 		if e.ComplexityRoot.Agent.Active == nil {
@@ -860,6 +888,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.Status(childComplexity), true
+	case "ChannelConnection.subscription":
+		if e.ComplexityRoot.ChannelConnection.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Subscription(childComplexity), true
 	case "ChannelConnection.updatedAt":
 		if e.ComplexityRoot.ChannelConnection.UpdatedAt == nil {
 			break
@@ -3067,6 +3101,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappNumber.Status(childComplexity), true
+	case "WhatsappNumber.subscription":
+		if e.ComplexityRoot.WhatsappNumber.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappNumber.Subscription(childComplexity), true
+	case "WhatsappNumber.templateSync":
+		if e.ComplexityRoot.WhatsappNumber.TemplateSync == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappNumber.TemplateSync(childComplexity), true
 	case "WhatsappNumber.websiteId":
 		if e.ComplexityRoot.WhatsappNumber.WebsiteID == nil {
 			break
@@ -3361,6 +3407,8 @@ type ChannelConnection {
   login: String
   "When the credentials were last set."
   updatedAt: Timestamp
+  "WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number."
+  subscription: AccountCheck
 }
 
 "Provider credentials, as the fixture's provider object holds them."
@@ -3436,6 +3484,19 @@ type WhatsappNumber {
   name: String!
   status: String!
   marketingMessages: String!
+  "How the app's webhook subscription to the number's WABA (POST /{waba_id}/subscribed_apps) went at its last connect; null before one."
+  subscription: AccountCheck
+  "How the last template sync went; null before one."
+  templateSync: AccountCheck
+}
+
+"How the last run of a provider check of an account went."
+type AccountCheck {
+  "ok or failed"
+  status: String!
+  "Why it failed (the provider's code and text, or the network cause); null when ok."
+  error: String
+  at: Timestamp!
 }
 
 type InstagramAccount {
@@ -4189,6 +4250,18 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AccountCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_AccountCheck_status(ctx, field)
+	case "error":
+		return ec.fieldContext_AccountCheck_error(ctx, field)
+	case "at":
+		return ec.fieldContext_AccountCheck_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountCheck", field.Name)
+}
+
 func (ec *executionContext) childFields_Agent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4319,6 +4392,8 @@ func (ec *executionContext) childFields_ChannelConnection(ctx context.Context, f
 		return ec.fieldContext_ChannelConnection_login(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_ChannelConnection_updatedAt(ctx, field)
+	case "subscription":
+		return ec.fieldContext_ChannelConnection_subscription(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChannelConnection", field.Name)
 }
@@ -5165,6 +5240,10 @@ func (ec *executionContext) childFields_WhatsappNumber(ctx context.Context, fiel
 		return ec.fieldContext_WhatsappNumber_status(ctx, field)
 	case "marketingMessages":
 		return ec.fieldContext_WhatsappNumber_marketingMessages(ctx, field)
+	case "subscription":
+		return ec.fieldContext_WhatsappNumber_subscription(ctx, field)
+	case "templateSync":
+		return ec.fieldContext_WhatsappNumber_templateSync(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WhatsappNumber", field.Name)
 }

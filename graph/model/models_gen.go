@@ -21,6 +21,8 @@ type ChannelConnection struct {
 	Login *string `json:"login,omitempty"`
 	// When the credentials were last set.
 	UpdatedAt *Timestamp `json:"updatedAt,omitempty"`
+	// WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number.
+	Subscription *AccountCheck `json:"subscription,omitempty"`
 }
 
 type Mutation struct {

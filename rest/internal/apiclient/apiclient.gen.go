@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AccountCheckStatus.
+const (
+	AccountCheckStatusFailed AccountCheckStatus = "failed"
+	AccountCheckStatusOk     AccountCheckStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the AccountCheckStatus enum.
+func (e AccountCheckStatus) Valid() bool {
+	switch e {
+	case AccountCheckStatusFailed:
+		return true
+	case AccountCheckStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AttachmentStatus.
 const (
 	AttachmentStatusFailed AttachmentStatus = "failed"
@@ -1209,6 +1227,19 @@ func (e UpdateWebhookEndpoint200JSONResponseBodyDataStatus) Valid() bool {
 	}
 }
 
+// AccountCheck How the last run of a provider check of an account went.
+type AccountCheck struct {
+	// At Examples: 2026-10-01T12:34:56.789Z
+	At time.Time `json:"at"`
+
+	// Error Why it failed: the provider's code and text, or the network cause (DNS, refused, TLS, timeout); null when ok. Never a secret.
+	Error  *string            `json:"error"`
+	Status AccountCheckStatus `json:"status"`
+}
+
+// AccountCheckStatus defines model for AccountCheck.Status.
+type AccountCheckStatus string
+
 // Attachment defines model for Attachment.
 type Attachment struct {
 	Caption     *string `json:"caption,omitempty"`
@@ -1277,7 +1308,13 @@ type Channels struct {
 		Name              string `json:"name"`
 		PhoneNumber       string `json:"phone_number"`
 		Status            string `json:"status"`
-		WebsiteId         string `json:"website_id"`
+
+		// Subscription How subscribing the app to the number's WABA webhooks (POST /{waba_id}/subscribed_apps) went when its credentials were last set; failed means Meta posts nothing for this number. Null before any.
+		Subscription *AccountCheck `json:"subscription"`
+
+		// TemplateSync How the last template sync of the number went (failed: the templates listed are those of the last sync that worked). Null before any.
+		TemplateSync *AccountCheck `json:"template_sync"`
+		WebsiteId    string        `json:"website_id"`
 	} `json:"whatsapp"`
 }
 
