@@ -20,17 +20,29 @@ type AccountCheck struct {
 const (
 	CheckSubscription = "subscription"
 	CheckTemplateSync = "template_sync"
+	// CheckReauth is why the account last became needs_reauth.
+	CheckReauth = "reauth"
 )
 
 // AccountChecks are an account's checks (nil: never run).
 type AccountChecks struct {
 	Subscription *AccountCheck
 	TemplateSync *AccountCheck
+	Reauth       *AccountCheck
+}
+
+// NeedsReauth marks an account needs_reauth and records why (the
+// provider's code and text).
+func (q Queries) NeedsReauth(ctx context.Context, workspaceID, id, reason string, at time.Time) error {
+	if _, err := q.SetAccountStatus(ctx, workspaceID, id, "needs_reauth"); err != nil {
+		return err
+	}
+	return q.SetAccountCheck(ctx, workspaceID, id, CheckReauth, AccountCheck{Status: "failed", Error: &reason, At: at})
 }
 
 // SetAccountCheck records how a check of an account went.
 func (q Queries) SetAccountCheck(ctx context.Context, workspaceID, id, check string, c AccountCheck) error {
-	if check != CheckSubscription && check != CheckTemplateSync {
+	if check != CheckSubscription && check != CheckTemplateSync && check != CheckReauth {
 		return fmt.Errorf("repo: unknown account check %q", check)
 	}
 	raw, err := json.Marshal(c)
@@ -49,9 +61,10 @@ func (q Queries) AccountChecks(ctx context.Context, workspaceID string) (map[str
 		ID           string `db:"id"`
 		Subscription JSONB  `db:"subscription"`
 		TemplateSync JSONB  `db:"template_sync"`
+		Reauth       JSONB  `db:"reauth"`
 	}
-	if err := q.selectRows(ctx, &rows, `SELECT id, subscription, template_sync FROM channel_accounts
-		WHERE workspace_id = $1 AND (subscription IS NOT NULL OR template_sync IS NOT NULL)`, workspaceID); err != nil {
+	if err := q.selectRows(ctx, &rows, `SELECT id, subscription, template_sync, reauth FROM channel_accounts
+		WHERE workspace_id = $1 AND (subscription IS NOT NULL OR template_sync IS NOT NULL OR reauth IS NOT NULL)`, workspaceID); err != nil {
 		return nil, err
 	}
 	out := make(map[string]AccountChecks, len(rows))
@@ -60,6 +73,9 @@ func (q Queries) AccountChecks(ctx context.Context, workspaceID string) (map[str
 		var err error
 		if c.Subscription, err = decodeCheck(r.Subscription); err == nil {
 			c.TemplateSync, err = decodeCheck(r.TemplateSync)
+		}
+		if err == nil {
+			c.Reauth, err = decodeCheck(r.Reauth)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("repo: account %s checks: %w", r.ID, err)

@@ -50,6 +50,7 @@ var columnLists = map[string]columnList{
 	"Scoped":                {Scoped{}, scopedColumns, "conversations"},
 	"AIWork":                {AIWork{}, aiWorkColumns, "ai_work"},
 	"InstagramComment":      {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
+	"FailedProviderHook":    {FailedProviderHook{}, failedProviderHookColumns, "provider_hooks"},
 	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},
 	"nullContact":           {nullContact{}, contactColumns, "contacts"},
 	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},

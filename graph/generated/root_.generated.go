@@ -258,6 +258,17 @@ type ComplexityRoot struct {
 		WebsiteID func(childComplexity int) int
 	}
 
+	FailedProviderHook struct {
+		Attempts   func(childComplexity int) int
+		GivenUpAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		LastError  func(childComplexity int) int
+		ReceivedAt func(childComplexity int) int
+		Source     func(childComplexity int) int
+		State      func(childComplexity int) int
+	}
+
 	File struct {
 		ContentType func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
@@ -415,25 +426,26 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Agents            func(childComplexity int) int
-		AiInstructions    func(childComplexity int) int
-		ChannelConnection func(childComplexity int, accountID string) int
-		Channels          func(childComplexity int) int
-		Contact           func(childComplexity int, id string) int
-		Contacts          func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
-		Conversation      func(childComplexity int, id string) int
-		Conversations     func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
-		EmailSenders      func(childComplexity int) int
-		Event             func(childComplexity int, id string) int
-		HumanQueue        func(childComplexity int, limit *int) int
-		KnowledgeEntries  func(childComplexity int) int
-		Message           func(childComplexity int, id string) int
-		Messages          func(childComplexity int, conversationID string, limit *int, after *string) int
-		MessagingWindow   func(childComplexity int, input model.MessagingWindowInput) int
-		Usage             func(childComplexity int) int
-		WebhookDeliveries func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
-		WebhookEndpoints  func(childComplexity int) int
-		WhatsappTemplates func(childComplexity int, filter *model.TemplateFilter) int
+		Agents              func(childComplexity int) int
+		AiInstructions      func(childComplexity int) int
+		ChannelConnection   func(childComplexity int, accountID string) int
+		Channels            func(childComplexity int) int
+		Contact             func(childComplexity int, id string) int
+		Contacts            func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
+		Conversation        func(childComplexity int, id string) int
+		Conversations       func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
+		EmailSenders        func(childComplexity int) int
+		Event               func(childComplexity int, id string) int
+		FailedProviderHooks func(childComplexity int, limit *int) int
+		HumanQueue          func(childComplexity int, limit *int) int
+		KnowledgeEntries    func(childComplexity int) int
+		Message             func(childComplexity int, id string) int
+		Messages            func(childComplexity int, conversationID string, limit *int, after *string) int
+		MessagingWindow     func(childComplexity int, input model.MessagingWindowInput) int
+		Usage               func(childComplexity int) int
+		WebhookDeliveries   func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
+		WebhookEndpoints    func(childComplexity int) int
+		WhatsappTemplates   func(childComplexity int, filter *model.TemplateFilter) int
 	}
 
 	Reaction struct {
@@ -1513,6 +1525,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.WebsiteID(childComplexity), true
 
+	case "FailedProviderHook.attempts":
+		if e.ComplexityRoot.FailedProviderHook.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Attempts(childComplexity), true
+	case "FailedProviderHook.givenUpAt":
+		if e.ComplexityRoot.FailedProviderHook.GivenUpAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.GivenUpAt(childComplexity), true
+	case "FailedProviderHook.id":
+		if e.ComplexityRoot.FailedProviderHook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.ID(childComplexity), true
+	case "FailedProviderHook.kind":
+		if e.ComplexityRoot.FailedProviderHook.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Kind(childComplexity), true
+	case "FailedProviderHook.lastError":
+		if e.ComplexityRoot.FailedProviderHook.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.LastError(childComplexity), true
+	case "FailedProviderHook.receivedAt":
+		if e.ComplexityRoot.FailedProviderHook.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.ReceivedAt(childComplexity), true
+	case "FailedProviderHook.source":
+		if e.ComplexityRoot.FailedProviderHook.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Source(childComplexity), true
+	case "FailedProviderHook.state":
+		if e.ComplexityRoot.FailedProviderHook.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.State(childComplexity), true
+
 	case "File.contentType":
 		if e.ComplexityRoot.File.ContentType == nil {
 			break
@@ -2434,6 +2495,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Event(childComplexity, args["id"].(string)), true
+	case "Query.failedProviderHooks":
+		if e.ComplexityRoot.Query.FailedProviderHooks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_failedProviderHooks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FailedProviderHooks(childComplexity, args["limit"].(*int)), true
 	case "Query.humanQueue":
 		if e.ComplexityRoot.Query.HumanQueue == nil {
 			break
@@ -4120,6 +4192,33 @@ input UploadFileInput {
   contentType: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/providerhooks.graphqls", Input: `# Provider webhooks (POST /hooks/meta) that could not be processed, for
+# the operator behind the admin token. Hooks are the service's, not a
+# workspace's: the list is the same whatever Msgsvc-Workspace names.
+
+extend type Query {
+  "Admin only: stored provider webhooks whose last processing attempt failed, newest first: still retried (state retrying) or given up after too many attempts (state given_up). At most limit (1-100, default 50)."
+  failedProviderHooks(limit: Int): [FailedProviderHook!]!
+}
+
+"A stored provider webhook whose processing failed."
+type FailedProviderHook {
+  id: ID!
+  "meta"
+  source: String!
+  "What the payload is about: whatsapp, instagram, or unknown when it does not say."
+  kind: String!
+  receivedAt: Timestamp!
+  "Processing attempts so far."
+  attempts: Int!
+  "The error of the last attempt."
+  lastError: String!
+  "retrying, or given_up (processed no more; it holds up no later webhook)."
+  state: String!
+  "When it was given up; null while retrying."
+  givenUpAt: Timestamp
+}
+`, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks: endpoints that receive signed events, and the deliveries of
 # events to them (spec "Webhook endpoint", "Webhook delivery", decisions 7).
 
@@ -4700,6 +4799,28 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_data(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_FailedProviderHook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FailedProviderHook_id(ctx, field)
+	case "source":
+		return ec.fieldContext_FailedProviderHook_source(ctx, field)
+	case "kind":
+		return ec.fieldContext_FailedProviderHook_kind(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_FailedProviderHook_receivedAt(ctx, field)
+	case "attempts":
+		return ec.fieldContext_FailedProviderHook_attempts(ctx, field)
+	case "lastError":
+		return ec.fieldContext_FailedProviderHook_lastError(ctx, field)
+	case "state":
+		return ec.fieldContext_FailedProviderHook_state(ctx, field)
+	case "givenUpAt":
+		return ec.fieldContext_FailedProviderHook_givenUpAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FailedProviderHook", field.Name)
 }
 
 func (ec *executionContext) childFields_File(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -2,14 +2,17 @@ package metahook
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -70,4 +73,23 @@ func recipientOf(waID, userID string) string {
 		return userID
 	}
 	return ""
+}
+
+// ReasonClass is the class of why a hook's processing failed, a bounded
+// metric label: "credentials" (the account's credentials do not open),
+// "provider" (a call to Meta failed), "database", or "processing" (the
+// payload or our own rules).
+func ReasonClass(err error) string {
+	var metaErr *meta.Error
+	var refusal *channels.Refusal
+	var pqErr *pq.Error
+	switch {
+	case errors.Is(err, seal.ErrOpen), errors.Is(err, seal.ErrNoKey):
+		return "credentials"
+	case errors.As(err, &metaErr), errors.As(err, &refusal):
+		return "provider"
+	case errors.As(err, &pqErr), errors.Is(err, context.DeadlineExceeded):
+		return "database"
+	}
+	return "processing"
 }

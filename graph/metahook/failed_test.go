@@ -1,9 +1,13 @@
 package metahook
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/seal"
 )
 
 // A failed status's delivery.error.code is the name a send's answer maps
@@ -39,6 +43,20 @@ func TestRecipientOf(t *testing.T) {
 	} {
 		if got := recipientOf(c.waID, c.userID); got != c.want {
 			t.Errorf("recipientOf(%q, %q) = %q, want %q", c.waID, c.userID, got, c.want)
+		}
+	}
+}
+
+// A failed hook's reason class is a bounded metric label.
+func TestReasonClass(t *testing.T) {
+	for want, err := range map[string]error{
+		"credentials": fmt.Errorf("credentials of wa_main: %w", seal.ErrOpen),
+		"provider":    errors.Join(errors.New("x"), &meta.Error{Code: 190, Message: "expired"}),
+		"database":    &pq.Error{Code: "40001"},
+		"processing":  errors.New("metahook: wa_id \"x\": invalid phone"),
+	} {
+		if got := ReasonClass(err); got != want {
+			t.Errorf("ReasonClass(%v) = %s, want %s", err, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -121,8 +122,13 @@ func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID stri
 			rows = append(rows, repo.Template{ID: "tpl_" + t.acc.ID + "_" + tpl.ID, Name: tpl.Name, Language: tpl.Language,
 				Category: category, Status: TemplateStatus(tpl.Status), Body: tpl.Body})
 		}
+		metrics.ObserveTemplateSync("ok")
 		return s.Store.InTx(ctx, func(q repo.Queries) error {
 			if err := q.ReplaceSyncedTemplates(ctx, t.acc.WorkspaceID, t.acc.ID, rows); err != nil {
+				return err
+			}
+			if err := q.SetAccountCheck(ctx, t.acc.WorkspaceID, t.acc.ID, repo.CheckTemplateSync,
+				repo.AccountCheck{Status: "ok", At: s.Clock.Now()}); err != nil {
 				return err
 			}
 			if sync.MarketingMessages != "" {
@@ -139,15 +145,22 @@ func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID stri
 	})
 }
 
-// syncFailed logs a failed sync; a rejected token marks the number
-// needs_reauth.
+// syncFailed logs a failed sync, counts it, and shows it on the number
+// (template_sync: failed with the provider's code and text or the network
+// cause); a rejected token marks the number needs_reauth.
 func (s *Service) syncFailed(ctx context.Context, t target, err error) error {
-	slog.Warn("template sync failed", "account", t.acc.ID, "err", err)
-	if !channels.AsRefusal(err).NeedsReauth {
-		return nil
-	}
+	refusal := channels.AsRefusal(err)
+	slog.Warn("template sync failed", "account", t.acc.ID, "reason", refusal.Reason, "err", err)
+	metrics.ObserveTemplateSync(string(refusal.Code))
+	reason := refusal.Reason
 	return s.Store.InTx(ctx, func(q repo.Queries) error {
-		_, err := q.SetAccountStatus(ctx, t.acc.WorkspaceID, t.acc.ID, "needs_reauth")
-		return err
+		if err := q.SetAccountCheck(ctx, t.acc.WorkspaceID, t.acc.ID, repo.CheckTemplateSync,
+			repo.AccountCheck{Status: "failed", Error: &reason, At: s.Clock.Now()}); err != nil {
+			return err
+		}
+		if !refusal.NeedsReauth {
+			return nil
+		}
+		return q.NeedsReauth(ctx, t.acc.WorkspaceID, t.acc.ID, reason, s.Clock.Now())
 	})
 }

@@ -42,7 +42,14 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		}}
 	text := m.Text
 	if m.Media != nil {
-		in.Files = []inbound.File{s.media(ctx, t, m)}
+		// A retried hook whose message is stored already downloads nothing.
+		if _, err := s.Store.ProviderMessageOf(ctx, "whatsapp", m.ID); err == nil {
+			slog.Info("meta hook: message already received", "wamid", m.ID)
+			return nil
+		} else if !errors.Is(err, repo.ErrNotFound) {
+			return err
+		}
+		in.Files = []inbound.File{s.media(ctx, t, scope, m)}
 	}
 	if text != "" {
 		in.Text = &text
@@ -81,17 +88,24 @@ func customerOf(waID, userID string) (from, user string, err error) {
 // errDuplicate is a wamid already received.
 var errDuplicate = errors.New("metahook: the message was already received")
 
-// media downloads a message's media. A failure keeps the file without its
+// media downloads a message's media, or reuses the bytes of a file of the
+// scope already downloaded with that media id. A failure keeps the file without its
 // bytes, with the provider's media id, MIME type, filename, sha256 and
 // caption and why it failed, so POST /v1/files/{id}/refetch can fetch it
 // again; the webhook is not retried for it.
-func (s *Service) media(ctx context.Context, t target, m *meta.WhatsAppMessage) inbound.File {
+func (s *Service) media(ctx context.Context, t target, scope repo.Scope, m *meta.WhatsAppMessage) inbound.File {
 	md := m.Media
 	f := inbound.File{ContentType: md.MimeType, ProviderMediaID: md.ID, MimeType: md.MimeType, SHA256: md.SHA256, Caption: md.Caption}
 	if f.ContentType == "" {
 		f.ContentType = "application/octet-stream"
 	}
 	f.Filename = mediaName(md.Filename, m.Type, f.ContentType)
+	if stored, err := s.Store.StoredMedia(ctx, scope, md.ID); err == nil {
+		// Downloaded (and checked) before: its bytes serve again.
+		f.ContentType, f.Content = stored.ContentType, stored.Content
+		f.Filename = mediaName(md.Filename, m.Type, f.ContentType)
+		return f
+	}
 	if s.WhatsApp == nil {
 		f.Failed = "media downloads are not configured"
 		return f
