@@ -155,7 +155,7 @@ func TestClientConnectionErrorAnd5xx(t *testing.T) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	err = meta.Config{GraphURL: "http://" + addr, Timeout: time.Second}.Graph().PostJSON(context.Background(), "T", map[string]any{}, nil, "1", "messages")
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider could not be reached: connection refused" || channels.OutcomeUnknown(err) {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider ("+addr+") could not be reached: connection refused" || channels.OutcomeUnknown(err) {
 		t.Fatalf("connection refused: %+v", r)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
