@@ -104,3 +104,43 @@ func TestMetaHookFailedStatusByUserID(t *testing.T) {
 		t.Fatalf("message %v", got)
 	}
 }
+
+// System messages move the customer's identity: user_changed_user_id gives
+// the contact its new user id, user_changed_number its new phone and the
+// new user id that comes with it; the contact keeps its id
+// (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/system/:
+// no contacts array; system.user_id is the new business-scoped user id).
+func TestMetaHookUserIDChanges(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.deliver(usernameMessage("wamid.SYS0", "hello", true))
+	var contactID string
+	if err := h.Store.DB.Get(&contactID, `SELECT id FROM contacts WHERE livemode AND whatsapp_user_id = $1`, hookBSUID); err != nil {
+		t.Fatal(err)
+	}
+	system := func(wamid string, m map[string]any) map[string]any {
+		m["id"], m["timestamp"], m["type"] = wamid, itoa(resttest.Epoch.Unix()+1), "system"
+		v := waValue("messages", m)
+		delete(v, "contacts")
+		return waChange("messages", v)
+	}
+	h.deliver(system("wamid.SYS1", map[string]any{"from_user_id": hookBSUID,
+		"system": map[string]any{"type": "user_changed_user_id", "body": "User's id changed", "user_id": "US.22222222222222222222"}}))
+	c := h.Want(h.Do("GET", "/v1/contacts/"+contactID, "live_all", nil), 200, "").Data()
+	if c["whatsapp_user_id"] != "US.22222222222222222222" || c["phone"] != "+15550009077" {
+		t.Fatalf("after user_changed_user_id: %v", c)
+	}
+	h.deliver(system("wamid.SYS2", map[string]any{"from": "15550009077",
+		"system": map[string]any{"type": "user_changed_number", "body": "User Ana changed from 15550009077 to 15550009088",
+			"wa_id": "15550009088", "user_id": "US.33333333333333333333"}}))
+	c = h.Want(h.Do("GET", "/v1/contacts/"+contactID, "live_all", nil), 200, "").Data()
+	if c["whatsapp_user_id"] != "US.33333333333333333333" || c["phone"] != "+15550009088" {
+		t.Fatalf("after user_changed_number: %v", c)
+	}
+	if n := h.count(`SELECT count(*) FROM events WHERE type = 'contact.updated' AND envelope->'data'->>'id' = $1
+		AND envelope->'data'->'changed' ? 'whatsapp_user_id'`, contactID); n != 2 {
+		t.Fatalf("%d contact.updated naming whatsapp_user_id, want 2", n)
+	}
+	// A system message that names no customer changes nothing and fails nothing.
+	h.deliver(system("wamid.SYS3", map[string]any{"system": map[string]any{"type": "user_changed_user_id", "user_id": "US.44444444444444444444"}}))
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -21,6 +22,11 @@ import (
 // nothing.
 func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage) error {
 	from, userID, err := customerOf(m.From, m.UserID)
+	if err != nil && m.System != nil {
+		// A system notice that names no customer changes no one.
+		slog.Info("meta hook: system message without a customer; ignored", "wamid", m.ID, "type", m.System.Type)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -59,8 +65,8 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 		slog.Info("meta hook: message already received", "wamid", m.ID)
 		return nil
 	}
-	if err == nil && rich.System != nil && rich.System.Kind == "user_changed_number" && m.From != "" {
-		err = s.changedNumber(ctx, scope, from, rich.System.NewWaID)
+	if err == nil && rich.System != nil {
+		err = s.identityChanges(ctx, scope, from, m, rich.System)
 	}
 	return err
 }
@@ -133,4 +139,25 @@ func mediaName(filename, kind, contentType string) string {
 		return kind + exts[0]
 	}
 	return kind
+}
+
+// identityChanges applies what a system message says of the customer's
+// identity: a new number (user_changed_number) and a new business-scoped
+// user id (user_changed_user_id, or one that comes with a new number).
+func (s *Service) identityChanges(ctx context.Context, scope repo.Scope, from string, m *meta.WhatsAppMessage, sys *model.System) error {
+	if sys.Kind == "user_changed_number" && m.From != "" {
+		if err := s.changedNumber(ctx, scope, from, sys.NewWaID); err != nil {
+			return err
+		}
+	}
+	if m.System == nil || !contact.IsWhatsAppUserID(m.System.UserID) {
+		return nil
+	}
+	who := from // after a number change, the contact has the new one
+	if sys.Kind == "user_changed_number" && sys.NewWaID != "" {
+		if newPhone, err := contact.NormalizePhone("+" + sys.NewWaID); err == nil {
+			who = newPhone
+		}
+	}
+	return s.changedUserID(ctx, scope, who, m.System.UserID)
 }
