@@ -144,3 +144,24 @@ func TestMetaHookUserIDChanges(t *testing.T) {
 	// A system message that names no customer changes nothing and fails nothing.
 	h.deliver(system("wamid.SYS3", map[string]any{"system": map[string]any{"type": "user_changed_user_id", "user_id": "US.44444444444444444444"}}))
 }
+
+// The sandbox takes a WhatsApp customer known only by business-scoped user
+// id too: the simulated message makes a contact with whatsapp_user_id and
+// no phone, and a send to that user id continues its conversation.
+func TestSandboxWhatsAppUserID(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	data := api.Inbound("whatsapp", hookBSUID, "hi from a username")
+	conv := data["conversation"].(map[string]any)
+	var contactID string
+	if err := api.Store.DB.Get(&contactID, `SELECT id FROM contacts WHERE NOT livemode AND whatsapp_user_id = $1 AND phone IS NULL`, hookBSUID); err != nil {
+		t.Fatalf("no sandbox contact by user id: %v", err)
+	}
+	sent := api.Want(sendMsg(api, "test_all", map[string]any{"channel": "whatsapp", "to": hookBSUID, "whatsapp_account_id": "wa_main",
+		"text": "hello"}), 201, "").Data()
+	if sent["conversation_id"] != conv["id"] {
+		t.Fatalf("the send went to %v, want the customer's conversation %v", sent["conversation_id"], conv["id"])
+	}
+	api.Want(sendMsg(api, "test_all", map[string]any{"channel": "whatsapp", "to": "US.lower-case!", "whatsapp_account_id": "wa_main",
+		"text": "hello"}), 400, "invalid_phone")
+}

@@ -4125,7 +4125,7 @@ input SendMessageInput {
   conversationId: ID
   "A new conversation: whatsapp, instagram or email, with to or contactId."
   channel: String
-  "WhatsApp: +phone; email: address; Instagram: instagram_user_id."
+  "WhatsApp: +phone or the business-scoped user id; email: address; Instagram: instagram_user_id."
   to: String
   contactId: ID
   text: String

@@ -64,8 +64,11 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	}
 	switch in.Channel {
 	case "whatsapp":
-		if from, err = contact.NormalizePhone(from); err != nil {
-			return nil, err
+		// A phone, or the business-scoped user id of a customer with a username.
+		if !contact.IsWhatsAppUserID(from) {
+			if from, err = contact.NormalizePhone(from); err != nil {
+				return nil, err
+			}
 		}
 	case "email":
 		if from, err = contact.NormalizeEmail(from); err != nil {

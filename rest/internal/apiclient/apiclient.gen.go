@@ -1735,10 +1735,12 @@ type LocationInput struct {
 
 // MarketingMessageInput defines model for MarketingMessageInput.
 type MarketingMessageInput struct {
-	ContactId         *string       `json:"contact_id,omitempty"`
-	Template          TemplateInput `json:"template"`
-	To                *string       `json:"to,omitempty"`
-	WhatsappAccountId *string       `json:"whatsapp_account_id,omitempty"`
+	ContactId *string       `json:"contact_id,omitempty"`
+	Template  TemplateInput `json:"template"`
+
+	// To The customer's phone with + and country code, or the WhatsApp business-scoped user id (US.13491208655302741918) of a customer whose phone WhatsApp does not share.
+	To                *string `json:"to,omitempty"`
+	WhatsappAccountId *string `json:"whatsapp_account_id,omitempty"`
 }
 
 // Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
@@ -2070,7 +2072,7 @@ type WebhookEndpointObject string
 // WebhookEndpointStatus defines model for WebhookEndpoint.Status.
 type WebhookEndpointStatus string
 
-// WhatsappMessageInput A WhatsApp message to a phone (with + and country code): free text within 24 hours of the customer's last message, a template at any time. Address it with to or contact_id (exactly one).
+// WhatsappMessageInput A WhatsApp message to a phone (with + and country code) or a business-scoped user id: free text within 24 hours of the customer's last message, a template at any time. Address it with to or contact_id (exactly one).
 type WhatsappMessageInput struct {
 	Attachments *[]AttachmentInput          `json:"attachments,omitempty"`
 	Channel     WhatsappMessageInputChannel `json:"channel"`
@@ -2083,7 +2085,9 @@ type WhatsappMessageInput struct {
 	Location *LocationInput `json:"location,omitempty"`
 	Template *TemplateInput `json:"template,omitempty"`
 	Text     *string        `json:"text,omitempty"`
-	To       *string        `json:"to,omitempty"`
+
+	// To The customer's phone with + and country code, or the WhatsApp business-scoped user id (US.13491208655302741918) of a customer whose phone WhatsApp does not share.
+	To *string `json:"to,omitempty"`
 
 	// WhatsappAccountId Needed when the key reaches several connected numbers.
 	WhatsappAccountId *string `json:"whatsapp_account_id,omitempty"`
