@@ -167,7 +167,8 @@ func TestClientConnectionErrorAnd5xx(t *testing.T) {
 	if !errors.As(err, &e) || e.HTTPStatus != 502 {
 		t.Fatalf("5xx: %#v", err)
 	}
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.NeedsReauth {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.NeedsReauth ||
+		r.Reason != "the provider ("+strings.TrimPrefix(srv.URL, "http://")+") answered HTTP 502" {
 		t.Fatalf("5xx refusal %+v", r)
 	}
 }

@@ -211,6 +211,10 @@ func errorFromAnswer(resp *http.Response, raw []byte) *Error {
 		return e
 	}
 	e.Message = fmt.Sprintf("the provider answered HTTP %d", resp.StatusCode)
+	if resp.Request != nil && resp.Request.URL != nil {
+		// The host only: a path or query may carry a token.
+		e.Message = fmt.Sprintf("the provider (%s) answered HTTP %d", resp.Request.URL.Host, resp.StatusCode)
+	}
 	return e
 }
 
