@@ -44,8 +44,9 @@ type Message struct {
 	Livemode bool
 	Channel  string
 	Account  Account
-	// To is the customer: digits of a phone (no +), an Instagram-scoped user
-	// id, an email address or a website visitor id.
+	// To is the customer: a phone (E.164 or digits) or, for a WhatsApp
+	// customer known by no phone, its business-scoped user id; an
+	// Instagram-scoped user id, an email address or a website visitor id.
 	To          string
 	Text        *string
 	HTML        *string

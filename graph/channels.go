@@ -32,6 +32,10 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 	if err != nil {
 		return nil, err
 	}
+	checks, err := r.Store.AccountChecks(ctx, s.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
 	out := &model.Channels{Websites: []*model.Website{}, Whatsapp: []*model.WhatsappNumber{},
 		Instagram: []*model.InstagramAccount{}, Email: []*model.EmailAddress{}}
 	for _, w := range websites {
@@ -41,7 +45,8 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 		switch acc.Channel {
 		case "whatsapp":
 			out.Whatsapp = append(out.Whatsapp, &model.WhatsappNumber{ID: acc.ID, WebsiteID: acc.WebsiteID,
-				PhoneNumber: acc.PhoneNumber, Name: acc.Name, Status: acc.Status, MarketingMessages: acc.MarketingMessages})
+				PhoneNumber: acc.PhoneNumber, Name: acc.Name, Status: acc.Status, MarketingMessages: acc.MarketingMessages,
+				Subscription: accountCheck(checks[acc.ID].Subscription), TemplateSync: accountCheck(checks[acc.ID].TemplateSync)})
 		case "instagram":
 			out.Instagram = append(out.Instagram, &model.InstagramAccount{ID: acc.ID, WebsiteID: acc.WebsiteID,
 				Username: acc.Username, Status: acc.Status, WebhookSubscription: subs[acc.ID]})

@@ -5,10 +5,18 @@ import (
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 func (r *Resolver) connections() *credentials.Connections {
-	c := &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher}
+	// WhatsApp numbers subscribe through the adapter; Instagram accounts
+	// through their connector, which also verifies them.
+	subscribers := map[string]credentials.Subscriber{}
+	if sub, ok := r.Adapters["whatsapp"].(credentials.Subscriber); ok {
+		subscribers["whatsapp"] = sub
+	}
+	c := &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher,
+		Subscribers: subscribers}
 	if ig := r.instagramConnector(); ig != nil {
 		c.Instagram = ig
 	}
@@ -45,8 +53,17 @@ func connectionView(c *credentials.Connection, err error) (*model.ChannelConnect
 		out.UpdatedAt = &at
 		out.IgUserID, out.PageID, out.AppSecretSet = nonEmpty(c.IGUserID), nonEmpty(c.PageID), c.AppSecretSet
 		out.TokenIssuedAt, out.TokenExpiresAt = model.TimestampPtr(c.TokenIssuedAt), model.TimestampPtr(c.TokenExpiresAt)
+		out.Subscription = accountCheck(c.Subscription)
 	}
 	return out, nil
+}
+
+// accountCheck is a recorded provider check as the API shows it.
+func accountCheck(c *repo.AccountCheck) *model.AccountCheck {
+	if c == nil {
+		return nil
+	}
+	return &model.AccountCheck{Status: c.Status, Error: c.Error, At: model.NewTimestamp(c.At)}
 }
 
 func deref(s *string) string {

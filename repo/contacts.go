@@ -40,6 +40,10 @@ type Contact struct {
 	CreatedAt               time.Time  `db:"created_at"`
 	UpdatedAt               time.Time  `db:"updated_at"`
 	LastSeenAt              *time.Time `db:"last_seen_at"`
+	// WhatsAppUserID is the customer's WhatsApp business-scoped user id
+	// (Meta's user_id, "US.13491208655302741918"), known with or without
+	// a phone.
+	WhatsAppUserID *string `db:"whatsapp_user_id"`
 }
 
 // ContactFilter narrows a contact list; Email matches case-insensitively.
@@ -51,7 +55,7 @@ type ContactFilter struct {
 
 const contactColumns = `id, workspace_id, livemode, name, email, phone, instagram_user_id, external_id,
 	opt_out_whatsapp, opt_out_email, opt_out_instagram, marketing_opt_out_whatsapp, email_suppressed,
-	first_seen_channel, source, created_at, updated_at, last_seen_at`
+	first_seen_channel, source, created_at, updated_at, last_seen_at, whatsapp_user_id`
 
 // Contact returns one contact in the scope.
 func (q Queries) Contact(ctx context.Context, s Scope, id string) (*Contact, error) {
@@ -60,12 +64,14 @@ func (q Queries) Contact(ctx context.Context, s Scope, id string) (*Contact, err
 }
 
 // ContactBy finds a contact in the scope by one identity column: email
-// (case-insensitive), phone, instagram_user_id or external_id.
+// (case-insensitive), phone, instagram_user_id, whatsapp_user_id or
+// external_id.
 func (q Queries) ContactBy(ctx context.Context, s Scope, column, value string) (*Contact, error) {
 	cond := map[string]string{
 		"email":             "lower(email) = lower($3)",
 		"phone":             "phone = $3",
 		"instagram_user_id": "instagram_user_id = $3",
+		"whatsapp_user_id":  "whatsapp_user_id = $3",
 		"external_id":       "external_id = $3",
 	}[column]
 	if cond == "" {
@@ -97,7 +103,7 @@ func (q Queries) Contacts(ctx context.Context, s Scope, f ContactFilter, p Page)
 const insertContact = `INSERT INTO contacts (` + contactColumns + `) VALUES (:id, :workspace_id,
 	:livemode, :name, :email, :phone, :instagram_user_id, :external_id, :opt_out_whatsapp,
 	:opt_out_email, :opt_out_instagram, :marketing_opt_out_whatsapp, :email_suppressed, :first_seen_channel, :source,
-	:created_at, :updated_at, :last_seen_at)`
+	:created_at, :updated_at, :last_seen_at, :whatsapp_user_id)`
 
 // InsertContact stores a new contact.
 func (q Queries) InsertContact(ctx context.Context, c *Contact) error {
@@ -109,10 +115,11 @@ func (q Queries) InsertContact(ctx context.Context, c *Contact) error {
 func (q Queries) UpdateContact(ctx context.Context, s Scope, c *Contact) error {
 	n, err := q.exec(ctx, `UPDATE contacts SET name = $4, email = $5, phone = $6,
 		instagram_user_id = $7, external_id = $8, opt_out_whatsapp = $9, opt_out_email = $10,
-		opt_out_instagram = $11, updated_at = $12, last_seen_at = $13, marketing_opt_out_whatsapp = $14
+		opt_out_instagram = $11, updated_at = $12, last_seen_at = $13, marketing_opt_out_whatsapp = $14,
+		whatsapp_user_id = $15
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`,
 		s.WorkspaceID, s.Livemode, c.ID, c.Name, c.Email, c.Phone, c.InstagramUserID, c.ExternalID,
-		c.OptOutWhatsapp, c.OptOutEmail, c.OptOutInstagram, c.UpdatedAt, c.LastSeenAt, c.MarketingOptOutWhatsapp)
+		c.OptOutWhatsapp, c.OptOutEmail, c.OptOutInstagram, c.UpdatedAt, c.LastSeenAt, c.MarketingOptOutWhatsapp, c.WhatsAppUserID)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}
@@ -138,10 +145,11 @@ func (q Queries) ContactsByID(ctx context.Context, s Scope, ids []string) ([]Con
 }
 
 // SetMarketingOptOut sets or clears marketing_opt_outs.whatsapp of the
-// scope's contact with a phone and returns the contact as changed;
-// ErrNotFound when no contact has the phone or the flag is already so.
-func (q Queries) SetMarketingOptOut(ctx context.Context, s Scope, phone string, optOut bool, at time.Time) (*Contact, error) {
+// scope's contact with a phone or WhatsApp user id (who) and returns the
+// contact as changed; ErrNotFound when no contact has it or the flag is
+// already so.
+func (q Queries) SetMarketingOptOut(ctx context.Context, s Scope, who string, optOut bool, at time.Time) (*Contact, error) {
 	return one[Contact](ctx, q, `UPDATE contacts SET marketing_opt_out_whatsapp = $4, updated_at = $5
-		WHERE workspace_id = $1 AND livemode = $2 AND phone = $3 AND marketing_opt_out_whatsapp <> $4
-		RETURNING `+contactColumns, s.WorkspaceID, s.Livemode, phone, optOut, at)
+		WHERE workspace_id = $1 AND livemode = $2 AND (phone = $3 OR whatsapp_user_id = $3) AND marketing_opt_out_whatsapp <> $4
+		RETURNING `+contactColumns, s.WorkspaceID, s.Livemode, who, optOut, at)
 }

@@ -92,6 +92,7 @@ type nullContact struct {
 	CreatedAt               *time.Time `db:"created_at"`
 	UpdatedAt               *time.Time `db:"updated_at"`
 	LastSeenAt              *time.Time `db:"last_seen_at"`
+	WhatsAppUserID          *string    `db:"whatsapp_user_id"`
 }
 
 // contact is the Contact, or nil when absent.
@@ -104,5 +105,5 @@ func (c nullContact) contact() *Contact {
 		OptOutWhatsapp: *c.OptOutWhatsapp, OptOutEmail: *c.OptOutEmail, OptOutInstagram: *c.OptOutInstagram,
 		MarketingOptOutWhatsapp: *c.MarketingOptOutWhatsapp,
 		EmailSuppressed:         c.EmailSuppressed, FirstSeenChannel: c.FirstSeenChannel, Source: *c.Source,
-		CreatedAt: *c.CreatedAt, UpdatedAt: *c.UpdatedAt, LastSeenAt: c.LastSeenAt}
+		CreatedAt: *c.CreatedAt, UpdatedAt: *c.UpdatedAt, LastSeenAt: c.LastSeenAt, WhatsAppUserID: c.WhatsAppUserID}
 }

@@ -55,3 +55,13 @@ func (q Queries) AttachFile(ctx context.Context, s Scope, id, messageID string) 
 func (q Queries) FileByID(ctx context.Context, id string) (*File, error) {
 	return one[File](ctx, q, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id)
 }
+
+// StoredMedia is the newest file of the scope downloaded from the provider
+// with that media id, with its bytes (a failed download has none);
+// ErrNotFound when there is none. A media id is downloaded once: later
+// messages and retried webhooks reuse the bytes.
+func (q Queries) StoredMedia(ctx context.Context, s Scope, mediaID string) (*File, error) {
+	return one[File](ctx, q, `SELECT `+fileColumns+` FROM files
+		WHERE workspace_id = $1 AND livemode = $2 AND provider_media_id = $3 AND size > 0
+		ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, mediaID)
+}

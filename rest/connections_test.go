@@ -39,13 +39,10 @@ func connection(t *testing.T, api *resttest.API, op, wantCode string) map[string
 	return nil
 }
 
-const connectionFields = `{ accountId channel status connected needsReauth providerAccountId wabaId login updatedAt }`
-
-// A WhatsApp number connected through the GraphQL admin mutations sends
-// with its sealed token; a 190 marks it needs_reauth, a rotated token
-// connects it again, and a disconnected number sends with test keys only.
-func TestConnectAWhatsAppNumberThroughGraphQL(t *testing.T) {
-	t.Parallel()
+// connectableAPI is the API with a sealing key and the WhatsApp adapter on
+// a Graph API stand-in, its numbers not connected yet.
+func connectableAPI(t *testing.T) (*resttest.API, *metatest.Server) {
+	t.Helper()
 	api := resttest.New(t)
 	key, err := seal.New("", "test-secret-0123456789")
 	if err != nil {
@@ -54,6 +51,17 @@ func TestConnectAWhatsAppNumberThroughGraphQL(t *testing.T) {
 	api.Resolver.Seal = key
 	graph := metatest.New(t)
 	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": whatsapp.New(graph.Config(5 * time.Second))}
+	return api, graph
+}
+
+const connectionFields = `{ accountId channel status connected needsReauth providerAccountId wabaId login updatedAt }`
+
+// A WhatsApp number connected through the GraphQL admin mutations sends
+// with its sealed token; a 190 marks it needs_reauth, a rotated token
+// connects it again, and a disconnected number sends with test keys only.
+func TestConnectAWhatsAppNumberThroughGraphQL(t *testing.T) {
+	t.Parallel()
+	api, graph := connectableAPI(t)
 	dbExec(t, api, `INSERT INTO templates (id, workspace_id, livemode, whatsapp_account_id, name, language, category, status, body)
 		SELECT id || '_live', workspace_id, true, whatsapp_account_id, name, language, category, status, body
 		FROM templates WHERE NOT livemode ON CONFLICT DO NOTHING`)

@@ -16,15 +16,16 @@ func graphql(t *testing.T, api *resttest.API, token, workspace, query string) (i
 	return graphqlMode(t, api, token, workspace, false, query)
 }
 
-// graphqlMode is graphql on the workspace's live data when livemode is set.
-func graphqlMode(t *testing.T, api *resttest.API, token, workspace string, livemode bool, query string) (int, map[string]any) {
+// graphqlMode is graphql on the live data (Msgsvc-Livemode: true) or the
+// test data.
+func graphqlMode(t *testing.T, api *resttest.API, token, workspace string, live bool, query string) (int, map[string]any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query})
 	req, _ := http.NewRequest("POST", api.HTTP.URL+"/graphql", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Msgsvc-Workspace", workspace)
-	if livemode {
+	if live {
 		req.Header.Set("Msgsvc-Livemode", "true")
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -31,7 +31,7 @@ func TestConnectInstagramLoginVerifiesAndSubscribes(t *testing.T) {
 	h, g := igConnectAPI(t)
 	connection(t, h.API, `mutation { connectChannelAccount(accountId: "ig_main", input: {login: "instagram", igUserId: "17841400000000001", accessToken: "`+igToken+`"}) `+igConnectionFields+` }`, "invalid_request")
 	status, body := graphql(t, h.API, "admin-token", "ws_main", `mutation { connectChannelAccount(accountId: "ig_main", input: {login: "instagram", igUserId: "17841400000000001", accessToken: "`+igToken+`"}) { accountId } }`)
-	if msg := errorMessage(body); status != 200 || !strings.Contains(msg, "input.igUserId") || !strings.Contains(msg, igUser) {
+	if msg := graphqlErrorMessage(body); status != 200 || !strings.Contains(msg, "input.igUserId") || !strings.Contains(msg, igUser) {
 		t.Fatalf("mismatch answered %d %q", status, msg)
 	}
 	if n := len(g.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/subscribed_apps") })); n != 0 {
@@ -116,7 +116,7 @@ func TestConnectFacebookLoginReadsTheInstagramID(t *testing.T) {
 	}
 }
 
-func errorMessage(body map[string]any) string {
+func graphqlErrorMessage(body map[string]any) string {
 	errs, _ := body["errors"].([]any)
 	if len(errs) == 0 {
 		return ""

@@ -10,7 +10,10 @@ package meta
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +58,10 @@ type Config struct {
 	HTTP *http.Client
 	// Logger receives one line per call (nil: slog.Default()).
 	Logger *slog.Logger
+	// AppSecret, when set, adds appsecret_proof to every call
+	// (MSGSVC_META_APPSECRET_PROOF with MSGSVC_META_APP_SECRET); see
+	// Client.AppSecret.
+	AppSecret string
 }
 
 // Graph is a client of the Graph API at the Meta host (GraphURL).
@@ -68,7 +75,8 @@ func (c Config) client(base, def string) *Client {
 	if base == "" {
 		base = def
 	}
-	cl := &Client{BaseURL: strings.TrimRight(base, "/"), Version: c.Version, Timeout: c.Timeout, HTTP: c.HTTP, Logger: c.Logger}
+	cl := &Client{BaseURL: strings.TrimRight(base, "/"), Version: c.Version, Timeout: c.Timeout, HTTP: c.HTTP, Logger: c.Logger,
+		AppSecret: c.AppSecret}
 	if cl.Version == "" {
 		cl.Version = DefaultVersion
 	}
@@ -92,6 +100,47 @@ type Client struct {
 	Timeout time.Duration
 	HTTP    *http.Client
 	Logger  *slog.Logger
+	// AppSecret, when set, is the secret of the app whose token a call
+	// carries: every call to BaseURL's host gets appsecret_proof, the hex
+	// HMAC-SHA256 of the token keyed by it, in its query, as an app with
+	// "Require App Secret" demands
+	// (https://developers.facebook.com/docs/graph-api/securing-requests/).
+	// A client per app secret (WithAppSecret) serves accounts of several
+	// apps.
+	AppSecret string
+}
+
+// WithAppSecret is a copy of the client that proves calls with another
+// app's secret ("" proves none).
+func (c *Client) WithAppSecret(secret string) *Client {
+	cp := *c
+	cp.AppSecret = secret
+	return &cp
+}
+
+// AppSecretProof is appsecret_proof of a token: the hex HMAC-SHA256 of the
+// token keyed by the app secret.
+func AppSecretProof(appSecret, token string) string {
+	m := hmac.New(sha256.New, []byte(appSecret))
+	m.Write([]byte(token))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// prove adds appsecret_proof to a call of the Graph API host: never to
+// another host (a media CDN URL is signed as it is).
+func (c *Client) prove(target, token string) string {
+	if c.AppSecret == "" || token == "" {
+		return target
+	}
+	u, err := url.Parse(target)
+	base, berr := url.Parse(c.BaseURL)
+	if err != nil || berr != nil || u.Host != base.Host {
+		return target
+	}
+	q := u.Query()
+	q.Set("appsecret_proof", AppSecretProof(c.AppSecret, token))
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // URL is the address of a path under the version, such as
@@ -169,7 +218,7 @@ type answer struct {
 }
 
 func (c *Client) exchange(ctx context.Context, method, target, token, contentType string, body io.Reader, limit int64) (*answer, error) {
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	req, err := http.NewRequestWithContext(ctx, method, c.prove(target, token), body)
 	if err != nil {
 		return nil, &Error{Message: "the request could not be built", Err: err}
 	}
@@ -188,14 +237,14 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 	}))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err, written.Load())
+		return nil, transportError(ctx, err, written.Load(), c.where(target), c.Timeout)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		// A refusal's status is a refusal however its body ends; an
 		// acceptance whose body broke off lost the id Meta gave.
-		e := transportError(ctx, err, resp.StatusCode >= 200 && resp.StatusCode <= 299)
+		e := transportError(ctx, err, resp.StatusCode >= 200 && resp.StatusCode <= 299, c.where(target), c.Timeout)
 		e.HTTPStatus = resp.StatusCode
 		return nil, e
 	}
@@ -209,15 +258,26 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 	return a, nil
 }
 
-// transportError describes a failed exchange without its URL (a paging or
-// media URL may carry a token in its query); written says the request went
-// out whole, so the provider may have acted on it.
-func transportError(ctx context.Context, err error, written bool) *Error {
+// where names the provider of a call for an operator by its host (never
+// the path or query: a paging or media URL may carry a token): "the
+// provider (graph.facebook.com)".
+func (c *Client) where(target string) string {
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		return "the provider (" + u.Host + ")"
+	}
+	return "the provider"
+}
+
+// transportError describes a failed exchange of the provider named by
+// where, without its URL; written says the request went out whole, so the
+// provider may have acted on it. The cause is named: DNS, refused, reset,
+// TLS, timeout.
+func transportError(ctx context.Context, err error, written bool, where string, timeout time.Duration) *Error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
-		msg := "the provider did not answer in time"
+		msg := fmt.Sprintf("%s did not answer within %s (timeout)", where, timeout)
 		if !written {
-			msg = "the provider could not be reached in time"
+			msg = fmt.Sprintf("%s could not be reached within %s (timeout)", where, timeout)
 		}
 		return &Error{Timeout: true, Unanswered: written, Message: msg, Err: errors.Unwrap(err)}
 	case errors.Is(err, context.Canceled):
@@ -228,9 +288,9 @@ func transportError(ctx context.Context, err error, written bool) *Error {
 		err = ue.Err
 	}
 	if written {
-		return &Error{Unanswered: true, Message: "the connection was lost after the request was sent: " + cause(err), Err: err}
+		return &Error{Unanswered: true, Message: "the connection to " + where + " was lost after the request was sent: " + cause(err), Err: err}
 	}
-	return &Error{Message: "the provider could not be reached: " + cause(err), Err: err}
+	return &Error{Message: where + " could not be reached: " + cause(err), Err: err}
 }
 
 // cause names why a connection failed, for an operator, without addresses

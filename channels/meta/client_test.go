@@ -155,7 +155,7 @@ func TestClientConnectionErrorAnd5xx(t *testing.T) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	err = meta.Config{GraphURL: "http://" + addr, Timeout: time.Second}.Graph().PostJSON(context.Background(), "T", map[string]any{}, nil, "1", "messages")
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider could not be reached: connection refused" || channels.OutcomeUnknown(err) {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.Reason != "the provider ("+addr+") could not be reached: connection refused" || channels.OutcomeUnknown(err) {
 		t.Fatalf("connection refused: %+v", r)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +167,8 @@ func TestClientConnectionErrorAnd5xx(t *testing.T) {
 	if !errors.As(err, &e) || e.HTTPStatus != 502 {
 		t.Fatalf("5xx: %#v", err)
 	}
-	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.NeedsReauth {
+	if r := channels.AsRefusal(err); r.Code != apierr.ChannelUnavailable || r.NeedsReauth ||
+		r.Reason != "the provider ("+strings.TrimPrefix(srv.URL, "http://")+") answered HTTP 502" {
 		t.Fatalf("5xx refusal %+v", r)
 	}
 }

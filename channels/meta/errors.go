@@ -133,7 +133,11 @@ func Classify(code, subcode int) apierr.Code {
 		// Instagram: outside the allowed window (2018278; 2534022 in some
 		// client maps). Other code 10 answers are permission problems.
 		return apierr.WindowClosed
-	case invalidCodes[code]:
+	case invalidCodes[code], code == 131062:
+		// 131062: this message (an authentication template with a one-tap,
+		// zero-tap or copy-code button) cannot go to a business-scoped user
+		// id; it needs the customer's phone
+		// (developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
 		return apierr.InvalidRequest
 	case restrictedCodes[code]:
 		return apierr.ChannelRestricted
@@ -207,6 +211,10 @@ func errorFromAnswer(resp *http.Response, raw []byte) *Error {
 		return e
 	}
 	e.Message = fmt.Sprintf("the provider answered HTTP %d", resp.StatusCode)
+	if resp.Request != nil && resp.Request.URL != nil {
+		// The host only: a path or query may carry a token.
+		e.Message = fmt.Sprintf("the provider (%s) answered HTTP %d", resp.Request.URL.Host, resp.StatusCode)
+	}
 	return e
 }
 

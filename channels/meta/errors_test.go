@@ -53,6 +53,9 @@ func TestRefusalTable(t *testing.T) {
 		{131000, 0, 500, apierr.ChannelUnavailable, channels.HoldNone, false, false},
 		{100, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 		{131061, 0, 400, apierr.ChannelUnavailable, channels.HoldNone, false, false},
+		// Business-scoped User ID recipients are not supported for this message
+		// (developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+		{131062, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d_%d", c.code, c.subcode), func(t *testing.T) {

@@ -28,10 +28,14 @@ func (r WhatsAppRoute) RouteID() string {
 // WhatsAppMessage is an inbound message (value.messages[]).
 type WhatsAppMessage struct {
 	WhatsAppRoute
-	// From is the customer's wa_id (digits); ProfileName the name of
-	// value.contacts[] for that wa_id.
+	// From is the customer's wa_id (digits), "" when Meta withholds the
+	// phone of a customer with a username; UserID the customer's
+	// business-scoped user id (from_user_id, or value.contacts[].user_id);
+	// ProfileName and Username those of value.contacts[] for the customer.
 	From        string
+	UserID      string
 	ProfileName string
+	Username    string
 	// ID is the wamid, the dedupe key.
 	ID        string
 	Timestamp time.Time
@@ -148,11 +152,15 @@ func (e WhatsAppError) Reason() string {
 type WhatsAppStatus struct {
 	WhatsAppRoute
 	// ID is the wamid of our message.
-	ID          string
-	RecipientID string
-	Status      string
-	Timestamp   time.Time
-	Errors      []WhatsAppError
+	ID string
+	// RecipientID is the customer's wa_id (recipient_id), RecipientUserID
+	// the business-scoped user id (recipient_user_id, or the user_id of
+	// value.contacts[]); either may be "".
+	RecipientID     string
+	RecipientUserID string
+	Status          string
+	Timestamp       time.Time
+	Errors          []WhatsAppError
 	// BizOpaqueCallbackData is what the send carried, if anything.
 	BizOpaqueCallbackData string
 }
@@ -162,6 +170,7 @@ type WhatsAppStatus struct {
 type WhatsAppUserPreference struct {
 	WhatsAppRoute
 	WAID      string
+	UserID    string
 	Category  string
 	Value     string
 	Detail    string
@@ -194,25 +203,22 @@ type waValue struct {
 		DisplayPhoneNumber string `json:"display_phone_number"`
 		PhoneNumberID      ID     `json:"phone_number_id"`
 	} `json:"metadata"`
-	Contacts []struct {
-		WAID    string `json:"wa_id"`
-		Profile struct {
-			Name string `json:"name"`
-		} `json:"profile"`
-	} `json:"contacts"`
+	Contacts []waContact       `json:"contacts"`
 	Messages []json.RawMessage `json:"messages"`
 	// Errors are the value's own (not a message's or a status's).
 	Errors   []WhatsAppError `json:"errors"`
 	Statuses []struct {
-		ID          string          `json:"id"`
-		RecipientID string          `json:"recipient_id"`
-		Status      string          `json:"status"`
-		Timestamp   Time            `json:"timestamp"`
-		Errors      []WhatsAppError `json:"errors"`
-		Callback    string          `json:"biz_opaque_callback_data"`
+		ID              string          `json:"id"`
+		RecipientID     string          `json:"recipient_id"`
+		RecipientUserID string          `json:"recipient_user_id"`
+		Status          string          `json:"status"`
+		Timestamp       Time            `json:"timestamp"`
+		Errors          []WhatsAppError `json:"errors"`
+		Callback        string          `json:"biz_opaque_callback_data"`
 	} `json:"statuses"`
 	UserPreferences []struct {
 		WAID      string `json:"wa_id"`
+		UserID    string `json:"user_id"`
 		Category  string `json:"category"`
 		Value     string `json:"value"`
 		Detail    string `json:"detail"`
@@ -252,7 +258,7 @@ func (p *Payload) whatsAppEntry(raw json.RawMessage) error {
 			p.whatsAppStatuses(route, &v)
 		case "user_preferences":
 			for _, u := range v.UserPreferences {
-				p.Events = append(p.Events, &WhatsAppUserPreference{WhatsAppRoute: route, WAID: u.WAID,
+				p.Events = append(p.Events, &WhatsAppUserPreference{WhatsAppRoute: route, WAID: u.WAID, UserID: u.UserID,
 					Category: u.Category, Value: u.Value, Detail: u.Detail, Timestamp: u.Timestamp.Time})
 			}
 		case "message_template_status_update":
@@ -269,17 +275,52 @@ func (p *Payload) whatsAppEntry(raw json.RawMessage) error {
 
 func (p *Payload) whatsAppStatuses(route WhatsAppRoute, v *waValue) {
 	for _, s := range v.Statuses {
+		userID := s.RecipientUserID
+		if c := v.contact(s.RecipientID, ""); userID == "" && (c.WAID == s.RecipientID || s.RecipientID == "") {
+			userID = c.UserID
+		}
 		p.Events = append(p.Events, &WhatsAppStatus{WhatsAppRoute: route, ID: s.ID, RecipientID: s.RecipientID,
-			Status: s.Status, Timestamp: s.Timestamp.Time, Errors: s.Errors, BizOpaqueCallbackData: s.Callback})
+			RecipientUserID: userID, Status: s.Status, Timestamp: s.Timestamp.Time, Errors: s.Errors,
+			BizOpaqueCallbackData: s.Callback})
 	}
 }
 
+// waContact is an item of value.contacts[]: the customer's wa_id (absent
+// for a customer with a username whose phone Meta withholds), user_id (the
+// business-scoped user id, on every messages webhook), parent_user_id, and
+// profile name and username
+// (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+type waContact struct {
+	WAID         string `json:"wa_id"`
+	UserID       string `json:"user_id"`
+	ParentUserID string `json:"parent_user_id"`
+	Profile      struct {
+		Name     string `json:"name"`
+		Username string `json:"username"`
+	} `json:"profile"`
+}
+
+// contact is the item of value.contacts[] for a customer named by wa_id or
+// user id; the only item when neither matches one; else none.
+func (v *waValue) contact(waID, userID string) waContact {
+	for _, c := range v.Contacts {
+		if (waID != "" && c.WAID == waID) || (userID != "" && c.UserID == userID) {
+			return c
+		}
+	}
+	if len(v.Contacts) == 1 {
+		return v.Contacts[0]
+	}
+	return waContact{}
+}
+
 type waMessage struct {
-	From      string `json:"from"`
-	ID        string `json:"id"`
-	Timestamp Time   `json:"timestamp"`
-	Type      string `json:"type"`
-	Text      *struct {
+	From       string `json:"from"`
+	FromUserID string `json:"from_user_id"`
+	ID         string `json:"id"`
+	Timestamp  Time   `json:"timestamp"`
+	Type       string `json:"type"`
+	Text       *struct {
 		Body string `json:"body"`
 	} `json:"text"`
 	Image    *WhatsAppMedia `json:"image"`
@@ -326,15 +367,15 @@ func (p *Payload) whatsAppMessages(route WhatsAppRoute, v *waValue) error {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return err
 		}
-		ev := &WhatsAppMessage{WhatsAppRoute: route, From: m.From, ID: m.ID, Timestamp: m.Timestamp.Time,
+		ev := &WhatsAppMessage{WhatsAppRoute: route, From: m.From, UserID: m.FromUserID, ID: m.ID, Timestamp: m.Timestamp.Time,
 			Type: m.Type, Context: m.Context, Reaction: m.Reaction, Location: m.Location, Errors: m.Errors, Raw: raw}
-		for _, c := range v.Contacts {
-			if c.WAID == m.From {
-				ev.ProfileName = c.Profile.Name
-			}
+		c := v.contact(m.From, m.FromUserID)
+		ev.ProfileName, ev.Username = c.Profile.Name, c.Profile.Username
+		if ev.UserID == "" {
+			ev.UserID = c.UserID
 		}
-		if ev.ProfileName == "" && len(v.Contacts) == 1 {
-			ev.ProfileName = v.Contacts[0].Profile.Name
+		if ev.From == "" && c.UserID == ev.UserID {
+			ev.From = c.WAID
 		}
 		ev.Media = m.media()
 		ev.Text, ev.ReplyID = m.text()

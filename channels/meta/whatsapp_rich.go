@@ -39,6 +39,10 @@ type WhatsAppSystem struct {
 	WAID     string `json:"wa_id"`
 	Identity string `json:"identity"`
 	Customer string `json:"customer"`
+	// UserID is the customer's new business-scoped user id
+	// (user_changed_user_id, and user_changed_number: a new number gets a
+	// new one).
+	UserID string `json:"user_id"`
 }
 
 // WhatsAppReferral is the Click-to-WhatsApp ad a message came from.

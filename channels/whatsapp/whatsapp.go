@@ -41,28 +41,27 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	if err != nil {
 		return nil, err
 	}
-	to := Digits(m.To)
+	field, to := recipientOf(m.To)
 	if to == "" {
-		return nil, &channels.Refusal{Code: apierr.InvalidPhone, Reason: "The recipient has no phone number to send to."}
+		return nil, &channels.Refusal{Code: apierr.InvalidPhone, Reason: "The recipient has no phone number or WhatsApp user id to send to."}
 	}
 	if m.Template != nil {
-		endpoint, body := "messages", templateBody(to, m.Template)
+		endpoint, body := "messages", addressed(templateBody(to, m.Template), field, to)
 		if m.Template.Marketing {
-			// channels.md documents no biz_opaque_callback_data for
-			// /marketing_messages: its body stays the template's as is.
-			endpoint = "marketing_messages"
-		} else {
-			callback(body, m.ID)
+			// /marketing_messages takes recipient_type and
+			// biz_opaque_callback_data as /messages does.
+			endpoint, body["recipient_type"] = "marketing_messages", "individual"
 		}
+		callback(body, m.ID)
 		quoting(body, m)
 		return a.postOne(ctx, creds, endpoint, body)
 	}
-	if body := richBody(m, to); body != nil {
+	if body := addressed(richBody(m, to), field, to); body != nil {
 		callback(body, m.ID)
 		quoting(body, m)
 		return a.postOne(ctx, creds, "messages", body)
 	}
-	parts, err := a.plan(m, to)
+	parts, err := a.plan(m, field, to)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ type part struct {
 
 // plan splits m into provider messages, checking each media's kind and
 // size before anything is sent.
-func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
+func (a *Adapter) plan(m *channels.Message, field, to string) ([]part, error) {
 	text := ""
 	if m.Text != nil {
 		text = *m.Text
@@ -102,7 +101,7 @@ func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
 		parts = append(parts, p)
 	}
 	if text != "" && !captioned {
-		body := map[string]any{"messaging_product": "whatsapp", "to": to, "type": "text", "text": map[string]any{"body": text}}
+		body := addressed(map[string]any{"messaging_product": "whatsapp", "to": to, "type": "text", "text": map[string]any{"body": text}}, field, to)
 		callback(body, m.ID)
 		parts = append([]part{{body: body}}, parts...)
 	}
@@ -111,7 +110,7 @@ func (a *Adapter) plan(m *channels.Message, to string) ([]part, error) {
 	}
 	for i := range parts {
 		if parts[i].file != nil {
-			parts[i].body = map[string]any{"messaging_product": "whatsapp", "to": to, "type": parts[i].kind}
+			parts[i].body = addressed(map[string]any{"messaging_product": "whatsapp", "to": to, "type": parts[i].kind}, field, to)
 			callback(parts[i].body, m.ID)
 		}
 	}

@@ -66,8 +66,12 @@ func TestSendTemplateAndMarketing(t *testing.T) {
 		"name":"order_update","language":{"code":"en_US"},
 		"components":[{"type":"body","parameters":[{"type":"text","text":"Ana"},{"type":"text","text":"A-1001"}]}]},
 		"biz_opaque_callback_data":"msg_tpl"}`)
-	// channels.md documents no biz_opaque_callback_data for /marketing_messages.
-	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"template","template":{"name":"spring_sale","language":{"code":"es_ES"}}}`)
+	// /marketing_messages takes recipient_type and biz_opaque_callback_data as
+	// /messages does
+	// (the Marketing Messages API body in
+	// https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","recipient_type":"individual","to":"15551234567",
+		"type":"template","template":{"name":"spring_sale","language":{"code":"es_ES"}},"biz_opaque_callback_data":"msg_promo"}`)
 }
 
 func TestSendMediaUploadsThenSendsByID(t *testing.T) {
@@ -195,5 +199,67 @@ func TestKindAndDigits(t *testing.T) {
 	}
 	if got := whatsapp.Digits("+49 (30) 123-45"); got != "493012345" {
 		t.Errorf("Digits %s", got)
+	}
+}
+
+// A customer known only by business-scoped user id is sent to with
+// recipient instead of to, on /messages and /marketing_messages alike; a
+// known phone goes as to
+// (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids:
+// "Use to to send to a phone number. Use recipient to send to a BSUID").
+func TestSendToBusinessScopedUserID(t *testing.T) {
+	g, a := setup(t)
+	const bsuid = "US.13491208655302741918"
+	if _, err := a.Send(context.Background(), &channels.Message{ID: "msg_u", Account: account(), To: bsuid, Text: str("Hello")}); err != nil {
+		t.Fatal(err)
+	}
+	promo := &channels.Template{Name: "promo_template", Language: "en_US", Category: "MARKETING", Marketing: true}
+	if _, err := a.Send(context.Background(), &channels.Message{ID: "msg_m", Account: account(), To: bsuid, Template: promo}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(context.Background(), &channels.Message{ID: "msg_p", Account: account(), To: "+15551234567", Text: str("Hi")}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.Requests(nil)
+	metatest.SameJSON(t, reqs[0].JSON(), `{"messaging_product":"whatsapp","recipient":"US.13491208655302741918","type":"text",
+		"text":{"body":"Hello"},"biz_opaque_callback_data":"msg_u"}`)
+	metatest.SameJSON(t, reqs[1].JSON(), `{"messaging_product":"whatsapp","recipient_type":"individual","recipient":"US.13491208655302741918",
+		"type":"template","template":{"name":"promo_template","language":{"code":"en_US"}},"biz_opaque_callback_data":"msg_m"}`)
+	metatest.SameJSON(t, reqs[2].JSON(), `{"messaging_product":"whatsapp","to":"15551234567","type":"text","text":{"body":"Hi"},"biz_opaque_callback_data":"msg_p"}`)
+	if c := reqs[0].AnswerJSON()["contacts"].([]any)[0].(map[string]any); c["user_id"] != bsuid || c["wa_id"] != nil {
+		t.Fatalf("stand-in answer contacts %v", c)
+	}
+}
+
+func TestIsUserID(t *testing.T) {
+	for s, want := range map[string]bool{"US.13491208655302741918": true, "BR.1502576394655843": true,
+		"US.ENT.11815799212886844830": true, "+15551234567": false, "15551234567": false, "us.123": false, "US.": false} {
+		if whatsapp.IsUserID(s) != want {
+			t.Errorf("IsUserID(%q) = %v", s, !want)
+		}
+	}
+}
+
+// Subscribe posts to /{waba_id}/subscribed_apps with the number's token;
+// Meta's {"success":true} is success, an error envelope or success false
+// is an error
+// (https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account/subscribed_apps/).
+func TestSubscribeTheWABA(t *testing.T) {
+	g, a := setup(t)
+	creds := account().Provider
+	if err := a.Subscribe(context.Background(), creds); err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.Requests(nil)
+	if len(reqs) != 1 || reqs[0].Method != "POST" || reqs[0].Path != "/v24.0/"+waba+"/subscribed_apps" || reqs[0].Bearer() != token {
+		t.Fatalf("requests %+v", reqs)
+	}
+	g.Fail("/subscribed_apps", 400, 100, 0, "(#100) Invalid parameter")
+	if err := a.Subscribe(context.Background(), creds); channels.AsRefusal(err).Reason != "100: Invalid parameter" {
+		t.Fatalf("refused: %v", err)
+	}
+	g.Queue(metatest.Script{PathSuffix: "/subscribed_apps", Status: 200, Body: map[string]any{"success": false}})
+	if err := a.Subscribe(context.Background(), creds); err == nil {
+		t.Fatal("success false taken as success")
 	}
 }

@@ -22,9 +22,12 @@ type LiveConfig struct {
 	MetaAPIVersion    string // MSGSVC_META_API_VERSION
 	// MetaAppSecret keys X-Hub-Signature-256 on /hooks/meta; empty means
 	// /hooks/meta answers 503.
-	MetaAppSecret   string
-	MetaVerifyToken string        // MSGSVC_META_VERIFY_TOKEN
-	ProviderTimeout time.Duration // MSGSVC_PROVIDER_TIMEOUT
+	MetaAppSecret string
+	// MetaAppSecretProof (MSGSVC_META_APPSECRET_PROOF) adds appsecret_proof,
+	// made with MetaAppSecret, to every Graph API call of WhatsApp.
+	MetaAppSecretProof bool
+	MetaVerifyToken    string        // MSGSVC_META_VERIFY_TOKEN
+	ProviderTimeout    time.Duration // MSGSVC_PROVIDER_TIMEOUT
 	// ProviderUnknownAfter is how long a send whose provider call got no
 	// answer waits for a status before it fails as provider_unknown.
 	ProviderUnknownAfter time.Duration // MSGSVC_PROVIDER_UNKNOWN_AFTER
@@ -104,6 +107,9 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 	if c.EmailRemoteImages = strings.ToLower(get("MSGSVC_EMAIL_REMOTE_IMAGES", email.RemoteImagesBlock)); c.EmailRemoteImages != email.RemoteImagesBlock &&
 		c.EmailRemoteImages != email.RemoteImagesAllow && c.EmailRemoteImages != email.RemoteImagesProxy {
 		return c, seal.Key{}, fmt.Errorf("MSGSVC_EMAIL_REMOTE_IMAGES: %q is not block, allow or proxy", c.EmailRemoteImages)
+	}
+	if c.MetaAppSecretProof, err = appSecretProof(get("MSGSVC_META_APPSECRET_PROOF", "false"), c.MetaAppSecret); err != nil {
+		return c, seal.Key{}, err
 	}
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
 		return c, seal.Key{}, err
@@ -192,4 +198,17 @@ func smtpRelay(v string) (*url.URL, error) {
 		return nil, fmt.Errorf("MSGSVC_SMTP_RELAY: tls=%s is not understood (only smtp://…?tls=none, for development)", tls)
 	}
 	return u, nil
+}
+
+// appSecretProof reads MSGSVC_META_APPSECRET_PROOF: true needs the app
+// secret it proves calls with.
+func appSecretProof(raw, appSecret string) (bool, error) {
+	on, err := strconv.ParseBool(raw)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("MSGSVC_META_APPSECRET_PROOF: %q is not true or false", raw)
+	case on && appSecret == "":
+		return false, errors.New("MSGSVC_META_APPSECRET_PROOF: appsecret_proof needs MSGSVC_META_APP_SECRET")
+	}
+	return on, nil
 }

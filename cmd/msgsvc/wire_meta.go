@@ -10,12 +10,17 @@ import (
 )
 
 // wireMeta gives the resolver the WhatsApp Cloud API adapter on
-// MSGSVC_META_GRAPH_URL, the provider timeout, and the template refresh
+// MSGSVC_META_GRAPH_URL (with appsecret_proof when
+// MSGSVC_META_APPSECRET_PROOF is on), the provider timeout, and the template refresh
 // queue, and the pacer of each number's sends when MSGSVC_WHATSAPP_PACE
 // sets one.
 func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
-	wa := whatsapp.New(meta.Config{GraphURL: cfg.Live.MetaGraphURL, InstagramURL: cfg.Live.InstagramGraphURL,
-		Version: cfg.Live.MetaAPIVersion, Timeout: cfg.Live.ProviderTimeout})
+	mc := meta.Config{GraphURL: cfg.Live.MetaGraphURL, InstagramURL: cfg.Live.InstagramGraphURL,
+		Version: cfg.Live.MetaAPIVersion, Timeout: cfg.Live.ProviderTimeout}
+	if cfg.Live.MetaAppSecretProof {
+		mc.AppSecret = cfg.Live.MetaAppSecret
+	}
+	wa := whatsapp.New(mc)
 	if r.Adapters == nil {
 		r.Adapters = map[string]channels.Adapter{}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/nyaruka/phonenumbers"
@@ -54,13 +55,29 @@ var IdentityColumn = map[string]string{
 	"website": "external_id", "whatsapp": "phone", "instagram": "instagram_user_id", "email": "email",
 }
 
+// IsWhatsAppUserID says whether s is a WhatsApp business-scoped user id
+// ("US.13491208655302741918") rather than a phone number.
+func IsWhatsAppUserID(s string) bool { return whatsapp.IsUserID(s) }
+
+// IdentityColumnOf is the contact column an identity on a channel is
+// stored in: IdentityColumn, except a WhatsApp business-scoped user id,
+// which goes in whatsapp_user_id.
+func IdentityColumnOf(channel, identity string) string {
+	if channel == "whatsapp" && IsWhatsAppUserID(identity) {
+		return "whatsapp_user_id"
+	}
+	return IdentityColumn[channel]
+}
+
 // FromChannel is a new contact known by its identity on a channel: a
-// phone on WhatsApp, an address on email, an Instagram user id, or a
-// website visitor id.
+// phone or business-scoped user id on WhatsApp, an address on email, an
+// Instagram user id, or a website visitor id.
 func FromChannel(s repo.Scope, channel, identity, name, source string, now time.Time) *repo.Contact {
 	c := &repo.Contact{ID: repo.NewID("ct_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 		Name: name, FirstSeenChannel: &channel, Source: source, CreatedAt: now, UpdatedAt: now}
-	switch IdentityColumn[channel] {
+	switch IdentityColumnOf(channel, identity) {
+	case "whatsapp_user_id":
+		c.WhatsAppUserID = &identity
 	case "external_id":
 		c.ExternalID = &identity
 	case "phone":

@@ -22,6 +22,8 @@ type Store interface {
 	UpsertAccountProvider(ctx context.Context, p *repo.AccountProvider) error
 	DeleteAccountProvider(ctx context.Context, workspaceID, accountID string) (bool, error)
 	ClearNeedsReauth(ctx context.Context, workspaceID, id string) (bool, error)
+	SetAccountCheck(ctx context.Context, workspaceID, id, check string, c repo.AccountCheck) error
+	AccountChecks(ctx context.Context, workspaceID string) (map[string]repo.AccountChecks, error)
 }
 
 // Refresher syncs a WhatsApp number's templates and onboarding soon;
@@ -39,6 +41,9 @@ type Connections struct {
 	Clock clock.Clock
 	// Refresher, when set, syncs a connected WhatsApp number's templates.
 	Refresher Refresher
+	// Subscribers subscribe the app to a connected account's webhooks, by
+	// channel (subscribe.go).
+	Subscribers map[string]Subscriber
 	// Instagram, when set, checks an Instagram account's credentials
 	// against Meta before they are stored and subscribes its webhooks
 	// after (graph/instagram.Connector).
@@ -72,6 +77,9 @@ type Connection struct {
 	AppSecretSet   bool
 	TokenIssuedAt  *time.Time
 	TokenExpiresAt *time.Time
+	// Subscription is how the webhook subscription at the last connect
+	// went (nil: none was made).
+	Subscription *repo.AccountCheck
 }
 
 // admin returns the caller when it is the admin of /graphql: API keys,
@@ -183,6 +191,9 @@ func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.
 	if err := c.reconnected(ctx, acc); err != nil {
 		return nil, err
 	}
+	if err := c.subscribe(ctx, acc, in); err != nil {
+		return nil, err
+	}
 	slog.Info("credentials: account connected", "workspace", acc.WorkspaceID, "account", acc.ID,
 		"channel", acc.Channel, "provider_key", row.ProviderKey)
 	if acc.Channel == "instagram" && c.Instagram != nil {
@@ -235,5 +246,6 @@ func (c *Connections) describe(ctx context.Context, acc *repo.Account) (*Connect
 	out.UpdatedAt = p.UpdatedAt
 	out.IGUserID, out.PageID, out.AppSecretSet = creds.IGUserID, creds.PageID, creds.AppSecret != ""
 	out.TokenIssuedAt, out.TokenExpiresAt = creds.TokenIssuedAt, creds.TokenExpiresAt
-	return out, nil
+	out.Subscription, err = c.subscription(ctx, acc)
+	return out, err
 }

@@ -18,6 +18,7 @@ import (
 type fakeStore struct {
 	accounts map[string]*repo.Account
 	rows     map[string]*repo.AccountProvider
+	checks   map[string]repo.AccountChecks
 }
 
 func (f *fakeStore) Account(_ context.Context, ws, channel, id string) (*repo.Account, error) {
@@ -48,6 +49,24 @@ func (f *fakeStore) DeleteAccountProvider(_ context.Context, ws, id string) (boo
 	_, ok := f.rows[ws+"/"+id]
 	delete(f.rows, ws+"/"+id)
 	return ok, nil
+}
+
+func (f *fakeStore) SetAccountCheck(_ context.Context, ws, id, check string, c repo.AccountCheck) error {
+	if f.checks == nil {
+		f.checks = map[string]repo.AccountChecks{}
+	}
+	cs := f.checks[id]
+	if check == repo.CheckSubscription {
+		cs.Subscription = &c
+	} else {
+		cs.TemplateSync = &c
+	}
+	f.checks[id] = cs
+	return nil
+}
+
+func (f *fakeStore) AccountChecks(context.Context, string) (map[string]repo.AccountChecks, error) {
+	return f.checks, nil
 }
 
 func (f *fakeStore) ClearNeedsReauth(_ context.Context, ws, id string) (bool, error) {

@@ -32,6 +32,12 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AccountCheck struct {
+		At     func(childComplexity int) int
+		Error  func(childComplexity int) int
+		Status func(childComplexity int) int
+	}
+
 	Agent struct {
 		Active            func(childComplexity int) int
 		Email             func(childComplexity int) int
@@ -98,6 +104,7 @@ type ComplexityRoot struct {
 		PageID            func(childComplexity int) int
 		ProviderAccountID func(childComplexity int) int
 		Status            func(childComplexity int) int
+		Subscription      func(childComplexity int) int
 		TokenExpiresAt    func(childComplexity int) int
 		TokenIssuedAt     func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
@@ -133,6 +140,7 @@ type ComplexityRoot struct {
 		OptOuts          func(childComplexity int) int
 		Phone            func(childComplexity int) int
 		Source           func(childComplexity int) int
+		WhatsappUserID   func(childComplexity int) int
 	}
 
 	ContactCard struct {
@@ -268,6 +276,17 @@ type ComplexityRoot struct {
 		Livemode  func(childComplexity int) int
 		Type      func(childComplexity int) int
 		WebsiteID func(childComplexity int) int
+	}
+
+	FailedProviderHook struct {
+		Attempts   func(childComplexity int) int
+		GivenUpAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		LastError  func(childComplexity int) int
+		ReceivedAt func(childComplexity int) int
+		Source     func(childComplexity int) int
+		State      func(childComplexity int) int
 	}
 
 	File struct {
@@ -428,25 +447,26 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Agents            func(childComplexity int) int
-		AiInstructions    func(childComplexity int) int
-		ChannelConnection func(childComplexity int, accountID string) int
-		Channels          func(childComplexity int) int
-		Contact           func(childComplexity int, id string) int
-		Contacts          func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
-		Conversation      func(childComplexity int, id string) int
-		Conversations     func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
-		EmailSenders      func(childComplexity int) int
-		Event             func(childComplexity int, id string) int
-		HumanQueue        func(childComplexity int, limit *int) int
-		KnowledgeEntries  func(childComplexity int) int
-		Message           func(childComplexity int, id string) int
-		Messages          func(childComplexity int, conversationID string, limit *int, after *string) int
-		MessagingWindow   func(childComplexity int, input model.MessagingWindowInput) int
-		Usage             func(childComplexity int) int
-		WebhookDeliveries func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
-		WebhookEndpoints  func(childComplexity int) int
-		WhatsappTemplates func(childComplexity int, filter *model.TemplateFilter) int
+		Agents              func(childComplexity int) int
+		AiInstructions      func(childComplexity int) int
+		ChannelConnection   func(childComplexity int, accountID string) int
+		Channels            func(childComplexity int) int
+		Contact             func(childComplexity int, id string) int
+		Contacts            func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
+		Conversation        func(childComplexity int, id string) int
+		Conversations       func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
+		EmailSenders        func(childComplexity int) int
+		Event               func(childComplexity int, id string) int
+		FailedProviderHooks func(childComplexity int, limit *int) int
+		HumanQueue          func(childComplexity int, limit *int) int
+		KnowledgeEntries    func(childComplexity int) int
+		Message             func(childComplexity int, id string) int
+		Messages            func(childComplexity int, conversationID string, limit *int, after *string) int
+		MessagingWindow     func(childComplexity int, input model.MessagingWindowInput) int
+		Usage               func(childComplexity int) int
+		WebhookDeliveries   func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
+		WebhookEndpoints    func(childComplexity int) int
+		WhatsappTemplates   func(childComplexity int, filter *model.TemplateFilter) int
 	}
 
 	Reaction struct {
@@ -606,6 +626,8 @@ type ComplexityRoot struct {
 		Name              func(childComplexity int) int
 		PhoneNumber       func(childComplexity int) int
 		Status            func(childComplexity int) int
+		Subscription      func(childComplexity int) int
+		TemplateSync      func(childComplexity int) int
 		WebsiteID         func(childComplexity int) int
 	}
 
@@ -635,6 +657,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AccountCheck.at":
+		if e.ComplexityRoot.AccountCheck.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.At(childComplexity), true
+	case "AccountCheck.error":
+		if e.ComplexityRoot.AccountCheck.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.Error(childComplexity), true
+	case "AccountCheck.status":
+		if e.ComplexityRoot.AccountCheck.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountCheck.Status(childComplexity), true
 
 	case "Agent.active":
 		if e.ComplexityRoot.Agent.Active == nil {
@@ -907,6 +948,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelConnection.Status(childComplexity), true
+	case "ChannelConnection.subscription":
+		if e.ComplexityRoot.ChannelConnection.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConnection.Subscription(childComplexity), true
 	case "ChannelConnection.tokenExpiresAt":
 		if e.ComplexityRoot.ChannelConnection.TokenExpiresAt == nil {
 			break
@@ -1066,6 +1113,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Source(childComplexity), true
+	case "Contact.whatsappUserId":
+		if e.ComplexityRoot.Contact.WhatsappUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.WhatsappUserID(childComplexity), true
 
 	case "ContactCard.addresses":
 		if e.ComplexityRoot.ContactCard.Addresses == nil {
@@ -1587,6 +1640,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.WebsiteID(childComplexity), true
+
+	case "FailedProviderHook.attempts":
+		if e.ComplexityRoot.FailedProviderHook.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Attempts(childComplexity), true
+	case "FailedProviderHook.givenUpAt":
+		if e.ComplexityRoot.FailedProviderHook.GivenUpAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.GivenUpAt(childComplexity), true
+	case "FailedProviderHook.id":
+		if e.ComplexityRoot.FailedProviderHook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.ID(childComplexity), true
+	case "FailedProviderHook.kind":
+		if e.ComplexityRoot.FailedProviderHook.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Kind(childComplexity), true
+	case "FailedProviderHook.lastError":
+		if e.ComplexityRoot.FailedProviderHook.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.LastError(childComplexity), true
+	case "FailedProviderHook.receivedAt":
+		if e.ComplexityRoot.FailedProviderHook.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.ReceivedAt(childComplexity), true
+	case "FailedProviderHook.source":
+		if e.ComplexityRoot.FailedProviderHook.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.Source(childComplexity), true
+	case "FailedProviderHook.state":
+		if e.ComplexityRoot.FailedProviderHook.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedProviderHook.State(childComplexity), true
 
 	case "File.contentType":
 		if e.ComplexityRoot.File.ContentType == nil {
@@ -2515,6 +2617,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Event(childComplexity, args["id"].(string)), true
+	case "Query.failedProviderHooks":
+		if e.ComplexityRoot.Query.FailedProviderHooks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_failedProviderHooks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FailedProviderHooks(childComplexity, args["limit"].(*int)), true
 	case "Query.humanQueue":
 		if e.ComplexityRoot.Query.HumanQueue == nil {
 			break
@@ -3207,6 +3320,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WhatsappNumber.Status(childComplexity), true
+	case "WhatsappNumber.subscription":
+		if e.ComplexityRoot.WhatsappNumber.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappNumber.Subscription(childComplexity), true
+	case "WhatsappNumber.templateSync":
+		if e.ComplexityRoot.WhatsappNumber.TemplateSync == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WhatsappNumber.TemplateSync(childComplexity), true
 	case "WhatsappNumber.websiteId":
 		if e.ComplexityRoot.WhatsappNumber.WebsiteID == nil {
 			break
@@ -3535,6 +3660,8 @@ type ChannelConnection {
   tokenExpiresAt: Timestamp
   "Instagram Login: when the token was connected or last refreshed."
   tokenIssuedAt: Timestamp
+  "WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number."
+  subscription: AccountCheck
 }
 
 "Provider credentials, as the fixture's provider object holds them."
@@ -3612,6 +3739,19 @@ type WhatsappNumber {
   name: String!
   status: String!
   marketingMessages: String!
+  "How the app's webhook subscription to the number's WABA (POST /{waba_id}/subscribed_apps) went at its last connect; null before one."
+  subscription: AccountCheck
+  "How the last template sync went; null before one."
+  templateSync: AccountCheck
+}
+
+"How the last run of a provider check of an account went."
+type AccountCheck {
+  "ok or failed"
+  status: String!
+  "Why it failed (the provider's code and text, or the network cause); null when ok."
+  error: String
+  at: Timestamp!
 }
 
 type InstagramAccount {
@@ -3940,6 +4080,8 @@ type Contact {
   email: String
   phone: String
   instagramUserId: String
+  "The customer's WhatsApp business-scoped user id (Meta's user_id, e.g. US.13491208655302741918): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share."
+  whatsappUserId: String
   optOuts: OptOuts!
   "Marketing messages the customer stopped (WhatsApp's user_preferences stop or 131050); other messages still go out."
   marketingOptOuts: MarketingOptOuts!
@@ -4228,7 +4370,7 @@ input SendMessageInput {
   conversationId: ID
   "A new conversation: whatsapp, instagram or email, with to or contactId."
   channel: String
-  "WhatsApp: +phone; email: address; Instagram: instagram_user_id."
+  "WhatsApp: +phone or the business-scoped user id; email: address; Instagram: instagram_user_id."
   to: String
   contactId: ID
   text: String
@@ -4385,6 +4527,33 @@ input UploadFileInput {
   contentType: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/providerhooks.graphqls", Input: `# Provider webhooks (POST /hooks/meta) that could not be processed, for
+# the operator behind the admin token. Hooks are the service's, not a
+# workspace's: the list is the same whatever Msgsvc-Workspace names.
+
+extend type Query {
+  "Admin only: stored provider webhooks whose last processing attempt failed, newest first: still retried (state retrying) or given up after too many attempts (state given_up). At most limit (1-100, default 50)."
+  failedProviderHooks(limit: Int): [FailedProviderHook!]!
+}
+
+"A stored provider webhook whose processing failed."
+type FailedProviderHook {
+  id: ID!
+  "meta"
+  source: String!
+  "What the payload is about: whatsapp, instagram, or unknown when it does not say."
+  kind: String!
+  receivedAt: Timestamp!
+  "Processing attempts so far."
+  attempts: Int!
+  "The error of the last attempt."
+  lastError: String!
+  "retrying, or given_up (processed no more; it holds up no later webhook)."
+  state: String!
+  "When it was given up; null while retrying."
+  givenUpAt: Timestamp
+}
+`, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks: endpoints that receive signed events, and the deliveries of
 # events to them (spec "Webhook endpoint", "Webhook delivery", decisions 7).
 
@@ -4514,6 +4683,18 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AccountCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_AccountCheck_status(ctx, field)
+	case "error":
+		return ec.fieldContext_AccountCheck_error(ctx, field)
+	case "at":
+		return ec.fieldContext_AccountCheck_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountCheck", field.Name)
+}
 
 func (ec *executionContext) childFields_Agent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -4655,6 +4836,8 @@ func (ec *executionContext) childFields_ChannelConnection(ctx context.Context, f
 		return ec.fieldContext_ChannelConnection_tokenExpiresAt(ctx, field)
 	case "tokenIssuedAt":
 		return ec.fieldContext_ChannelConnection_tokenIssuedAt(ctx, field)
+	case "subscription":
+		return ec.fieldContext_ChannelConnection_subscription(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChannelConnection", field.Name)
 }
@@ -4703,6 +4886,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_phone(ctx, field)
 	case "instagramUserId":
 		return ec.fieldContext_Contact_instagramUserId(ctx, field)
+	case "whatsappUserId":
+		return ec.fieldContext_Contact_whatsappUserId(ctx, field)
 	case "optOuts":
 		return ec.fieldContext_Contact_optOuts(ctx, field)
 	case "marketingOptOuts":
@@ -4989,6 +5174,28 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_data(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_FailedProviderHook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FailedProviderHook_id(ctx, field)
+	case "source":
+		return ec.fieldContext_FailedProviderHook_source(ctx, field)
+	case "kind":
+		return ec.fieldContext_FailedProviderHook_kind(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_FailedProviderHook_receivedAt(ctx, field)
+	case "attempts":
+		return ec.fieldContext_FailedProviderHook_attempts(ctx, field)
+	case "lastError":
+		return ec.fieldContext_FailedProviderHook_lastError(ctx, field)
+	case "state":
+		return ec.fieldContext_FailedProviderHook_state(ctx, field)
+	case "givenUpAt":
+		return ec.fieldContext_FailedProviderHook_givenUpAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FailedProviderHook", field.Name)
 }
 
 func (ec *executionContext) childFields_File(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5545,6 +5752,10 @@ func (ec *executionContext) childFields_WhatsappNumber(ctx context.Context, fiel
 		return ec.fieldContext_WhatsappNumber_status(ctx, field)
 	case "marketingMessages":
 		return ec.fieldContext_WhatsappNumber_marketingMessages(ctx, field)
+	case "subscription":
+		return ec.fieldContext_WhatsappNumber_subscription(ctx, field)
+	case "templateSync":
+		return ec.fieldContext_WhatsappNumber_templateSync(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WhatsappNumber", field.Name)
 }

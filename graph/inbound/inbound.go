@@ -67,8 +67,11 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	}
 	switch in.Channel {
 	case "whatsapp":
-		if from, err = contact.NormalizePhone(from); err != nil {
-			return nil, err
+		// A phone, or the business-scoped user id of a customer with a username.
+		if !contact.IsWhatsAppUserID(from) {
+			if from, err = contact.NormalizePhone(from); err != nil {
+				return nil, err
+			}
 		}
 	case "email":
 		if from, err = contact.NormalizeEmail(from); err != nil {
@@ -152,9 +155,11 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	if strings.TrimSpace(m.Name) != "" {
 		name = strings.TrimSpace(m.Name)
 	}
-	ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[m.Channel], m.From)
-	if errors.Is(err, repo.ErrNotFound) && m.Channel == "whatsapp" {
-		ct, err = variantContact(ctx, q, s, m.From)
+	userID := ""
+	if m.Channel == "whatsapp" {
+		ct, userID, err = whatsappCustomer(ctx, q, s, m)
+	} else {
+		ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[m.Channel], m.From)
 	}
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
@@ -162,6 +167,9 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	}
 	if newContact {
 		ct = contact.FromChannel(s, m.Channel, m.From, name, "captured", now)
+	}
+	if userID != "" && ct.WhatsAppUserID == nil {
+		ct.WhatsAppUserID, ct.UpdatedAt = &userID, now
 	}
 	if m.Echo == nil {
 		ct.LastSeenAt = &now

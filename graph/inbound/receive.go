@@ -15,8 +15,12 @@ import (
 type Message struct {
 	Channel string
 	// From is the customer's identity on the channel, normalised (a phone
-	// in E.164, an email address, an Instagram-scoped user id).
+	// in E.164, an email address, an Instagram-scoped user id; on WhatsApp
+	// the business-scoped user id when Meta withholds the phone).
 	From string
+	// UserID is the WhatsApp business-scoped user id, stored on the contact
+	// beside its phone.
+	UserID string
 	// Name is the customer's name for a new contact ("" uses From).
 	Name string
 	// Type is the message's type ("" is text); Text its words.

@@ -2,14 +2,17 @@ package metahook
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -33,21 +36,60 @@ func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
 // (the recipient's marketing cap) holds that recipient back like a rate
 // limit, for channels.DefaultRetryAfter.
 func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, st *meta.WhatsAppStatus) error {
-	if len(st.Errors) == 0 || st.RecipientID == "" {
+	if len(st.Errors) == 0 {
 		return nil
 	}
 	code := st.Errors[0].Code
 	if code != 131050 && code != 131049 {
 		return nil
 	}
-	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(st.RecipientID, "+"))
-	if err != nil {
-		slog.Info("meta hook: failed status of a recipient that is no phone", "recipient_id", st.RecipientID)
+	who := recipientOf(st.RecipientID, st.RecipientUserID)
+	if who == "" {
+		slog.Info("meta hook: failed status names no recipient", "recipient_id", st.RecipientID, "recipient_user_id", st.RecipientUserID)
 		return nil
 	}
 	if code == 131049 {
-		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, phone, s.Clock.Now().Add(channels.DefaultRetryAfter))
+		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, who, s.Clock.Now().Add(channels.DefaultRetryAfter))
 	}
-	_, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, phone, true, s.Clock.Now())
+	_, err := contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, true, s.Clock.Now())
 	return err
+}
+
+// recipientOf is how the send side names a WhatsApp customer (its
+// address, and the key of a hold): the phone in E.164 when the status
+// carries one, else the business-scoped user id; "" when neither is
+// usable. A recipient_id that is itself a user id (a send by recipient)
+// counts as one.
+func recipientOf(waID, userID string) string {
+	if contact.IsWhatsAppUserID(waID) {
+		waID, userID = "", waID
+	}
+	if waID != "" {
+		if phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(waID, "+")); err == nil {
+			return phone
+		}
+	}
+	if contact.IsWhatsAppUserID(userID) {
+		return userID
+	}
+	return ""
+}
+
+// ReasonClass is the class of why a hook's processing failed, a bounded
+// metric label: "credentials" (the account's credentials do not open),
+// "provider" (a call to Meta failed), "database", or "processing" (the
+// payload or our own rules).
+func ReasonClass(err error) string {
+	var metaErr *meta.Error
+	var refusal *channels.Refusal
+	var pqErr *pq.Error
+	switch {
+	case errors.Is(err, seal.ErrOpen), errors.Is(err, seal.ErrNoKey):
+		return "credentials"
+	case errors.As(err, &metaErr), errors.As(err, &refusal):
+		return "provider"
+	case errors.As(err, &pqErr), errors.Is(err, context.DeadlineExceeded):
+		return "database"
+	}
+	return "processing"
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -36,6 +37,8 @@ type Store interface {
 	AccountProviders(ctx context.Context, channel string) ([]repo.AccountProvider, error)
 	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
 	WhatsAppSending(ctx context.Context, phoneNumberID string) (bool, error)
+	ProviderMessageOf(ctx context.Context, channel, providerID string) (*repo.ProviderMessage, error)
+	StoredMedia(ctx context.Context, s repo.Scope, mediaID string) (*repo.File, error)
 }
 
 // Queue runs Process for a stored hook soon; jobs.Client is one.
@@ -169,11 +172,15 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if failed != nil {
 		lastErr = failed.Error()
 	}
-	if failed != nil && !errors.Is(failed, ErrStatusEarly) && h.Attempts+1 >= MaxHookAttempts {
+	giveUp := failed != nil && !errors.Is(failed, ErrStatusEarly) && h.Attempts+1 >= MaxHookAttempts
+	if failed != nil && !errors.Is(failed, ErrStatusEarly) {
+		metrics.ObserveProviderHookFailed("meta", ReasonClass(failed), giveUp)
+	}
+	if giveUp {
 		// A hook that fails again and again (not a status waiting for its
 		// send) would hold up its customer's later hooks for ever.
 		slog.Error("meta hook given up after too many failed attempts; its events are not processed",
-			"hook_id", hookID, "attempts", h.Attempts+1, "err", failed)
+			"hook_id", hookID, "attempts", h.Attempts+1, "reason", ReasonClass(failed), "err", failed)
 		return s.Store.GiveUpProviderHook(ctx, hookID, s.Clock.Now(), lastErr)
 	}
 	if err := s.Store.FinishProviderHook(ctx, hookID, s.Clock.Now(), lastErr); err != nil {

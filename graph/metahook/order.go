@@ -39,12 +39,18 @@ func orderKeys(p *meta.Payload) []string {
 	}
 	for _, ev := range p.Events {
 		switch e := ev.(type) {
+		// A WhatsApp customer is known by phone, by business-scoped user
+		// id, or both: a hook names each it has, so hooks of one customer
+		// with and without a phone still follow one another.
 		case *meta.WhatsAppMessage:
 			add("whatsapp", e.PhoneNumberID, e.From)
+			add("whatsapp", e.PhoneNumberID, e.UserID)
 		case *meta.WhatsAppStatus:
 			add("whatsapp", e.PhoneNumberID, e.RecipientID)
+			add("whatsapp", e.PhoneNumberID, e.RecipientUserID)
 		case *meta.WhatsAppUserPreference:
 			add("whatsapp", e.PhoneNumberID, e.WAID)
+			add("whatsapp", e.PhoneNumberID, e.UserID)
 		case *meta.InstagramMessage:
 			add("instagram", e.RouteID(), e.CustomerID())
 		case *meta.InstagramRead:

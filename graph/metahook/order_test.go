@@ -23,6 +23,21 @@ func TestOrderKeysNameEachCustomerOnce(t *testing.T) {
 	}
 }
 
+// A WhatsApp customer's hooks name its phone and its business-scoped user
+// id, so a hook without the phone follows one with both.
+func TestOrderKeysNameTheWhatsAppUserID(t *testing.T) {
+	route := meta.WhatsAppRoute{PhoneNumberID: "106"}
+	withPhone := orderKeys(&meta.Payload{Events: []meta.Event{&meta.WhatsAppMessage{WhatsAppRoute: route, From: "155501", UserID: "US.1"}}})
+	noPhone := orderKeys(&meta.Payload{Events: []meta.Event{
+		&meta.WhatsAppMessage{WhatsAppRoute: route, UserID: "US.1"},
+		&meta.WhatsAppStatus{WhatsAppRoute: route, RecipientUserID: "US.1"},
+		&meta.WhatsAppUserPreference{WhatsAppRoute: route, UserID: "US.1"},
+	}})
+	if !slices.Equal(withPhone, []string{"whatsapp:106:155501", "whatsapp:106:US.1"}) || !slices.Equal(noPhone, []string{"whatsapp:106:US.1"}) {
+		t.Fatalf("keys with the phone %v, without %v", withPhone, noPhone)
+	}
+}
+
 // Hooks of one customer never run side by side in a process; crosswise
 // key sets never deadlock.
 func TestLockKeysSerialisesACustomer(t *testing.T) {

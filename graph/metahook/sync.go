@@ -9,6 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/graph/contact"
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -30,21 +31,21 @@ func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUser
 		slog.Info("meta hook: user preference of another category", "category", p.Category)
 		return nil
 	}
-	phone, err := contact.NormalizePhone("+" + strings.TrimPrefix(p.WAID, "+"))
-	if err != nil {
-		return fmt.Errorf("metahook: wa_id %q: %w", p.WAID, err)
+	who := recipientOf(p.WAID, p.UserID)
+	if who == "" {
+		return fmt.Errorf("metahook: user preference of wa_id %q, user_id %q: neither names a customer", p.WAID, p.UserID)
 	}
-	return s.marketingOptOut(ctx, t.acc.WorkspaceID, phone, optOut)
+	return s.marketingOptOut(ctx, t.acc.WorkspaceID, who, optOut)
 }
 
 // marketingOptOut sets or clears a live contact's marketing opt-out and
 // announces contact.updated when it changed.
-func (s *Service) marketingOptOut(ctx context.Context, workspaceID, phone string, optOut bool) error {
+func (s *Service) marketingOptOut(ctx context.Context, workspaceID, who string, optOut bool) error {
 	scope := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
 	changed := false
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
-		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, phone, optOut, s.Clock.Now())
+		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, optOut, s.Clock.Now())
 		return err
 	})
 	if err == nil && changed {
@@ -122,8 +123,13 @@ func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID stri
 				Category: category, Status: TemplateStatus(tpl.Status), Body: tpl.Body,
 				Components: repo.JSONB(tpl.Components), ParameterFormat: tpl.ParameterFormat})
 		}
+		metrics.ObserveTemplateSync("ok")
 		return s.Store.InTx(ctx, func(q repo.Queries) error {
 			if err := q.ReplaceSyncedTemplates(ctx, t.acc.WorkspaceID, t.acc.ID, rows); err != nil {
+				return err
+			}
+			if err := q.SetAccountCheck(ctx, t.acc.WorkspaceID, t.acc.ID, repo.CheckTemplateSync,
+				repo.AccountCheck{Status: "ok", At: s.Clock.Now()}); err != nil {
 				return err
 			}
 			if sync.MarketingMessages != "" {
@@ -140,15 +146,22 @@ func (s *Service) SyncTemplates(ctx context.Context, workspaceID, accountID stri
 	})
 }
 
-// syncFailed logs a failed sync; a rejected token marks the number
-// needs_reauth.
+// syncFailed logs a failed sync, counts it, and shows it on the number
+// (template_sync: failed with the provider's code and text or the network
+// cause); a rejected token marks the number needs_reauth.
 func (s *Service) syncFailed(ctx context.Context, t target, err error) error {
-	slog.Warn("template sync failed", "account", t.acc.ID, "err", err)
-	if !channels.AsRefusal(err).NeedsReauth {
-		return nil
-	}
+	refusal := channels.AsRefusal(err)
+	slog.Warn("template sync failed", "account", t.acc.ID, "reason", refusal.Reason, "err", err)
+	metrics.ObserveTemplateSync(string(refusal.Code))
+	reason := refusal.Reason
 	return s.Store.InTx(ctx, func(q repo.Queries) error {
-		_, err := q.SetAccountStatus(ctx, t.acc.WorkspaceID, t.acc.ID, "needs_reauth")
-		return err
+		if err := q.SetAccountCheck(ctx, t.acc.WorkspaceID, t.acc.ID, repo.CheckTemplateSync,
+			repo.AccountCheck{Status: "failed", Error: &reason, At: s.Clock.Now()}); err != nil {
+			return err
+		}
+		if !refusal.NeedsReauth {
+			return nil
+		}
+		return q.NeedsReauth(ctx, t.acc.WorkspaceID, t.acc.ID, reason, s.Clock.Now())
 	})
 }

@@ -124,12 +124,14 @@ type DeliveryError struct {
 
 // Contact is a customer of a workspace across channels.
 type Contact struct {
-	ID               string           `json:"id"`
-	Object           string           `json:"object"`
-	Name             string           `json:"name"`
-	Email            *string          `json:"email"`
-	Phone            *string          `json:"phone"`
-	InstagramUserID  *string          `json:"instagram_user_id"`
+	ID              string  `json:"id"`
+	Object          string  `json:"object"`
+	Name            string  `json:"name"`
+	Email           *string `json:"email"`
+	Phone           *string `json:"phone"`
+	InstagramUserID *string `json:"instagram_user_id"`
+	// WhatsappUserID is the WhatsApp business-scoped user id.
+	WhatsappUserID   *string          `json:"whatsapp_user_id"`
 	OptOuts          OptOuts          `json:"opt_outs"`
 	MarketingOptOuts MarketingOptOuts `json:"marketing_opt_outs"`
 	EmailSuppressed  *JSON            `json:"email_suppressed"`
@@ -174,23 +176,6 @@ type Channels struct {
 	Whatsapp  []*WhatsappNumber   `json:"whatsapp"`
 	Instagram []*InstagramAccount `json:"instagram"`
 	Email     []*EmailAddress     `json:"email"`
-}
-
-// Website is a site with a chat widget; it also groups channel accounts.
-type Website struct {
-	ID      string   `json:"id"`
-	Name    string   `json:"name"`
-	Domains []string `json:"domains"`
-}
-
-// WhatsappNumber is a connected WhatsApp Business number.
-type WhatsappNumber struct {
-	ID                string `json:"id"`
-	WebsiteID         string `json:"website_id"`
-	PhoneNumber       string `json:"phone_number"`
-	Name              string `json:"name"`
-	Status            string `json:"status"`
-	MarketingMessages string `json:"marketing_messages"`
 }
 
 // EmailAddress is an inbox address of the email channel.

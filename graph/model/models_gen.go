@@ -31,6 +31,26 @@ type ChannelConnection struct {
 	TokenExpiresAt *Timestamp `json:"tokenExpiresAt,omitempty"`
 	// Instagram Login: when the token was connected or last refreshed.
 	TokenIssuedAt *Timestamp `json:"tokenIssuedAt,omitempty"`
+	// WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number.
+	Subscription *AccountCheck `json:"subscription,omitempty"`
+}
+
+// A stored provider webhook whose processing failed.
+type FailedProviderHook struct {
+	ID string `json:"id"`
+	// meta
+	Source string `json:"source"`
+	// What the payload is about: whatsapp, instagram, or unknown when it does not say.
+	Kind       string    `json:"kind"`
+	ReceivedAt Timestamp `json:"receivedAt"`
+	// Processing attempts so far.
+	Attempts int `json:"attempts"`
+	// The error of the last attempt.
+	LastError string `json:"lastError"`
+	// retrying, or given_up (processed no more; it holds up no later webhook).
+	State string `json:"state"`
+	// When it was given up; null while retrying.
+	GivenUpAt *Timestamp `json:"givenUpAt,omitempty"`
 }
 
 type Mutation struct {

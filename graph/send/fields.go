@@ -146,7 +146,11 @@ func (req *sendRequest) addresses() error {
 		case "email":
 			req.to, err = contact.NormalizeEmail(*in.To)
 		case "whatsapp":
-			req.to, err = contact.NormalizePhone(*in.To)
+			// A phone, or the business-scoped user id of a customer whose
+			// phone WhatsApp does not share.
+			if req.to = strings.TrimSpace(*in.To); !contact.IsWhatsAppUserID(req.to) {
+				req.to, err = contact.NormalizePhone(*in.To)
+			}
 		case "instagram":
 			if req.to = strings.TrimSpace(*in.To); req.to == "" {
 				err = apierr.New(apierr.InvalidRequest, "to must be the customer's instagram_user_id.")

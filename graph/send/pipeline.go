@@ -153,7 +153,7 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 // the rate-limit holds of earlier provider answers.
 func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget) (*channels.Credentials, error) {
 	if t.acc.Status == "needs_reauth" {
-		return nil, apierr.New(apierr.ChannelUnavailable, "The provider rejected the access token of account %s; reconnect it with new credentials. Nothing was sent.", t.acc.ID)
+		return nil, needsReauth(ctx, q, t.acc)
 	}
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
 		return nil, apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
@@ -187,6 +187,10 @@ func recipient(req *sendRequest, t *sendTarget) string {
 	}
 	switch req.channel {
 	case "whatsapp":
+		// The phone when known: Meta shares it in later webhooks then.
+		if t.contact.Phone == nil {
+			return deref(t.contact.WhatsAppUserID)
+		}
 		return deref(t.contact.Phone)
 	case "instagram":
 		return deref(t.contact.InstagramUserID)

@@ -131,7 +131,7 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 		}
 	}
 	if refusal.NeedsReauth {
-		if _, err := q.SetAccountStatus(ctx, msg.WorkspaceID, acc.ID, "needs_reauth"); err != nil {
+		if err := q.NeedsReauth(ctx, msg.WorkspaceID, acc.ID, refusal.Reason, r.Clock.Now()); err != nil {
 			return err
 		}
 	}

@@ -83,14 +83,14 @@ func (r *Service) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Sc
 		}
 		t.contact = c
 		switch {
-		case req.channel == "whatsapp" && c.Phone == nil:
-			return apierr.New(apierr.InvalidRequest, "Contact %s has no phone number for WhatsApp.", c.ID)
+		case req.channel == "whatsapp" && c.Phone == nil && c.WhatsAppUserID == nil:
+			return apierr.New(apierr.InvalidRequest, "Contact %s has no phone number or WhatsApp user id for WhatsApp.", c.ID)
 		case req.channel == "instagram" && c.InstagramUserID == nil:
 			return apierr.New(apierr.InvalidRequest, "Contact %s has no instagram_user_id.", c.ID)
 		}
 		return nil
 	}
-	column := contact.IdentityColumn[req.channel]
+	column := contact.IdentityColumnOf(req.channel, req.to)
 	c, err := q.ContactBy(ctx, s, column, req.to)
 	if !errors.Is(err, repo.ErrNotFound) {
 		t.contact = c

@@ -68,7 +68,7 @@ func Message(m *repo.Message) *model.Message {
 func Contact(c *repo.Contact) *model.Contact {
 	out := &model.Contact{
 		ID: c.ID, Object: "contact", Name: c.Name, Email: c.Email, Phone: c.Phone,
-		InstagramUserID:  c.InstagramUserID,
+		InstagramUserID: c.InstagramUserID, WhatsappUserID: c.WhatsAppUserID,
 		OptOuts:          model.OptOuts{Whatsapp: c.OptOutWhatsapp, Email: c.OptOutEmail, Instagram: c.OptOutInstagram},
 		MarketingOptOuts: model.MarketingOptOuts{Whatsapp: c.MarketingOptOutWhatsapp},
 		FirstSeenChannel: c.FirstSeenChannel, Source: c.Source, CreatedAt: model.NewTimestamp(c.CreatedAt),

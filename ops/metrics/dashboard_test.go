@@ -77,6 +77,8 @@ func exportEveryFamily(t *testing.T) metricstest.Families {
 	metrics.ObserveProviderCall("whatsapp", "ok", time.Millisecond)
 	metrics.ObserveWebhookAttempt(metrics.WebhookSucceeded, time.Second)
 	metrics.ObserveJob("webhook:deliver", nil, time.Millisecond)
+	metrics.ObserveProviderHookFailed("meta", "provider", true)
+	metrics.ObserveTemplateSync("ok")
 	metrics.SetQueueInspector(oneQueue{})
 	t.Cleanup(func() { metrics.SetQueueInspector(nil) })
 	return metricstest.Scrape(t)

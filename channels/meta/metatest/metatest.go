@@ -11,6 +11,7 @@
 //	POST /{ver}/{id}/marketing_messages  as messages, with message_status "accepted"
 //	POST /{ver}/{id}/media               {id}
 //	POST /{ver}/{comment_id}/replies     {id}
+//	POST /{ver}/{waba_id}/subscribed_apps  {success: true} (the token required)
 //	GET  /{ver}/{waba_id}/message_templates  Templates, PageSize a page, paging.next
 //	GET  /{ver}/{waba_id}?fields=...     {id, marketing_messages_onboarding_status}
 //	GET  /{ver}/{media_id}               media info (the media's token required)

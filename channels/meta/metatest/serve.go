@@ -115,6 +115,12 @@ func (s *Server) answer(rec Request, hostHeader string) answer {
 		return sendAnswer(rec, rest[1], n)
 	case rec.Method == http.MethodPost && len(rest) == 2 && rest[1] == "media":
 		return jsonAnswer(200, map[string]any{"id": fmt.Sprintf("10%014d", n)})
+	case rec.Method == http.MethodPost && len(rest) == 2 && rest[1] == "subscribed_apps":
+		// https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account/subscribed_apps/
+		if rec.Bearer() == "" {
+			return jsonAnswer(400, ErrorBody(190, 0, "An access token is required to request this resource."))
+		}
+		return jsonAnswer(200, map[string]any{"success": true})
 	case rec.Method == http.MethodPost && len(rest) == 2 && rest[1] == "replies":
 		return jsonAnswer(200, map[string]any{"id": fmt.Sprintf("18%015d", n)})
 	case rec.Method == http.MethodGet && len(rest) == 2 && rest[1] == "message_templates":
@@ -134,13 +140,23 @@ func sendAnswer(rec Request, endpoint string, n int) answer {
 		}
 		return jsonAnswer(200, map[string]any{"recipient_id": id, "message_id": fmt.Sprintf("mid.standin%06d", n)})
 	}
-	to, _ := data["to"].(string)
 	msg := map[string]any{"id": fmt.Sprintf("wamid.STANDIN%06d", n)}
 	if endpoint == "marketing_messages" || data["type"] == "template" {
 		msg["message_status"] = "accepted"
 	}
+	// A send to a phone (to, which wins when both are there) answers its
+	// wa_id; one to a business-scoped user id (recipient) its user_id
+	// (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+	contact := map[string]any{}
+	if to, _ := data["to"].(string); to != "" {
+		contact["input"], contact["wa_id"] = to, to
+	} else if user, _ := data["recipient"].(string); user != "" {
+		contact["input"], contact["user_id"] = user, user
+	} else {
+		return jsonAnswer(400, ErrorBody(131008, 0, "(#131008) Required parameter is missing"))
+	}
 	return jsonAnswer(200, map[string]any{"messaging_product": "whatsapp",
-		"contacts": []any{map[string]any{"input": to, "wa_id": to}}, "messages": []any{msg}})
+		"contacts": []any{contact}, "messages": []any{msg}})
 }
 
 func (s *Server) templatePage(rec Request, hostHeader, waba string) answer {

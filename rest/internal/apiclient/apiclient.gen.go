@@ -19,6 +19,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AccountCheckStatus.
+const (
+	AccountCheckStatusFailed AccountCheckStatus = "failed"
+	AccountCheckStatusOk     AccountCheckStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the AccountCheckStatus enum.
+func (e AccountCheckStatus) Valid() bool {
+	switch e {
+	case AccountCheckStatusFailed:
+		return true
+	case AccountCheckStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AttachmentStatus.
 const (
 	AttachmentStatusFailed AttachmentStatus = "failed"
@@ -1354,6 +1372,19 @@ func (e UpdateWebhookEndpoint200JSONResponseBodyDataStatus) Valid() bool {
 	}
 }
 
+// AccountCheck How the last run of a provider check of an account went.
+type AccountCheck struct {
+	// At Examples: 2026-10-01T12:34:56.789Z
+	At time.Time `json:"at"`
+
+	// Error Why it failed: the provider's code and text, or the network cause (DNS, refused, TLS, timeout); null when ok. Never a secret.
+	Error  *string            `json:"error"`
+	Status AccountCheckStatus `json:"status"`
+}
+
+// AccountCheckStatus defines model for AccountCheck.Status.
+type AccountCheckStatus string
+
 // Attachment defines model for Attachment.
 type Attachment struct {
 	Caption     *string `json:"caption,omitempty"`
@@ -1425,7 +1456,13 @@ type Channels struct {
 		Name              string `json:"name"`
 		PhoneNumber       string `json:"phone_number"`
 		Status            string `json:"status"`
-		WebsiteId         string `json:"website_id"`
+
+		// Subscription How subscribing the app to the number's WABA webhooks (POST /{waba_id}/subscribed_apps) went when its credentials were last set; failed means Meta posts nothing for this number. Null before any.
+		Subscription *AccountCheck `json:"subscription"`
+
+		// TemplateSync How the last template sync of the number went (failed: the templates listed are those of the last sync that worked). Null before any.
+		TemplateSync *AccountCheck `json:"template_sync"`
+		WebsiteId    string        `json:"website_id"`
 	} `json:"whatsapp"`
 }
 
@@ -1472,6 +1509,9 @@ type Contact struct {
 	} `json:"opt_outs"`
 	Phone  *string `json:"phone"`
 	Source string  `json:"source"`
+
+	// WhatsappUserId The customer's WhatsApp business-scoped user id (Meta's user_id): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share; a send to a contact with no phone uses it.
+	WhatsappUserId *string `json:"whatsapp_user_id"`
 }
 
 // ContactObject defines model for Contact.Object.
@@ -1596,6 +1636,9 @@ type ContactUpdatedData struct {
 	} `json:"opt_outs"`
 	Phone  *string `json:"phone"`
 	Source string  `json:"source"`
+
+	// WhatsappUserId The customer's WhatsApp business-scoped user id (Meta's user_id): known with the phone, or alone for a customer with a WhatsApp username whose phone Meta does not share; a send to a contact with no phone uses it.
+	WhatsappUserId *string `json:"whatsapp_user_id"`
 }
 
 // ContactUpdatedDataObject defines model for ContactUpdatedData.Object.
@@ -1933,9 +1976,11 @@ type MarketingMessageInput struct {
 	ContactId *string `json:"contact_id,omitempty"`
 
 	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
-	Template          TemplateInput `json:"template"`
-	To                *string       `json:"to,omitempty"`
-	WhatsappAccountId *string       `json:"whatsapp_account_id,omitempty"`
+	Template TemplateInput `json:"template"`
+
+	// To The customer's phone with + and country code, or the WhatsApp business-scoped user id (US.13491208655302741918) of a customer whose phone WhatsApp does not share.
+	To                *string `json:"to,omitempty"`
+	WhatsappAccountId *string `json:"whatsapp_account_id,omitempty"`
 }
 
 // Message A message whose type is location, contacts, interactive, reaction, order, story, share, unsupported or system carries an object of that name (left out otherwise).
@@ -2357,7 +2402,7 @@ type WebhookSubscription struct {
 // WebhookSubscriptionStatus defines model for WebhookSubscription.Status.
 type WebhookSubscriptionStatus string
 
-// WhatsappMessageInput A WhatsApp message to a phone (with + and country code): free text within 24 hours of the customer's last message, a template at any time. Address it with to or contact_id (exactly one).
+// WhatsappMessageInput A WhatsApp message to a phone (with + and country code) or a business-scoped user id: free text within 24 hours of the customer's last message, a template at any time. Address it with to or contact_id (exactly one).
 type WhatsappMessageInput struct {
 	Attachments *[]AttachmentInput          `json:"attachments,omitempty"`
 	Channel     WhatsappMessageInputChannel `json:"channel"`
@@ -2375,7 +2420,9 @@ type WhatsappMessageInput struct {
 	// Template A WhatsApp template and the values its components take, checked against the synced template before Meta is called: a missing, extra or wrong-kind parameter is 422 template_parameters_invalid naming the field (a wrong count of positional body parameters stays 400 invalid_request).
 	Template *TemplateInput `json:"template,omitempty"`
 	Text     *string        `json:"text,omitempty"`
-	To       *string        `json:"to,omitempty"`
+
+	// To The customer's phone with + and country code, or the WhatsApp business-scoped user id (US.13491208655302741918) of a customer whose phone WhatsApp does not share.
+	To *string `json:"to,omitempty"`
 
 	// WhatsappAccountId Needed when the key reaches several connected numbers.
 	WhatsappAccountId *string `json:"whatsapp_account_id,omitempty"`

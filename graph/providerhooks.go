@@ -1,0 +1,67 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// failedProviderHooks lists the stored provider webhooks whose processing
+// failed, for the admin only.
+func (r *Resolver) failedProviderHooks(ctx context.Context, limit *int) ([]*model.FailedProviderHook, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Admin {
+		return nil, apierr.New(apierr.InsufficientScope, "Failed provider webhooks are listed for the admin token only.")
+	}
+	n := 50
+	if limit != nil {
+		if *limit < 1 || *limit > 100 {
+			return nil, apierr.New(apierr.InvalidRequest, "limit must be between 1 and 100.")
+		}
+		n = *limit
+	}
+	rows, err := r.Store.FailedProviderHooks(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.FailedProviderHook, 0, len(rows))
+	for i := range rows {
+		out = append(out, failedHookView(&rows[i]))
+	}
+	return out, nil
+}
+
+// failedHookView is a failed hook as the API shows it: never its payload,
+// only what it is about.
+func failedHookView(h *repo.FailedProviderHook) *model.FailedProviderHook {
+	out := &model.FailedProviderHook{ID: h.ID, Source: h.Source, Kind: hookKind(h.Payload), ReceivedAt: model.NewTimestamp(h.ReceivedAt),
+		Attempts: h.Attempts, LastError: h.LastError, State: "retrying"}
+	if h.ProcessedAt != nil {
+		at := model.NewTimestamp(*h.ProcessedAt)
+		out.State, out.GivenUpAt = "given_up", &at
+	}
+	return out
+}
+
+// hookKind names what a Meta payload is about by its object.
+func hookKind(payload []byte) string {
+	var p struct {
+		Object string `json:"object"`
+	}
+	_ = json.Unmarshal(payload, &p)
+	switch p.Object {
+	case meta.ObjectWhatsApp:
+		return "whatsapp"
+	case meta.ObjectInstagram, "page":
+		return "instagram"
+	}
+	return "unknown"
+}
