@@ -150,12 +150,22 @@ func (s *Store) RecordWebhookSuccess(ctx context.Context, id, token string, resp
 }
 
 // recordSuccessesQuery is recordWebhookSuccesses' statement.
+//
+// Its deliveries are locked first, in an explicit ORDER BY id (locked), and
+// only then updated, and the endpoints after them, in id order too: the
+// order ReadyWebhookDeliveries locks deliveries in, whatever plan either
+// statement gets (a hash join or a scan of the table would otherwise lock
+// in the order of the rows on disk, and the two statements could each
+// hold a row the other waits for: Postgres' deadlock detected, and the
+// successors left to the sweep).
 var recordSuccessesQuery = `WITH s AS (SELECT id, token, status FROM unnest($1::text[], $2::text[], $3::int[]) AS s(id, token, status)),
+	locked AS (SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = ANY($4::text[])
+		ORDER BY d.id FOR NO KEY UPDATE),
 	recorded AS (UPDATE webhook_deliveries d
 		SET status = 'succeeded', attempts = d.attempts + 1, last_response_status = s.status,
 		last_error = NULL, next_attempt_at = NULL, lease_until = NULL, lease_token = NULL,
 		swept_at = NULL
-		FROM s WHERE d.id = s.id AND d.lease_token = s.token AND d.status = ANY($4::text[])
+		FROM s WHERE d.id = s.id AND d.id IN (SELECT id FROM locked) AND d.lease_token = s.token AND d.status = ANY($4::text[])
 		RETURNING d.id, s.token, d.endpoint_id, d.conversation_id, d.event_seq),
 	failing AS (SELECT id FROM webhook_endpoints WHERE id IN (SELECT endpoint_id FROM recorded)
 		AND failing_since IS NOT NULL ORDER BY id FOR UPDATE),
