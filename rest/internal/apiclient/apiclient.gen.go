@@ -5799,6 +5799,7 @@ type ListChannelsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5807,6 +5808,7 @@ type ListChannelsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5822,6 +5824,7 @@ type ListChannelsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5831,6 +5834,7 @@ type ListChannelsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5839,6 +5843,7 @@ type ListChannelsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5848,6 +5853,7 @@ type ListChannelsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5957,6 +5963,7 @@ type ListContactsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5965,6 +5972,7 @@ type ListContactsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5980,6 +5988,7 @@ type ListContactsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5989,6 +5998,7 @@ type ListContactsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -5997,6 +6007,7 @@ type ListContactsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6006,6 +6017,7 @@ type ListContactsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6124,6 +6136,7 @@ type CreateContactResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6132,6 +6145,7 @@ type CreateContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6147,6 +6161,7 @@ type CreateContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6155,6 +6170,7 @@ type CreateContactResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6163,6 +6179,7 @@ type CreateContactResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6172,6 +6189,7 @@ type CreateContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6180,6 +6198,7 @@ type CreateContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6189,6 +6208,7 @@ type CreateContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6316,6 +6336,7 @@ type DeleteContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6324,6 +6345,7 @@ type DeleteContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6339,6 +6361,7 @@ type DeleteContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6347,6 +6370,7 @@ type DeleteContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6356,6 +6380,7 @@ type DeleteContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6364,6 +6389,7 @@ type DeleteContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6373,6 +6399,7 @@ type DeleteContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6491,6 +6518,7 @@ type GetContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6499,6 +6527,7 @@ type GetContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6514,6 +6543,7 @@ type GetContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6522,6 +6552,7 @@ type GetContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6531,6 +6562,7 @@ type GetContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6539,6 +6571,7 @@ type GetContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6548,6 +6581,7 @@ type GetContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6666,6 +6700,7 @@ type UpdateContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6674,6 +6709,7 @@ type UpdateContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6689,6 +6725,7 @@ type UpdateContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6697,6 +6734,7 @@ type UpdateContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6705,6 +6743,7 @@ type UpdateContactResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6714,6 +6753,7 @@ type UpdateContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6722,6 +6762,7 @@ type UpdateContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6731,6 +6772,7 @@ type UpdateContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6878,6 +6920,7 @@ type ListConversationsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6886,6 +6929,7 @@ type ListConversationsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6901,6 +6945,7 @@ type ListConversationsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6910,6 +6955,7 @@ type ListConversationsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6918,6 +6964,7 @@ type ListConversationsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6927,6 +6974,7 @@ type ListConversationsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7044,6 +7092,7 @@ type GetConversationResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7052,6 +7101,7 @@ type GetConversationResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7067,6 +7117,7 @@ type GetConversationResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7075,6 +7126,7 @@ type GetConversationResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7084,6 +7136,7 @@ type GetConversationResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7092,6 +7145,7 @@ type GetConversationResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7101,6 +7155,7 @@ type GetConversationResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7219,6 +7274,7 @@ type UpdateConversationResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7227,6 +7283,7 @@ type UpdateConversationResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7242,6 +7299,7 @@ type UpdateConversationResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7250,6 +7308,7 @@ type UpdateConversationResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7258,6 +7317,7 @@ type UpdateConversationResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7267,6 +7327,7 @@ type UpdateConversationResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7275,6 +7336,7 @@ type UpdateConversationResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7284,6 +7346,7 @@ type UpdateConversationResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7411,6 +7474,7 @@ type ListConversationMessagesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7419,6 +7483,7 @@ type ListConversationMessagesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7434,6 +7499,7 @@ type ListConversationMessagesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7442,6 +7508,7 @@ type ListConversationMessagesResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7451,6 +7518,7 @@ type ListConversationMessagesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7459,6 +7527,7 @@ type ListConversationMessagesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7468,6 +7537,7 @@ type ListConversationMessagesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7594,6 +7664,7 @@ type ListEmailSendersResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7602,6 +7673,7 @@ type ListEmailSendersResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7617,6 +7689,7 @@ type ListEmailSendersResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7626,6 +7699,7 @@ type ListEmailSendersResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7634,6 +7708,7 @@ type ListEmailSendersResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7643,6 +7718,7 @@ type ListEmailSendersResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7760,6 +7836,7 @@ type StreamEventsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7768,6 +7845,7 @@ type StreamEventsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7783,6 +7861,7 @@ type StreamEventsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7791,6 +7870,7 @@ type StreamEventsResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7800,6 +7880,7 @@ type StreamEventsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7808,6 +7889,7 @@ type StreamEventsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7817,6 +7899,7 @@ type StreamEventsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7924,6 +8007,7 @@ type GetEventResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7932,6 +8016,7 @@ type GetEventResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7947,6 +8032,7 @@ type GetEventResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7955,6 +8041,7 @@ type GetEventResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7964,6 +8051,7 @@ type GetEventResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7972,6 +8060,7 @@ type GetEventResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7981,6 +8070,7 @@ type GetEventResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8100,6 +8190,7 @@ type UploadFileResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8108,6 +8199,7 @@ type UploadFileResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8123,6 +8215,7 @@ type UploadFileResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8131,6 +8224,7 @@ type UploadFileResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8139,6 +8233,7 @@ type UploadFileResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8148,6 +8243,7 @@ type UploadFileResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8156,6 +8252,7 @@ type UploadFileResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8165,6 +8262,7 @@ type UploadFileResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8298,6 +8396,7 @@ type GetFileContentResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8306,6 +8405,7 @@ type GetFileContentResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8315,6 +8415,7 @@ type GetFileContentResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8386,6 +8487,7 @@ type RefetchFileResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8401,6 +8503,7 @@ type RefetchFileResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8409,6 +8512,7 @@ type RefetchFileResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8417,6 +8521,7 @@ type RefetchFileResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8425,6 +8530,7 @@ type RefetchFileResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8434,6 +8540,7 @@ type RefetchFileResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8442,6 +8549,7 @@ type RefetchFileResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8451,6 +8559,7 @@ type RefetchFileResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8586,6 +8695,7 @@ type SendMessageResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8594,6 +8704,7 @@ type SendMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8609,6 +8720,7 @@ type SendMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8617,6 +8729,7 @@ type SendMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8625,6 +8738,7 @@ type SendMessageResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8633,6 +8747,7 @@ type SendMessageResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8642,6 +8757,7 @@ type SendMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8650,6 +8766,7 @@ type SendMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8659,6 +8776,7 @@ type SendMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8810,6 +8928,7 @@ type GetMessageResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8818,6 +8937,7 @@ type GetMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8833,6 +8953,7 @@ type GetMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8841,6 +8962,7 @@ type GetMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8850,6 +8972,7 @@ type GetMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8858,6 +8981,7 @@ type GetMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8867,6 +8991,7 @@ type GetMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8987,6 +9112,7 @@ type GetMessagingWindowResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8995,6 +9121,7 @@ type GetMessagingWindowResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9010,6 +9137,7 @@ type GetMessagingWindowResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9018,6 +9146,7 @@ type GetMessagingWindowResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9026,6 +9155,7 @@ type GetMessagingWindowResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9035,6 +9165,7 @@ type GetMessagingWindowResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9043,6 +9174,7 @@ type GetMessagingWindowResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9052,6 +9184,7 @@ type GetMessagingWindowResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9185,6 +9318,7 @@ type GetOpenAPIResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9246,6 +9380,7 @@ type SimulateInboundResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9254,6 +9389,7 @@ type SimulateInboundResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9269,6 +9405,7 @@ type SimulateInboundResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9277,6 +9414,7 @@ type SimulateInboundResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9285,6 +9423,7 @@ type SimulateInboundResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9294,6 +9433,7 @@ type SimulateInboundResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9302,6 +9442,7 @@ type SimulateInboundResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9311,6 +9452,7 @@ type SimulateInboundResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9450,6 +9592,7 @@ type GetUsageResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9458,6 +9601,7 @@ type GetUsageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9473,6 +9617,7 @@ type GetUsageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9482,6 +9627,7 @@ type GetUsageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9490,6 +9636,7 @@ type GetUsageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9499,6 +9646,7 @@ type GetUsageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9608,6 +9756,7 @@ type ListWebhookDeliveriesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9616,6 +9765,7 @@ type ListWebhookDeliveriesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9631,6 +9781,7 @@ type ListWebhookDeliveriesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9640,6 +9791,7 @@ type ListWebhookDeliveriesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9648,6 +9800,7 @@ type ListWebhookDeliveriesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9657,6 +9810,7 @@ type ListWebhookDeliveriesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9775,6 +9929,7 @@ type ReplayWebhookDeliveryResponse202Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9783,6 +9938,7 @@ type ReplayWebhookDeliveryResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9798,6 +9954,7 @@ type ReplayWebhookDeliveryResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9806,6 +9963,7 @@ type ReplayWebhookDeliveryResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9814,6 +9972,7 @@ type ReplayWebhookDeliveryResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9822,6 +9981,7 @@ type ReplayWebhookDeliveryResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9831,6 +9991,7 @@ type ReplayWebhookDeliveryResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9839,6 +10000,7 @@ type ReplayWebhookDeliveryResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9848,6 +10010,7 @@ type ReplayWebhookDeliveryResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9984,6 +10147,7 @@ type ListWebhookEndpointsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9992,6 +10156,7 @@ type ListWebhookEndpointsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10007,6 +10172,7 @@ type ListWebhookEndpointsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10016,6 +10182,7 @@ type ListWebhookEndpointsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10024,6 +10191,7 @@ type ListWebhookEndpointsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10033,6 +10201,7 @@ type ListWebhookEndpointsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10149,6 +10318,7 @@ type CreateWebhookEndpointResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10157,6 +10327,7 @@ type CreateWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10172,6 +10343,7 @@ type CreateWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10180,6 +10352,7 @@ type CreateWebhookEndpointResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10188,6 +10361,7 @@ type CreateWebhookEndpointResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10197,6 +10371,7 @@ type CreateWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10205,6 +10380,7 @@ type CreateWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10214,6 +10390,7 @@ type CreateWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10341,6 +10518,7 @@ type DeleteWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10349,6 +10527,7 @@ type DeleteWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10364,6 +10543,7 @@ type DeleteWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10372,6 +10552,7 @@ type DeleteWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10381,6 +10562,7 @@ type DeleteWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10389,6 +10571,7 @@ type DeleteWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10398,6 +10581,7 @@ type DeleteWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10516,6 +10700,7 @@ type UpdateWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10524,6 +10709,7 @@ type UpdateWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10539,6 +10725,7 @@ type UpdateWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10547,6 +10734,7 @@ type UpdateWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10556,6 +10744,7 @@ type UpdateWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10564,6 +10753,7 @@ type UpdateWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10573,6 +10763,7 @@ type UpdateWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10734,6 +10925,7 @@ type RollWebhookSecretResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10742,6 +10934,7 @@ type RollWebhookSecretResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10757,6 +10950,7 @@ type RollWebhookSecretResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10765,6 +10959,7 @@ type RollWebhookSecretResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10773,6 +10968,7 @@ type RollWebhookSecretResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10781,6 +10977,7 @@ type RollWebhookSecretResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10790,6 +10987,7 @@ type RollWebhookSecretResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10798,6 +10996,7 @@ type RollWebhookSecretResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10807,6 +11006,7 @@ type RollWebhookSecretResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10952,6 +11152,7 @@ type VerifyWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10960,6 +11161,7 @@ type VerifyWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10975,6 +11177,7 @@ type VerifyWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10983,6 +11186,7 @@ type VerifyWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10991,6 +11195,7 @@ type VerifyWebhookEndpointResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10999,6 +11204,7 @@ type VerifyWebhookEndpointResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11008,6 +11214,7 @@ type VerifyWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11016,6 +11223,7 @@ type VerifyWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11025,6 +11233,7 @@ type VerifyWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11162,6 +11371,7 @@ type SendMarketingMessageResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11170,6 +11380,7 @@ type SendMarketingMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11185,6 +11396,7 @@ type SendMarketingMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11193,6 +11405,7 @@ type SendMarketingMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11201,6 +11414,7 @@ type SendMarketingMessageResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11209,6 +11423,7 @@ type SendMarketingMessageResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11218,6 +11433,7 @@ type SendMarketingMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11226,6 +11442,7 @@ type SendMarketingMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11235,6 +11452,7 @@ type SendMarketingMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11386,6 +11604,7 @@ type ListWhatsappTemplatesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11394,6 +11613,7 @@ type ListWhatsappTemplatesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11409,6 +11629,7 @@ type ListWhatsappTemplatesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11418,6 +11639,7 @@ type ListWhatsappTemplatesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11426,6 +11648,7 @@ type ListWhatsappTemplatesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11435,6 +11658,7 @@ type ListWhatsappTemplatesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12192,6 +12416,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12222,6 +12453,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12278,6 +12516,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12316,6 +12561,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12346,6 +12598,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12384,6 +12643,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12493,6 +12759,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12523,6 +12796,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12579,6 +12859,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12617,6 +12904,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12647,6 +12941,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12685,6 +12986,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12811,6 +13119,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12841,6 +13156,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12897,6 +13219,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12928,6 +13257,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12958,6 +13294,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12997,6 +13340,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13027,6 +13377,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13065,6 +13422,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13177,6 +13541,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13207,6 +13578,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13263,6 +13641,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13293,6 +13678,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13332,6 +13724,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13362,6 +13761,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13400,6 +13806,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13512,6 +13925,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13542,6 +13962,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13598,6 +14025,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13628,6 +14062,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13667,6 +14108,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13697,6 +14145,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13735,6 +14190,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13864,6 +14326,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13894,6 +14363,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13950,6 +14426,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13981,6 +14464,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14011,6 +14501,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14050,6 +14547,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14080,6 +14584,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14118,6 +14629,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14227,6 +14745,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14257,6 +14782,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14313,6 +14845,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14351,6 +14890,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14381,6 +14927,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14419,6 +14972,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14531,6 +15091,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14561,6 +15128,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14617,6 +15191,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14647,6 +15228,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14686,6 +15274,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14716,6 +15311,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14754,6 +15356,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14873,6 +15482,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14903,6 +15519,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14959,6 +15582,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14990,6 +15620,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15020,6 +15657,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15059,6 +15703,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15089,6 +15740,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15127,6 +15785,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15243,6 +15908,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15273,6 +15945,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15329,6 +16008,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15359,6 +16045,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15398,6 +16091,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15428,6 +16128,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15466,6 +16173,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15575,6 +16289,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15605,6 +16326,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15661,6 +16389,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15699,6 +16434,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15729,6 +16471,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15767,6 +16516,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15870,6 +16626,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15900,6 +16663,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15956,6 +16726,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15986,6 +16763,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16025,6 +16809,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16055,6 +16846,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16093,6 +16891,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16205,6 +17010,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16235,6 +17047,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16291,6 +17110,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16321,6 +17147,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16360,6 +17193,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16390,6 +17230,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16428,6 +17275,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16554,6 +17408,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16584,6 +17445,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16640,6 +17508,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16671,6 +17546,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16701,6 +17583,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16740,6 +17629,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16770,6 +17666,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16808,6 +17711,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16900,6 +17810,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16930,6 +17847,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16968,6 +17892,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17094,6 +18025,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17149,6 +18087,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17179,6 +18124,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17211,6 +18163,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17241,6 +18200,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17280,6 +18246,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17310,6 +18283,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17348,6 +18328,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17492,6 +18479,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17522,6 +18516,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17578,6 +18579,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17608,6 +18616,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17640,6 +18655,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17670,6 +18692,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17709,6 +18738,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17739,6 +18775,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17777,6 +18820,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17890,6 +18940,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17920,6 +18977,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17976,6 +19040,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18006,6 +19077,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18045,6 +19123,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18075,6 +19160,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18113,6 +19205,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18232,6 +19331,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18262,6 +19368,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18318,6 +19431,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18349,6 +19469,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18379,6 +19506,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18418,6 +19552,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18448,6 +19589,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18486,6 +19634,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18570,6 +19725,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18702,6 +19864,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18732,6 +19901,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18788,6 +19964,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18819,6 +20002,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18849,6 +20039,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18888,6 +20085,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18918,6 +20122,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18956,6 +20167,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19061,6 +20279,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19091,6 +20316,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19147,6 +20379,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19185,6 +20424,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19215,6 +20461,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19253,6 +20506,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19362,6 +20622,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19392,6 +20659,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19448,6 +20722,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19486,6 +20767,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19516,6 +20804,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19554,6 +20849,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19687,6 +20989,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19717,6 +21026,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19773,6 +21089,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19803,6 +21126,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19835,6 +21165,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19865,6 +21202,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19904,6 +21248,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19934,6 +21285,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19972,6 +21330,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20080,6 +21445,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20110,6 +21482,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20166,6 +21545,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20204,6 +21590,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20234,6 +21627,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20272,6 +21672,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20398,6 +21805,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20428,6 +21842,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20484,6 +21905,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20515,6 +21943,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20545,6 +21980,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20584,6 +22026,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20614,6 +22063,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20652,6 +22108,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20764,6 +22227,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20794,6 +22264,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20850,6 +22327,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20880,6 +22364,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20919,6 +22410,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20949,6 +22447,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20987,6 +22492,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21120,6 +22632,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21150,6 +22669,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21206,6 +22732,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21236,6 +22769,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21275,6 +22815,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21305,6 +22852,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21343,6 +22897,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21480,6 +23041,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21510,6 +23078,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21566,6 +23141,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21596,6 +23178,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21628,6 +23217,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21658,6 +23254,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21697,6 +23300,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21727,6 +23337,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21765,6 +23382,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21898,6 +23522,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21928,6 +23559,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21984,6 +23622,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22014,6 +23659,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22046,6 +23698,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22076,6 +23735,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22115,6 +23781,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22145,6 +23818,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22183,6 +23863,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22327,6 +24014,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22357,6 +24051,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22413,6 +24114,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22443,6 +24151,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22475,6 +24190,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22505,6 +24227,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22544,6 +24273,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22574,6 +24310,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22612,6 +24355,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22721,6 +24471,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22751,6 +24508,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22807,6 +24571,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22845,6 +24616,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22875,6 +24653,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22913,6 +24698,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
