@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -42,9 +41,7 @@ func BenchmarkLiveSendParallel(b *testing.B) {
 
 // benchSends runs b.N sends from clients at once and reports them.
 func benchSends(b *testing.B, clients int, live bool) {
-	logger := slog.Default()
-	slog.SetDefault(slog.New(slog.DiscardHandler)) // a line per request
-	b.Cleanup(func() { slog.SetDefault(logger) })
+	quietLogs(b)
 	api := resttest.New(b)
 	withWorker(b, api, time.Hour)
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000,
