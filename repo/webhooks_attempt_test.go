@@ -327,10 +327,11 @@ func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
 	}
 }
 
-// TestClaimCommitsWithoutAFlush: the claim turns synchronous_commit off for
-// its own transaction, and only for it: the connection's next transaction
-// commits synchronously again. (The claim runs in a transaction here only
-// so the setting it leaves can be read; the service claims outside one.)
+// TestClaimCommitsWithoutAFlush: the claim, and the success record, turn
+// synchronous_commit off for their own transaction, and only for it: the
+// connection's next transaction commits synchronously again. (They run in a
+// transaction here only so the setting they leave can be read; the service
+// runs them outside one.)
 func TestClaimCommitsWithoutAFlush(t *testing.T) {
 	w := newAttemptWorld(t)
 	w.store.SetMaxConns(1) // the statements below share the claim's connection
@@ -367,7 +368,27 @@ func TestClaimCommitsWithoutAFlush(t *testing.T) {
 	if v := setting(w.store.Queries); v != "on" {
 		t.Errorf("synchronous_commit %q after the claim's transaction, want on", v)
 	}
-	if _, err := w.claim(id, "tok-2", w.now.Add(time.Hour)); err != nil {
+	err = w.store.InTx(ctx, func(q repo.Queries) error {
+		ok, _, err := q.RecordSuccesses(ctx, []string{id}, []string{"tok"})
+		if err != nil || !ok[0] {
+			t.Errorf("record: %v %v", ok, err)
+		}
+		if v := setting(q); v != "off" {
+			t.Errorf("synchronous_commit %q in the success record's transaction, want off", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := setting(w.store.Queries); v != "on" {
+		t.Errorf("synchronous_commit %q after the claim's transaction, want on", v)
+	}
+	if v := setting(w.store.Queries); v != "on" {
+		t.Errorf("synchronous_commit %q after the record's transaction, want on", v)
+	}
+	next := w.delivery("conv_2", w.now)
+	if _, err := w.claim(next, "tok-2", w.now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if v := setting(w.store.Queries); v != "on" {
