@@ -8,7 +8,7 @@ import (
 // UsageShards is how many shards a workspace's quota of one mode and month
 // is taken from (usage_shards, migration 0030). Concurrent sends pick one
 // at random, so two of them wait for each other one time in UsageShards.
-const UsageShards = 16
+const UsageShards = 64
 
 // usageChunk is the most units a shard is granted at once; fewer near the
 // limit (usageGrant), down to one, when every send takes the counter row.
