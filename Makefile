@@ -20,7 +20,7 @@ export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
 export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
-.PHONY: run test fuzz bench scaleout services build lint lint-openapi generate check-generated image chart-check
+.PHONY: run test fuzz bench bench-reads scaleout services build lint lint-openapi generate check-generated image chart-check
 
 run: services build
 	./bin/msgsvc migrate
@@ -56,6 +56,12 @@ fuzz: services
 # quick run).
 bench: services
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# GET /v1/conversations/{id} beside pgbench -M prepared running the same
+# statement from as many clients (docs/performance.md); prints the ratio.
+# BENCH_READS_CLIENTS (8) and BENCH_READS_SECONDS (5) set the load.
+bench-reads: services
+	go test ./rest -run '^$$' -bench '^BenchmarkReadsVsPgbench$$' -benchtime 1x -timeout 10m
 
 # The scale-out run (docs/performance.md, The scale-out run): one sandbox send
 # load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every

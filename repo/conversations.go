@@ -71,8 +71,16 @@ func scopeWhere(s Scope, args *[]any) string {
 
 // Conversation returns one conversation visible to the scope.
 func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
+	query, args := ConversationStatement(s, id)
+	return one[Conversation](ctx, q, query, args...)
+}
+
+// ConversationStatement is the statement Conversation runs, with its
+// arguments: what GET /v1/conversations/{id} asks of Postgres, for a
+// benchmark that runs it alone (make bench-reads).
+func ConversationStatement(s Scope, id string) (string, []any) {
 	args := []any{id}
-	return one[Conversation](ctx, q, conversationSelect+` WHERE c.id = $1 AND `+scopeWhere(s, &args), args...)
+	return conversationSelect + ` WHERE c.id = $1 AND ` + scopeWhere(s, &args), args
 }
 
 // LockConversation returns a conversation visible to the scope, locked for

@@ -165,14 +165,6 @@ func (q Queries) ReleaseMessage(ctx context.Context, workspaceID string, livemod
 	return err == nil, err
 }
 
-// UncountMessage gives back one message of a workspace's quota for a period
-// (a reserved send the provider refused).
-func (q Queries) UncountMessage(ctx context.Context, workspaceID string, livemode bool, period string) error {
-	_, err := q.exec(ctx, `UPDATE usage_counters SET used = greatest(used - 1, 0)
-		WHERE workspace_id = $1 AND livemode = $2 AND period = $3`, workspaceID, livemode, period)
-	return err
-}
-
 // StaleSendingMessages lists messages reserved before a time and still
 // sending: the process that called the provider did not settle them.
 func (q Queries) StaleSendingMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {

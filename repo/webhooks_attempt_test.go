@@ -327,10 +327,11 @@ func TestReadyWaitsForASuccessBeingRecorded(t *testing.T) {
 	}
 }
 
-// TestClaimCommitsWithoutAFlush: the claim turns synchronous_commit off for
-// its own transaction, and only for it: the connection's next transaction
-// commits synchronously again. (The claim runs in a transaction here only
-// so the setting it leaves can be read; the service claims outside one.)
+// TestClaimCommitsWithoutAFlush: the claim, and the success record, turn
+// synchronous_commit off for their own transaction, and only for it: the
+// connection's next transaction commits synchronously again. (They run in a
+// transaction here only so the setting they leave can be read; the service
+// runs them outside one.)
 func TestClaimCommitsWithoutAFlush(t *testing.T) {
 	w := newAttemptWorld(t)
 	w.store.SetMaxConns(1) // the statements below share the claim's connection
@@ -344,30 +345,42 @@ func TestClaimCommitsWithoutAFlush(t *testing.T) {
 		}
 		return v
 	}
-	err := w.store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.ClaimEach(ctx, id, w.now, w.now.Add(time.Minute), "tok")
+	// unflushed runs what in a transaction, wants synchronous_commit off
+	// in it after fn, and on again after its commit.
+	unflushed := func(what string, fn func(q repo.Queries) error) {
+		t.Helper()
+		err := w.store.InTx(ctx, func(q repo.Queries) error {
+			if err := fn(q); err != nil {
+				return err
+			}
+			if v := setting(q); v != "off" {
+				t.Errorf("synchronous_commit %q in the %s's transaction, want off", v, what)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if c[0] == nil {
-			return repo.ErrNotFound
+		if v := setting(w.store.Queries); v != "on" {
+			t.Errorf("synchronous_commit %q after the %s's transaction, want on", v, what)
 		}
-		var v string
-		if err := q.ShowSetting(ctx, "synchronous_commit", &v); err != nil {
-			return err
+	}
+	unflushed("claim", func(q repo.Queries) error {
+		c, err := q.ClaimEach(ctx, id, w.now, w.now.Add(time.Minute), "tok")
+		if err == nil && c[0] == nil {
+			err = repo.ErrNotFound
 		}
-		if v != "off" {
-			t.Errorf("synchronous_commit %q in the claim's transaction, want off", v)
-		}
-		return nil
+		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := setting(w.store.Queries); v != "on" {
-		t.Errorf("synchronous_commit %q after the claim's transaction, want on", v)
-	}
-	if _, err := w.claim(id, "tok-2", w.now.Add(time.Hour)); err != nil {
+	unflushed("success record", func(q repo.Queries) error {
+		ok, _, err := q.RecordSuccesses(ctx, []string{id}, []string{"tok"})
+		if err == nil && !ok[0] {
+			err = errors.New("the success was not recorded")
+		}
+		return err
+	})
+	next := w.delivery("conv_2", w.now)
+	if _, err := w.claim(next, "tok-2", w.now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if v := setting(w.store.Queries); v != "on" {

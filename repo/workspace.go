@@ -158,13 +158,3 @@ func (q Queries) EmailDomain(ctx context.Context, workspaceID, domain string) (*
 func (q Queries) Agent(ctx context.Context, workspaceID, id string) (*Agent, error) {
 	return one[Agent](ctx, q, `SELECT `+agentColumns+` FROM agents WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
 }
-
-// MessagesUsed returns the quota counter of a workspace, mode and month.
-func (q Queries) MessagesUsed(ctx context.Context, workspaceID string, livemode bool, period string) (int, error) {
-	var used int
-	err := q.get(ctx, &used, `SELECT used FROM usage_counters WHERE workspace_id = $1 AND livemode = $2 AND period = $3`, workspaceID, livemode, period)
-	if err == ErrNotFound {
-		return 0, nil
-	}
-	return used, err
-}

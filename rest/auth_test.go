@@ -137,9 +137,10 @@ func TestScopes(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
+	// ws_main: 1000 per second, 100000 per minute; the second is tighter.
 	r := api.Want(api.Do("GET", "/v1/channels", "test_all", nil), 200, "")
-	if r.Header.Get("X-RateLimit-Limit") != "100000" || r.Header.Get("X-RateLimit-Remaining") == "" {
-		t.Errorf("rate headers: limit %q remaining %q", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	if h := r.Header; h.Get("X-RateLimit-Limit") != "1000" || h.Get("X-RateLimit-Remaining") != "999" || h.Get("X-RateLimit-Reset") != "1" {
+		t.Errorf("rate headers: limit %q remaining %q reset %q", h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset"))
 	}
 	// ws_limited allows 2 per second: within a burst of 6 some must be refused.
 	var limited *resttest.Response
@@ -152,7 +153,9 @@ func TestRateLimit(t *testing.T) {
 		t.Fatal("6 requests in a burst against 2/s were all allowed")
 	}
 	api.Want(limited, 429, "rate_limited")
-	if limited.Header.Get("Retry-After") == "" || limited.Header.Get("X-RateLimit-Limit") != "300" {
+	// The refusing window is the second's.
+	if h := limited.Header; h.Get("Retry-After") != "1" || h.Get("X-RateLimit-Limit") != "2" ||
+		h.Get("X-RateLimit-Remaining") != "0" || h.Get("X-RateLimit-Reset") != "1" {
 		t.Errorf("429 headers: %v", limited.Header)
 	}
 }
@@ -188,24 +191,25 @@ func TestOpenAPINeedsNoKey(t *testing.T) {
 	}
 }
 
-// TestRateLimitRemainingIsTheSmallerWindow: X-RateLimit-Remaining is what
-// is left of whichever window is tighter, and X-RateLimit-Limit names the
-// per-minute limit (decisions 8).
+// TestRateLimitRemainingIsTheSmallerWindow: the rate headers describe one
+// window, whichever is tighter: X-RateLimit-Limit its limit,
+// X-RateLimit-Remaining what is left of it, X-RateLimit-Reset the seconds
+// until it is whole again.
 func TestRateLimitRemainingIsTheSmallerWindow(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
 	// ws_limited: 2 per second, 300 per minute; the second is tighter.
 	r := api.Want(api.Do("GET", "/v1/channels", "limited_test", nil), 200, "")
-	if r.Header.Get("X-RateLimit-Limit") != "300" || r.Header.Get("X-RateLimit-Remaining") != "1" {
-		t.Errorf("per-second bound: limit %q remaining %q, want 300 and 1", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	if h := r.Header; h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != "1" || h.Get("X-RateLimit-Reset") != "1" {
+		t.Errorf("per-second bound: %v, want 2, 1 left, whole in 1 s", h)
 	}
 	// With 3 per minute, the minute is tighter.
 	if _, err := api.Store.DB.Exec(`UPDATE workspaces SET rate_per_second = 1000, rate_per_minute = 3 WHERE id = 'ws_other'`); err != nil {
 		t.Fatal(err)
 	}
 	r = api.Want(api.Do("GET", "/v1/channels", "other_test", nil), 200, "")
-	if r.Header.Get("X-RateLimit-Limit") != "3" || r.Header.Get("X-RateLimit-Remaining") != "2" {
-		t.Errorf("per-minute bound: limit %q remaining %q, want 3 and 2", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+	if h := r.Header; h.Get("X-RateLimit-Limit") != "3" || h.Get("X-RateLimit-Remaining") != "2" || h.Get("X-RateLimit-Reset") != "20" {
+		t.Errorf("per-minute bound: %v, want 3, 2 left, whole in 20 s", h)
 	}
 	for i := 0; i < 2; i++ {
 		api.Want(api.Do("GET", "/v1/channels", "other_test", nil), 200, "")

@@ -36,13 +36,13 @@ func fuzzAPI(f *testing.F) (*resttest.API, http.Handler, string) {
 	return api, api.Server.Handler(), endpoint
 }
 
-// quietLogs drops log lines until the target ends: a line per request would
-// be most of a fuzzer's time. Tests have ended when fuzz targets run, so no
-// one else is logging.
-func quietLogs(f *testing.F) {
+// quietLogs drops log lines until the fuzz target or benchmark ends: a line
+// per request would be most of a fuzzer's time. Tests have ended when fuzz
+// targets and benchmarks run, so no one else is logging.
+func quietLogs(t testing.TB) {
 	logger := slog.Default()
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	f.Cleanup(func() { slog.SetDefault(logger) })
+	t.Cleanup(func() { slog.SetDefault(logger) })
 }
 
 // fuzzServe answers one request in process and fails on a 5xx or on an

@@ -18,7 +18,27 @@ import (
 
 // Limiter decides whether one more request of a key fits its limits.
 type Limiter interface {
-	Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retryAfter time.Duration, err error)
+	Allow(ctx context.Context, keyID string, perSecond, perMinute int) (Decision, error)
+}
+
+// Decision is a limiter's answer about one request, all of it about one
+// window, the tightest: the one that refused it (the longest wait, when
+// both did), or else the one with the fewest requests left (of two with
+// as few, the one longer to be whole again). Its fields are
+// the rate headers: X-RateLimit-Limit, X-RateLimit-Remaining and
+// X-RateLimit-Reset describe the same window.
+type Decision struct {
+	// Limit is the window's rate (requests per second or per minute); 0
+	// when the key has no limit at all.
+	Limit int
+	// Remaining is what is left of the window after this request.
+	Remaining int
+	// Reset is how long until the window is whole again (GCRA: every
+	// request spent has been given back).
+	Reset time.Duration
+	// RetryAfter is, for a refused request, how long until one more fits;
+	// 0 when it was allowed.
+	RetryAfter time.Duration
 }
 
 // Redis outages, as the rate limiter sees them.
@@ -53,17 +73,17 @@ func NewRedisLimiter(rdb *redis.Client) *RedisLimiter {
 }
 
 // Allow spends one request from the per-second and the per-minute window
-// (allowWindows); it answers the smaller remainder, or how long to wait.
-func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (remaining int, retry time.Duration, err error) {
+// (allowWindows) and answers the tightest of them.
+func (l *RedisLimiter) Allow(ctx context.Context, keyID string, perSecond, perMinute int) (d Decision, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
-		remaining, retry, err = l.allowInRedis(ctx, window{"rl:s:" + keyID, perSecond, time.Second},
+		d, err = l.allowInRedis(ctx, window{"rl:s:" + keyID, perSecond, time.Second},
 			window{"rl:m:" + keyID, perMinute, time.Minute})
 		return err
 	}, func(ctx context.Context) error {
-		remaining, retry, err = l.fallback.Allow(ctx, keyID, perSecond, perMinute)
+		d, err = l.fallback.Allow(ctx, keyID, perSecond, perMinute)
 		return err
 	})
-	return remaining, retry, err
+	return d, err
 }
 
 // decide makes a decision in Redis, bounded by redisDecisionTimeout, or in
@@ -87,41 +107,48 @@ func (l *RedisLimiter) decide(ctx context.Context, inRedis, inProcess func(conte
 // of a key in one script, so a request costs one Redis round trip rather
 // than one per window; a request any window refuses spends from none.
 // KEYS: the windows; ARGV: each window's rate and period in seconds (a rate
-// of 0 or less: no limit). Answers {remaining, retry-after seconds as a
+// of 0 or less: no limit). Answers the tightest window (Decision):
+// {remaining, retry-after seconds as a string, rate, reset seconds as a
 // string}.
 var allowWindows = redis.NewScript(`
 redis.replicate_commands()
 local t = redis.call("TIME")
 local now = (t[1] - 1483228800) + (t[2] / 1000000)
-local next, left, retry = {}, nil, 0
+local next, left, rate, reset = {}, nil, 0, 0
+local retry, retryRate, retryReset = 0, 0, 0
 for i = 1, #KEYS do
-  local rate, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
-  if rate > 0 then
-    local interval = period / rate
+  local r, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  if r > 0 then
+    local interval = period / r
     local tat = math.max(tonumber(redis.call("GET", KEYS[i])) or now, now)
     next[i] = tat + interval
-    local diff = now - (next[i] - interval * rate)
+    local diff = now - (next[i] - interval * r)
     if diff < 0 then
-      retry = math.max(retry, -diff)
-    elseif left == nil or diff / interval < left then
-      left = diff / interval
+      if -diff > retry then
+        retry, retryRate, retryReset = -diff, r, tat - now
+      end
+    else
+      local rem = math.floor(diff / interval)
+      if left == nil or rem < left or (rem == left and next[i] - now > reset) then
+        left, rate, reset = rem, r, next[i] - now
+      end
     end
   end
 end
 if retry > 0 then
-  return {0, tostring(retry)}
+  return {0, tostring(retry), retryRate, tostring(retryReset)}
 end
 for i = 1, #KEYS do
   if next[i] then
     redis.call("SET", KEYS[i], next[i], "EX", math.ceil(next[i] - now))
   end
 end
-return {math.floor(left or 0), "0"}
+return {left or 0, "0", rate, tostring(reset)}
 `)
 
 // allowInRedis runs allowWindows over windows of "rate:"-prefixed keys
 // (redis_rate's names), given as key, rate, period in seconds.
-func (l *RedisLimiter) allowInRedis(ctx context.Context, windows ...window) (int, time.Duration, error) {
+func (l *RedisLimiter) allowInRedis(ctx context.Context, windows ...window) (Decision, error) {
 	keys, args := make([]string, len(windows)), make([]any, 0, 2*len(windows))
 	for i, w := range windows {
 		keys[i] = "rate:" + l.Prefix + w.key
@@ -129,15 +156,26 @@ func (l *RedisLimiter) allowInRedis(ctx context.Context, windows ...window) (int
 	}
 	v, err := allowWindows.Run(ctx, l.rdb, keys, args...).Slice()
 	if err != nil {
-		return 0, 0, err
+		return Decision{}, err
+	}
+	if len(v) != 4 {
+		return Decision{}, fmt.Errorf("rate limits: %d values answered, want 4", len(v))
 	}
 	remaining, _ := v[0].(int64)
-	text, _ := v[1].(string)
-	retry, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("rate limits: retry-after %q: %w", text, err)
+	rate, _ := v[2].(int64)
+	d := Decision{Limit: int(rate), Remaining: int(remaining)}
+	for _, f := range []struct {
+		text any
+		to   *time.Duration
+	}{{v[1], &d.RetryAfter}, {v[3], &d.Reset}} {
+		text, _ := f.text.(string)
+		secs, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return Decision{}, fmt.Errorf("rate limits: seconds %q: %w", text, err)
+		}
+		*f.to = time.Duration(secs * float64(time.Second))
 	}
-	return int(remaining), time.Duration(retry * float64(time.Second)), nil
+	return d, nil
 }
 
 // window is one limit of a key: rate requests per period.
@@ -174,15 +212,17 @@ func (l *RedisLimiter) answered() {
 }
 
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, keyID string, ws *repo.Workspace) error {
-	remaining, retry, err := s.Limiter.Allow(r.Context(), keyID, ws.RatePerSecond, ws.RatePerMinute)
+	d, err := s.Limiter.Allow(r.Context(), keyID, ws.RatePerSecond, ws.RatePerMinute)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("X-RateLimit-Limit", strconv.Itoa(ws.RatePerMinute))
-	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	if retry > 0 {
-		secs := int(math.Ceil(retry.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
+	if d.RetryAfter > 0 {
+		secs := int(math.Ceil(d.RetryAfter.Seconds()))
+		h.Set("Retry-After", strconv.Itoa(secs))
 		return apierr.New(apierr.RateLimited, "Too many requests for this key; retry after %s.", seconds(secs))
 	}
 	return nil

@@ -24,30 +24,33 @@ func TestLocalLimiterWindows(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := NewLocalLimiter(func() time.Time { return now })
 	ctx := context.Background()
-	type step struct {
-		advance   time.Duration
-		remaining int
-		retry     time.Duration
-	}
-	// 2 per second, 3 per minute.
-	for i, s := range []step{
-		{0, 1, 0},                      // second: 1 left, minute: 2 left
-		{0, 0, 0},                      // second spent
-		{0, 0, 500 * time.Millisecond}, // refused: one unit frees every 500 ms
-		{500 * time.Millisecond, 0, 0}, // third of the minute
+	// 2 per second, 3 per minute; each answer is of one window, the
+	// tightest (Decision).
+	for i, s := range []struct {
+		advance time.Duration
+		want    Decision
+	}{
+		// second: 1 left, whole in 500 ms; minute: 2 left.
+		{0, Decision{Limit: 2, Remaining: 1, Reset: 500 * time.Millisecond}},
+		{0, Decision{Limit: 2, Remaining: 0, Reset: time.Second}}, // second spent
+		// Refused: one unit frees every 500 ms.
+		{0, Decision{Limit: 2, Reset: time.Second, RetryAfter: 500 * time.Millisecond}},
+		// Third of the minute: both windows have none left, and the
+		// minute is the longer to be whole again.
+		{500 * time.Millisecond, Decision{Limit: 3, Remaining: 0, Reset: 59500 * time.Millisecond}},
 		// The minute is spent: one unit frees every 20 s, and three were
 		// taken by t=0.5 s, so at t=1.5 s the next is 18.5 s away.
-		{time.Second, 0, 18500 * time.Millisecond},
+		{time.Second, Decision{Limit: 3, Reset: 58500 * time.Millisecond, RetryAfter: 18500 * time.Millisecond}},
 	} {
 		now = now.Add(s.advance)
-		remaining, retry, err := l.Allow(ctx, "key_a", 2, 3)
-		if err != nil || remaining != s.remaining || retry != s.retry {
-			t.Errorf("step %d: remaining %d retry %v err %v, want %d %v", i, remaining, retry, err, s.remaining, s.retry)
+		d, err := l.Allow(ctx, "key_a", 2, 3)
+		if err != nil || d != s.want {
+			t.Errorf("step %d: %+v err %v, want %+v", i, d, err, s.want)
 		}
 	}
 	// Another key is not touched by key_a's spending.
-	if remaining, retry, _ := l.Allow(ctx, "key_b", 2, 3); remaining != 1 || retry != 0 {
-		t.Errorf("key_b: remaining %d retry %v, want 1 and 0", remaining, retry)
+	if d, _ := l.Allow(ctx, "key_b", 2, 3); d != (Decision{Limit: 2, Remaining: 1, Reset: 500 * time.Millisecond}) {
+		t.Errorf("key_b: %+v, want 2, 1 left", d)
 	}
 	// The widget's per-minute limits are a namespace of their own.
 	for i := 0; i < 2; i++ {
@@ -67,13 +70,13 @@ func TestLocalLimiterForgetsSpentKeys(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := NewLocalLimiter(func() time.Time { return now })
 	for i := 0; i < pruneEvery-1; i++ {
-		_, _, _ = l.Allow(context.Background(), string(rune('a'+i%26))+time.Duration(i).String(), 10, 100)
+		_, _ = l.Allow(context.Background(), string(rune('a'+i%26))+time.Duration(i).String(), 10, 100)
 	}
 	if len(l.tat) == 0 {
 		t.Fatal("nothing kept")
 	}
 	now = now.Add(2 * time.Minute)
-	_, _, _ = l.Allow(context.Background(), "fresh", 10, 100)
+	_, _ = l.Allow(context.Background(), "fresh", 10, 100)
 	if len(l.tat) != 2 { // fresh's second and minute
 		t.Errorf("%d keys kept after the windows passed, want 2", len(l.tat))
 	}
@@ -90,19 +93,19 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 	ctx := context.Background()
 	var allowed, refused int
 	for i := 0; i < 5; i++ {
-		remaining, retry, err := l.Allow(ctx, "key_x", 1000, 3)
+		d, err := l.Allow(ctx, "key_x", 1000, 3)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
-		if retry > 0 {
+		if d.RetryAfter > 0 {
 			refused++
-			if retry > time.Minute {
-				t.Errorf("request %d: retry %v beyond the minute", i, retry)
+			if d.RetryAfter > time.Minute || d.Limit != 3 {
+				t.Errorf("request %d: %+v, want a wait within the minute of 3", i, d)
 			}
 			continue
 		}
-		if want := 2 - allowed; remaining != want {
-			t.Errorf("request %d: remaining %d, want %d", i, remaining, want)
+		if want := 2 - allowed; d.Remaining != want || d.Limit != 3 {
+			t.Errorf("request %d: %+v, want %d of 3 left", i, d, want)
 		}
 		allowed++
 	}
@@ -132,7 +135,7 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 	back.Prefix = "test:fallback:" + time.Now().Format("150405.000000000") + ":"
 	back.down.Store(true)
 	back.probeAt.Store(0) // the probe is due
-	if _, _, err := back.Allow(ctx, "key_y", 10, 100); err != nil {
+	if _, err := back.Allow(ctx, "key_y", 10, 100); err != nil {
 		t.Fatal(err)
 	}
 	if back.down.Load() {
@@ -164,35 +167,39 @@ func TestRedisLimiterOneScript(t *testing.T) {
 		}
 	})
 	// 2 per second, 3 per minute: two go, the third waits for the second.
+	// Each answer is the tightest window's: the second's while it has
+	// fewer left, whole again 500 ms after each request.
 	for i, want := range []int{1, 0} {
-		if remaining, retry, err := l.Allow(ctx, "key_a", 2, 3); err != nil || remaining != want || retry != 0 {
-			t.Fatalf("request %d: remaining %d retry %v err %v, want %d", i, remaining, retry, err, want)
+		d, err := l.Allow(ctx, "key_a", 2, 3)
+		if err != nil || d.Remaining != want || d.RetryAfter != 0 || d.Limit != 2 ||
+			d.Reset <= time.Duration(i)*500*time.Millisecond || d.Reset > time.Duration(i+1)*500*time.Millisecond {
+			t.Fatalf("request %d: %+v err %v, want %d of 2 left", i, d, err, want)
 		}
 	}
 	minute := "rate:" + l.Prefix + "rl:m:key_a"
 	before, _ := rdb.Get(ctx, minute).Result()
-	if _, retry, err := l.Allow(ctx, "key_a", 2, 3); err != nil || retry <= 0 || retry > 500*time.Millisecond {
-		t.Errorf("third in a second: retry %v err %v, want (0, 500ms]", retry, err)
+	if d, err := l.Allow(ctx, "key_a", 2, 3); err != nil || d.RetryAfter <= 0 || d.RetryAfter > 500*time.Millisecond || d.Limit != 2 {
+		t.Errorf("third in a second: %+v err %v, want a wait in (0, 500ms] of the second", d, err)
 	}
 	if after, _ := rdb.Get(ctx, minute).Result(); after != before {
 		t.Errorf("a request the second refused spent from the minute: %s -> %s", before, after)
 	}
 	// 100 per second, 1 per minute: the minute refuses the second request,
 	// which leaves the second window as it was.
-	if _, retry, err := l.Allow(ctx, "key_b", 100, 1); err != nil || retry != 0 {
-		t.Fatalf("key_b first: retry %v err %v", retry, err)
+	if d, err := l.Allow(ctx, "key_b", 100, 1); err != nil || d.RetryAfter != 0 || d.Limit != 1 || d.Remaining != 0 {
+		t.Fatalf("key_b first: %+v err %v, want none of 1 left", d, err)
 	}
 	second := "rate:" + l.Prefix + "rl:s:key_b"
 	before, _ = rdb.Get(ctx, second).Result()
-	if _, retry, err := l.Allow(ctx, "key_b", 100, 1); err != nil || retry < 59*time.Second || retry > time.Minute {
-		t.Errorf("second of 1 per minute: retry %v err %v, want about a minute", retry, err)
+	if d, err := l.Allow(ctx, "key_b", 100, 1); err != nil || d.RetryAfter < 59*time.Second || d.RetryAfter > time.Minute || d.Limit != 1 {
+		t.Errorf("second of 1 per minute: %+v err %v, want about a minute", d, err)
 	}
 	if after, _ := rdb.Get(ctx, second).Result(); after != before {
 		t.Errorf("a request the minute refused spent from the second: %s -> %s", before, after)
 	}
 	// No limit at all answers no remainder.
-	if remaining, retry, err := l.Allow(ctx, "key_c", 0, 0); err != nil || remaining != 0 || retry != 0 {
-		t.Errorf("no limits: remaining %d retry %v err %v", remaining, retry, err)
+	if d, err := l.Allow(ctx, "key_c", 0, 0); err != nil || d != (Decision{}) {
+		t.Errorf("no limits: %+v err %v", d, err)
 	}
 }
 
@@ -202,12 +209,12 @@ func TestLocalLimiterRefusalSpendsNothing(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := NewLocalLimiter(func() time.Time { return now })
 	ctx := context.Background()
-	if _, retry, _ := l.Allow(ctx, "key_b", 100, 1); retry != 0 {
-		t.Fatalf("first: retry %v", retry)
+	if d, _ := l.Allow(ctx, "key_b", 100, 1); d.RetryAfter != 0 {
+		t.Fatalf("first: %+v", d)
 	}
 	before := l.tat["s:key_b"]
-	if _, retry, _ := l.Allow(ctx, "key_b", 100, 1); retry != time.Minute {
-		t.Errorf("second of 1 per minute: retry %v, want 1m", retry)
+	if d, _ := l.Allow(ctx, "key_b", 100, 1); d != (Decision{Limit: 1, Reset: time.Minute, RetryAfter: time.Minute}) {
+		t.Errorf("second of 1 per minute: %+v, want a wait of 1m", d)
 	}
 	if after := l.tat["s:key_b"]; !after.Equal(before) {
 		t.Errorf("the refused request spent from the second: %v -> %v", before, after)

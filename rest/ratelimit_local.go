@@ -30,23 +30,30 @@ func NewLocalLimiter(now func() time.Time) *LocalLimiter {
 }
 
 // Allow spends one request from the per-second and the per-minute window,
-// as RedisLimiter.Allow does: a request either refuses spends from neither.
-func (l *LocalLimiter) Allow(_ context.Context, keyID string, perSecond, perMinute int) (int, time.Duration, error) {
+// as RedisLimiter.Allow does: a request either refuses spends from neither,
+// and the answer is the tightest window's.
+func (l *LocalLimiter) Allow(_ context.Context, keyID string, perSecond, perMinute int) (Decision, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.prune(now)
 	sec := l.check("s:"+keyID, perSecond, time.Second, now)
 	minute := l.check("m:"+keyID, perMinute, time.Minute, now)
-	if retry := max(sec.retry, minute.retry); retry > 0 {
-		return 0, retry, nil
+	if sec.retry > 0 || minute.retry > 0 {
+		if minute.retry > sec.retry {
+			sec = minute
+		}
+		return Decision{Limit: sec.rate, Reset: sec.reset, RetryAfter: sec.retry}, nil
 	}
 	l.commit(sec)
 	l.commit(minute)
-	if remaining := min(sec.remaining, minute.remaining); remaining != math.MaxInt {
-		return remaining, 0, nil
+	if minute.remaining < sec.remaining || minute.remaining == sec.remaining && minute.reset > sec.reset {
+		sec = minute
 	}
-	return 0, 0, nil // no limit at all
+	if sec.remaining == math.MaxInt {
+		return Decision{}, nil // no limit at all
+	}
+	return Decision{Limit: sec.rate, Remaining: sec.remaining, Reset: sec.reset}, nil
 }
 
 // AllowPerMinute spends one unit of a per-minute limit, as
@@ -66,9 +73,13 @@ func (l *LocalLimiter) AllowPerMinute(_ context.Context, key string, perMinute i
 // spending is one unit of a window as check decided it.
 type spending struct {
 	key       string
+	rate      int
 	next      time.Time // the key's tat once spent; zero: no limit
 	remaining int
 	retry     time.Duration
+	// reset is how long until the window is whole again: once spent when
+	// allowed, as it stands when refused.
+	reset time.Duration
 }
 
 // check decides one unit of rate per period from key (redis_rate's
@@ -87,9 +98,9 @@ func (l *LocalLimiter) check(key string, rate int, period time.Duration, now tim
 	next := tat.Add(interval)
 	diff := now.Sub(next.Add(-interval * time.Duration(rate)))
 	if diff < 0 {
-		return spending{key: key, retry: -diff}
+		return spending{key: key, rate: rate, retry: -diff, reset: tat.Sub(now)}
 	}
-	return spending{key: key, next: next, remaining: int(diff / interval)}
+	return spending{key: key, rate: rate, next: next, remaining: int(diff / interval), reset: next.Sub(now)}
 }
 
 // commit spends what check allowed. The caller holds mu.

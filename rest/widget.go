@@ -42,7 +42,8 @@ type MinuteLimiter interface {
 // in the process while Redis does not answer (see RedisLimiter).
 func (l *RedisLimiter) AllowPerMinute(ctx context.Context, key string, perMinute int) (retry time.Duration, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
-		_, retry, err = l.allowInRedis(ctx, window{"rl:w:" + key, perMinute, time.Minute})
+		d, err := l.allowInRedis(ctx, window{"rl:w:" + key, perMinute, time.Minute})
+		retry = d.RetryAfter
 		return err
 	}, func(ctx context.Context) error {
 		retry, err = l.fallback.AllowPerMinute(ctx, key, perMinute)

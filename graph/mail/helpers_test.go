@@ -20,7 +20,7 @@ type liveEmail struct {
 	TXT  string
 }
 
-func newLiveEmail(t *testing.T, configure ...func(*resttest.API)) *liveEmail {
+func newLiveEmail(t testing.TB, configure ...func(*resttest.API)) *liveEmail {
 	t.Helper()
 	sink := emailtest.NewSink().Start(t)
 	keyPEM, txt := emailtest.RSAKey(t)

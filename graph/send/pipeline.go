@@ -63,6 +63,8 @@ type reservation struct {
 	ob    *channels.Message
 	// period is the quota month a unit was taken from; "" when none was.
 	period string
+	// shard is the quota shard the unit came from (repo.CountMessage).
+	shard int
 	// created says a live reserve kept a new contact or conversation in
 	// send_creations, for the settle to announce or the release to remove.
 	created bool
@@ -101,14 +103,14 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		}
 		if a.Livemode && req.sender == nil { // AI and agent replies use no API quota
 			period := Period(r.Clock.Now())
-			ok, err := q.CountMessage(ctx, a.WorkspaceID, true, period)
+			shard, ok, err := q.CountMessage(ctx, a.WorkspaceID, true, period)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				return apierr.New(apierr.APIQuotaExceeded, "This month's API messages are used up; the quota resets on the 1st (see GET /v1/usage).")
 			}
-			res.period = period
+			res.period, res.shard = period, shard
 		}
 		if res.msg, res.ob, err = r.prepare(ctx, q, a, req, t, content, msgID); err != nil {
 			return err

@@ -126,7 +126,7 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 		}
 	}
 	if res.period != "" {
-		if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period); err != nil {
+		if err := q.UncountMessage(ctx, msg.WorkspaceID, msg.Livemode, res.period, res.shard); err != nil {
 			return err
 		}
 	}

@@ -6288,6 +6288,7 @@ type ListChannelsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6296,6 +6297,7 @@ type ListChannelsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6311,6 +6313,7 @@ type ListChannelsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6320,6 +6323,7 @@ type ListChannelsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6328,6 +6332,7 @@ type ListChannelsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6337,6 +6342,7 @@ type ListChannelsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6446,6 +6452,7 @@ type ListContactsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6454,6 +6461,7 @@ type ListContactsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6469,6 +6477,7 @@ type ListContactsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6478,6 +6487,7 @@ type ListContactsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6486,6 +6496,7 @@ type ListContactsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6495,6 +6506,7 @@ type ListContactsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6613,6 +6625,7 @@ type CreateContactResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6621,6 +6634,7 @@ type CreateContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6636,6 +6650,7 @@ type CreateContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6644,6 +6659,7 @@ type CreateContactResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6652,6 +6668,7 @@ type CreateContactResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6661,6 +6678,7 @@ type CreateContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6669,6 +6687,7 @@ type CreateContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6678,6 +6697,7 @@ type CreateContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6805,6 +6825,7 @@ type DeleteContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6813,6 +6834,7 @@ type DeleteContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6828,6 +6850,7 @@ type DeleteContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6836,6 +6859,7 @@ type DeleteContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6845,6 +6869,7 @@ type DeleteContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6853,6 +6878,7 @@ type DeleteContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6862,6 +6888,7 @@ type DeleteContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6980,6 +7007,7 @@ type GetContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -6988,6 +7016,7 @@ type GetContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7003,6 +7032,7 @@ type GetContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7011,6 +7041,7 @@ type GetContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7020,6 +7051,7 @@ type GetContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7028,6 +7060,7 @@ type GetContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7037,6 +7070,7 @@ type GetContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7155,6 +7189,7 @@ type UpdateContactResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7163,6 +7198,7 @@ type UpdateContactResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7178,6 +7214,7 @@ type UpdateContactResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7186,6 +7223,7 @@ type UpdateContactResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7194,6 +7232,7 @@ type UpdateContactResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7203,6 +7242,7 @@ type UpdateContactResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7211,6 +7251,7 @@ type UpdateContactResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7220,6 +7261,7 @@ type UpdateContactResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7367,6 +7409,7 @@ type ListConversationsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7375,6 +7418,7 @@ type ListConversationsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7390,6 +7434,7 @@ type ListConversationsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7399,6 +7444,7 @@ type ListConversationsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7407,6 +7453,7 @@ type ListConversationsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7416,6 +7463,7 @@ type ListConversationsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7533,6 +7581,7 @@ type GetConversationResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7541,6 +7590,7 @@ type GetConversationResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7556,6 +7606,7 @@ type GetConversationResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7564,6 +7615,7 @@ type GetConversationResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7573,6 +7625,7 @@ type GetConversationResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7581,6 +7634,7 @@ type GetConversationResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7590,6 +7644,7 @@ type GetConversationResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7708,6 +7763,7 @@ type UpdateConversationResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7716,6 +7772,7 @@ type UpdateConversationResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7731,6 +7788,7 @@ type UpdateConversationResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7739,6 +7797,7 @@ type UpdateConversationResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7747,6 +7806,7 @@ type UpdateConversationResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7756,6 +7816,7 @@ type UpdateConversationResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7764,6 +7825,7 @@ type UpdateConversationResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7773,6 +7835,7 @@ type UpdateConversationResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7900,6 +7963,7 @@ type ListConversationMessagesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7908,6 +7972,7 @@ type ListConversationMessagesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7923,6 +7988,7 @@ type ListConversationMessagesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7931,6 +7997,7 @@ type ListConversationMessagesResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7940,6 +8007,7 @@ type ListConversationMessagesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7948,6 +8016,7 @@ type ListConversationMessagesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -7957,6 +8026,7 @@ type ListConversationMessagesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8194,6 +8264,7 @@ type ListEmailSendersResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8202,6 +8273,7 @@ type ListEmailSendersResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8217,6 +8289,7 @@ type ListEmailSendersResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8226,6 +8299,7 @@ type ListEmailSendersResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8234,6 +8308,7 @@ type ListEmailSendersResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8243,6 +8318,7 @@ type ListEmailSendersResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8360,6 +8436,7 @@ type StreamEventsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8368,6 +8445,7 @@ type StreamEventsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8383,6 +8461,7 @@ type StreamEventsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8391,6 +8470,7 @@ type StreamEventsResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8400,6 +8480,7 @@ type StreamEventsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8408,6 +8489,7 @@ type StreamEventsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8417,6 +8499,7 @@ type StreamEventsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8524,6 +8607,7 @@ type GetEventResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8532,6 +8616,7 @@ type GetEventResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8547,6 +8632,7 @@ type GetEventResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8555,6 +8641,7 @@ type GetEventResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8564,6 +8651,7 @@ type GetEventResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8572,6 +8660,7 @@ type GetEventResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8581,6 +8670,7 @@ type GetEventResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8700,6 +8790,7 @@ type UploadFileResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8708,6 +8799,7 @@ type UploadFileResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8723,6 +8815,7 @@ type UploadFileResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8731,6 +8824,7 @@ type UploadFileResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8739,6 +8833,7 @@ type UploadFileResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8748,6 +8843,7 @@ type UploadFileResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8756,6 +8852,7 @@ type UploadFileResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8765,6 +8862,7 @@ type UploadFileResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8898,6 +8996,7 @@ type GetFileContentResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8906,6 +9005,7 @@ type GetFileContentResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8915,6 +9015,7 @@ type GetFileContentResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8986,6 +9087,7 @@ type RefetchFileResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9001,6 +9103,7 @@ type RefetchFileResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9009,6 +9112,7 @@ type RefetchFileResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9017,6 +9121,7 @@ type RefetchFileResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9025,6 +9130,7 @@ type RefetchFileResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9034,6 +9140,7 @@ type RefetchFileResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9042,6 +9149,7 @@ type RefetchFileResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9051,6 +9159,7 @@ type RefetchFileResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9186,6 +9295,7 @@ type SendMessageResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9194,6 +9304,7 @@ type SendMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9209,6 +9320,7 @@ type SendMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9217,6 +9329,7 @@ type SendMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9225,6 +9338,7 @@ type SendMessageResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9233,6 +9347,7 @@ type SendMessageResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9242,6 +9357,7 @@ type SendMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9250,6 +9366,7 @@ type SendMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9259,6 +9376,7 @@ type SendMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9410,6 +9528,7 @@ type GetMessageResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9418,6 +9537,7 @@ type GetMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9433,6 +9553,7 @@ type GetMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9441,6 +9562,7 @@ type GetMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9450,6 +9572,7 @@ type GetMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9458,6 +9581,7 @@ type GetMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9467,6 +9591,7 @@ type GetMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9587,6 +9712,7 @@ type GetMessagingWindowResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9595,6 +9721,7 @@ type GetMessagingWindowResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9610,6 +9737,7 @@ type GetMessagingWindowResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9618,6 +9746,7 @@ type GetMessagingWindowResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9626,6 +9755,7 @@ type GetMessagingWindowResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9635,6 +9765,7 @@ type GetMessagingWindowResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9643,6 +9774,7 @@ type GetMessagingWindowResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9652,6 +9784,7 @@ type GetMessagingWindowResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9785,6 +9918,7 @@ type GetOpenAPIResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9846,6 +9980,7 @@ type SimulateInboundResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9854,6 +9989,7 @@ type SimulateInboundResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9869,6 +10005,7 @@ type SimulateInboundResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9877,6 +10014,7 @@ type SimulateInboundResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9885,6 +10023,7 @@ type SimulateInboundResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9894,6 +10033,7 @@ type SimulateInboundResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9902,6 +10042,7 @@ type SimulateInboundResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -9911,6 +10052,7 @@ type SimulateInboundResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10050,6 +10192,7 @@ type GetUsageResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10058,6 +10201,7 @@ type GetUsageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10073,6 +10217,7 @@ type GetUsageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10082,6 +10227,7 @@ type GetUsageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10090,6 +10236,7 @@ type GetUsageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10099,6 +10246,7 @@ type GetUsageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10208,6 +10356,7 @@ type ListWebhookDeliveriesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10216,6 +10365,7 @@ type ListWebhookDeliveriesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10231,6 +10381,7 @@ type ListWebhookDeliveriesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10240,6 +10391,7 @@ type ListWebhookDeliveriesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10248,6 +10400,7 @@ type ListWebhookDeliveriesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10257,6 +10410,7 @@ type ListWebhookDeliveriesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10375,6 +10529,7 @@ type ReplayWebhookDeliveryResponse202Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10383,6 +10538,7 @@ type ReplayWebhookDeliveryResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10398,6 +10554,7 @@ type ReplayWebhookDeliveryResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10406,6 +10563,7 @@ type ReplayWebhookDeliveryResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10414,6 +10572,7 @@ type ReplayWebhookDeliveryResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10422,6 +10581,7 @@ type ReplayWebhookDeliveryResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10431,6 +10591,7 @@ type ReplayWebhookDeliveryResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10439,6 +10600,7 @@ type ReplayWebhookDeliveryResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10448,6 +10610,7 @@ type ReplayWebhookDeliveryResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10584,6 +10747,7 @@ type ListWebhookEndpointsResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10592,6 +10756,7 @@ type ListWebhookEndpointsResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10607,6 +10772,7 @@ type ListWebhookEndpointsResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10616,6 +10782,7 @@ type ListWebhookEndpointsResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10624,6 +10791,7 @@ type ListWebhookEndpointsResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10633,6 +10801,7 @@ type ListWebhookEndpointsResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10749,6 +10918,7 @@ type CreateWebhookEndpointResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10757,6 +10927,7 @@ type CreateWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10772,6 +10943,7 @@ type CreateWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10780,6 +10952,7 @@ type CreateWebhookEndpointResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10788,6 +10961,7 @@ type CreateWebhookEndpointResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10797,6 +10971,7 @@ type CreateWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10805,6 +10980,7 @@ type CreateWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10814,6 +10990,7 @@ type CreateWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10941,6 +11118,7 @@ type DeleteWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10949,6 +11127,7 @@ type DeleteWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10964,6 +11143,7 @@ type DeleteWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10972,6 +11152,7 @@ type DeleteWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10981,6 +11162,7 @@ type DeleteWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10989,6 +11171,7 @@ type DeleteWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -10998,6 +11181,7 @@ type DeleteWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11116,6 +11300,7 @@ type UpdateWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11124,6 +11309,7 @@ type UpdateWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11139,6 +11325,7 @@ type UpdateWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11147,6 +11334,7 @@ type UpdateWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11156,6 +11344,7 @@ type UpdateWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11164,6 +11353,7 @@ type UpdateWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11173,6 +11363,7 @@ type UpdateWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11334,6 +11525,7 @@ type RollWebhookSecretResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11342,6 +11534,7 @@ type RollWebhookSecretResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11357,6 +11550,7 @@ type RollWebhookSecretResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11365,6 +11559,7 @@ type RollWebhookSecretResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11373,6 +11568,7 @@ type RollWebhookSecretResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11381,6 +11577,7 @@ type RollWebhookSecretResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11390,6 +11587,7 @@ type RollWebhookSecretResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11398,6 +11596,7 @@ type RollWebhookSecretResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11407,6 +11606,7 @@ type RollWebhookSecretResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11552,6 +11752,7 @@ type VerifyWebhookEndpointResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11560,6 +11761,7 @@ type VerifyWebhookEndpointResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11575,6 +11777,7 @@ type VerifyWebhookEndpointResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11583,6 +11786,7 @@ type VerifyWebhookEndpointResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11591,6 +11795,7 @@ type VerifyWebhookEndpointResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11599,6 +11804,7 @@ type VerifyWebhookEndpointResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11608,6 +11814,7 @@ type VerifyWebhookEndpointResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11616,6 +11823,7 @@ type VerifyWebhookEndpointResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11625,6 +11833,7 @@ type VerifyWebhookEndpointResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11762,6 +11971,7 @@ type SendMarketingMessageResponse201Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11770,6 +11980,7 @@ type SendMarketingMessageResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11785,6 +11996,7 @@ type SendMarketingMessageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11793,6 +12005,7 @@ type SendMarketingMessageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11801,6 +12014,7 @@ type SendMarketingMessageResponse409Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11809,6 +12023,7 @@ type SendMarketingMessageResponse422Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11818,6 +12033,7 @@ type SendMarketingMessageResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11826,6 +12042,7 @@ type SendMarketingMessageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11835,6 +12052,7 @@ type SendMarketingMessageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11986,6 +12204,7 @@ type ListWhatsappTemplatesResponse200Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -11994,6 +12213,7 @@ type ListWhatsappTemplatesResponse400Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12009,6 +12229,7 @@ type ListWhatsappTemplatesResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12018,6 +12239,7 @@ type ListWhatsappTemplatesResponse429Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12026,6 +12248,7 @@ type ListWhatsappTemplatesResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12035,6 +12258,7 @@ type ListWhatsappTemplatesResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -12807,6 +13031,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12837,6 +13068,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12893,6 +13131,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12931,6 +13176,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12961,6 +13213,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -12999,6 +13258,13 @@ func ParseListChannelsResponse(rsp *http.Response) (*ListChannelsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13108,6 +13374,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13138,6 +13411,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13194,6 +13474,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13232,6 +13519,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13262,6 +13556,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13300,6 +13601,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13426,6 +13734,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13456,6 +13771,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13512,6 +13834,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13543,6 +13872,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13573,6 +13909,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13612,6 +13955,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13642,6 +13992,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13680,6 +14037,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13792,6 +14156,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13822,6 +14193,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13878,6 +14256,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13908,6 +14293,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13947,6 +14339,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13977,6 +14376,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14015,6 +14421,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14127,6 +14540,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14157,6 +14577,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14213,6 +14640,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14243,6 +14677,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14282,6 +14723,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14312,6 +14760,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14350,6 +14805,13 @@ func ParseGetContactResponse(rsp *http.Response) (*GetContactResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14479,6 +14941,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14509,6 +14978,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14565,6 +15041,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14596,6 +15079,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14626,6 +15116,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14665,6 +15162,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14695,6 +15199,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14733,6 +15244,13 @@ func ParseUpdateContactResponse(rsp *http.Response) (*UpdateContactResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14842,6 +15360,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14872,6 +15397,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14928,6 +15460,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14966,6 +15505,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14996,6 +15542,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15034,6 +15587,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15146,6 +15706,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15176,6 +15743,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15232,6 +15806,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15262,6 +15843,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15301,6 +15889,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15331,6 +15926,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15369,6 +15971,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15488,6 +16097,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15518,6 +16134,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15574,6 +16197,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15605,6 +16235,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15635,6 +16272,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15674,6 +16318,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15704,6 +16355,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15742,6 +16400,13 @@ func ParseUpdateConversationResponse(rsp *http.Response) (*UpdateConversationRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15858,6 +16523,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15888,6 +16560,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15944,6 +16623,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15974,6 +16660,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16013,6 +16706,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16043,6 +16743,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16081,6 +16788,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16388,6 +17102,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16418,6 +17139,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16474,6 +17202,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16512,6 +17247,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16542,6 +17284,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16580,6 +17329,13 @@ func ParseListEmailSendersResponse(rsp *http.Response) (*ListEmailSendersRespons
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16683,6 +17439,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16713,6 +17476,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16769,6 +17539,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16799,6 +17576,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16838,6 +17622,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16868,6 +17659,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16906,6 +17704,13 @@ func ParseStreamEventsResponse(rsp *http.Response) (*StreamEventsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17018,6 +17823,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17048,6 +17860,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17104,6 +17923,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17134,6 +17960,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17173,6 +18006,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17203,6 +18043,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17241,6 +18088,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17367,6 +18221,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17397,6 +18258,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17453,6 +18321,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17484,6 +18359,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17514,6 +18396,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17553,6 +18442,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17583,6 +18479,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17621,6 +18524,13 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17713,6 +18623,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17743,6 +18660,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17781,6 +18705,13 @@ func ParseGetFileContentResponse(rsp *http.Response) (*GetFileContentResponse, e
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17907,6 +18838,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17962,6 +18900,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17992,6 +18937,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18024,6 +18976,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18054,6 +19013,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18093,6 +19059,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18123,6 +19096,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18161,6 +19141,13 @@ func ParseRefetchFileResponse(rsp *http.Response) (*RefetchFileResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18305,6 +19292,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18335,6 +19329,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18391,6 +19392,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18421,6 +19429,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18453,6 +19468,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18483,6 +19505,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18522,6 +19551,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18552,6 +19588,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18590,6 +19633,13 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18703,6 +19753,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18733,6 +19790,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18789,6 +19853,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18819,6 +19890,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18858,6 +19936,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18888,6 +19973,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18926,6 +20018,13 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19045,6 +20144,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19075,6 +20181,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19131,6 +20244,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19162,6 +20282,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19192,6 +20319,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19231,6 +20365,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19261,6 +20402,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19299,6 +20447,13 @@ func ParseGetMessagingWindowResponse(rsp *http.Response) (*GetMessagingWindowRes
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19383,6 +20538,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19515,6 +20677,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19545,6 +20714,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19601,6 +20777,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19632,6 +20815,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19662,6 +20852,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19701,6 +20898,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19731,6 +20935,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19769,6 +20980,13 @@ func ParseSimulateInboundResponse(rsp *http.Response) (*SimulateInboundResponse,
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19874,6 +21092,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19904,6 +21129,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -19960,6 +21192,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -19998,6 +21237,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20028,6 +21274,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20066,6 +21319,13 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20175,6 +21435,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20205,6 +21472,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20261,6 +21535,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20299,6 +21580,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20329,6 +21617,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20367,6 +21662,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20500,6 +21802,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20530,6 +21839,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20586,6 +21902,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20616,6 +21939,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20648,6 +21978,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20678,6 +22015,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20717,6 +22061,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20747,6 +22098,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20785,6 +22143,13 @@ func ParseReplayWebhookDeliveryResponse(rsp *http.Response) (*ReplayWebhookDeliv
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20893,6 +22258,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -20923,6 +22295,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -20979,6 +22358,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21017,6 +22403,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21047,6 +22440,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21085,6 +22485,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21211,6 +22618,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21241,6 +22655,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21297,6 +22718,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21328,6 +22756,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21358,6 +22793,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21397,6 +22839,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21427,6 +22876,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21465,6 +22921,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21577,6 +23040,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21607,6 +23077,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21663,6 +23140,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21693,6 +23177,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21732,6 +23223,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21762,6 +23260,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21800,6 +23305,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -21933,6 +23445,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -21963,6 +23482,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22019,6 +23545,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22049,6 +23582,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22088,6 +23628,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22118,6 +23665,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22156,6 +23710,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22293,6 +23854,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22323,6 +23891,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22379,6 +23954,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22409,6 +23991,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22441,6 +24030,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22471,6 +24067,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22510,6 +24113,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22540,6 +24150,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22578,6 +24195,13 @@ func ParseRollWebhookSecretResponse(rsp *http.Response) (*RollWebhookSecretRespo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22711,6 +24335,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22741,6 +24372,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22797,6 +24435,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22827,6 +24472,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22859,6 +24511,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22889,6 +24548,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22928,6 +24594,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22958,6 +24631,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -22996,6 +24676,13 @@ func ParseVerifyWebhookEndpointResponse(rsp *http.Response) (*VerifyWebhookEndpo
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23140,6 +24827,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23170,6 +24864,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23226,6 +24927,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23256,6 +24964,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23288,6 +25003,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23318,6 +25040,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23357,6 +25086,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23387,6 +25123,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23425,6 +25168,13 @@ func ParseSendMarketingMessageResponse(rsp *http.Response) (*SendMarketingMessag
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23534,6 +25284,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23564,6 +25321,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23620,6 +25384,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23658,6 +25429,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -23688,6 +25466,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -23726,6 +25511,13 @@ func ParseListWhatsappTemplatesResponse(rsp *http.Response) (*ListWhatsappTempla
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
