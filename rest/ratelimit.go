@@ -24,9 +24,8 @@ type Limiter interface {
 // Decision is a limiter's answer about one request, all of it about one
 // window, the tightest: the one that refused it (the longest wait, when
 // both did), or else the one with the fewest requests left (of two with
-// as few, the one longer to be whole again). Its fields are
-// the rate headers: X-RateLimit-Limit, X-RateLimit-Remaining and
-// X-RateLimit-Reset describe the same window.
+// as few, the one longer to be whole again). Remaining and Reset are the
+// X-RateLimit-Remaining and X-RateLimit-Reset headers.
 type Decision struct {
 	// Limit is the window's rate (requests per second or per minute); 0
 	// when the key has no limit at all.
@@ -217,7 +216,10 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, keyID string,
 		return err
 	}
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	// The per-minute limit beside the smaller remainder of the two windows
+	// (the API's contract); Reset is when the window Remaining counts is
+	// whole again.
+	h.Set("X-RateLimit-Limit", strconv.Itoa(ws.RatePerMinute))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
 	if d.RetryAfter > 0 {

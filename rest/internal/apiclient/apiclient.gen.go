@@ -8159,6 +8159,7 @@ type GetEmailImageResponse403Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8167,6 +8168,7 @@ type GetEmailImageResponse404Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8175,6 +8177,7 @@ type GetEmailImageResponse500Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -8184,6 +8187,7 @@ type GetEmailImageResponse503Headers struct {
 	ServiceVersion      string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
+	XRateLimitReset     *int
 	XRequestId          string
 }
 
@@ -16894,6 +16898,13 @@ func ParseGetEmailImageResponse(rsp *http.Response) (*GetEmailImageResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16925,6 +16936,13 @@ func ParseGetEmailImageResponse(rsp *http.Response) (*GetEmailImageResponse, err
 			}
 			headers.XRateLimitRemaining = &value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16955,6 +16973,13 @@ func ParseGetEmailImageResponse(rsp *http.Response) (*GetEmailImageResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16993,6 +17018,13 @@ func ParseGetEmailImageResponse(rsp *http.Response) (*GetEmailImageResponse, err
 				return nil, err
 			}
 			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
