@@ -104,7 +104,8 @@ func (s *Server) instagramAnswer(rec Request) (answer, bool) {
 		return s.withAccount(rec, func(a InstagramAccount) bool { return a.PageID == rest[0] && a.PageToken == rec.Bearer() }, func(a InstagramAccount) answer {
 			return jsonAnswer(200, map[string]any{"instagram_business_account": map[string]any{"id": a.IGUserID}, "id": a.PageID})
 		}), true
-	case rec.Method == http.MethodPost && len(rest) == 2 && rest[1] == "subscribed_apps":
+	case rec.Method == http.MethodPost && len(rest) == 2 && rest[1] == "subscribed_apps" &&
+		(rec.Host == HostInstagram || s.isPage(rest[0])):
 		return s.withAccount(rec, func(a InstagramAccount) bool {
 			return (rec.Host == HostInstagram && a.IGUserID == rest[0] && a.Token == rec.Bearer()) ||
 				(rec.Host == HostMeta && a.PageID == rest[0] && a.PageToken == rec.Bearer())
@@ -128,6 +129,14 @@ func (s *Server) instagramAnswer(rec Request) (answer, bool) {
 		}), true
 	}
 	return answer{}, false
+}
+
+// isPage tells whether id is the Page of an Instagram account: the Graph
+// API's subscribed_apps of a Page, not of a WABA (serve.go).
+func (s *Server) isPage(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.ig.accounts, func(a InstagramAccount) bool { return a.PageID == id })
 }
 
 // withAccount answers with the account match finds (its appsecret_proof
