@@ -28,10 +28,6 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 	if err != nil {
 		return nil, err
 	}
-	subs, err := r.webhookSubscriptions(ctx, s.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
 	checks, err := r.Store.AccountChecks(ctx, s.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -49,7 +45,7 @@ func (r *Resolver) listChannels(ctx context.Context) (*model.Channels, error) {
 				Subscription: accountCheck(checks[acc.ID].Subscription), TemplateSync: accountCheck(checks[acc.ID].TemplateSync)})
 		case "instagram":
 			out.Instagram = append(out.Instagram, &model.InstagramAccount{ID: acc.ID, WebsiteID: acc.WebsiteID,
-				Username: acc.Username, Status: acc.Status, WebhookSubscription: subs[acc.ID]})
+				Username: acc.Username, Status: acc.Status, Subscription: accountCheck(checks[acc.ID].Subscription)})
 		case "email":
 			out.Email = append(out.Email, &model.EmailAddress{ID: acc.ID, WebsiteID: acc.WebsiteID,
 				Address: acc.Address, ForwardingActive: acc.ForwardingActive})
@@ -94,19 +90,4 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 	}
 	var out model.Event
 	return &out, json.Unmarshal(e.Envelope, &out)
-}
-
-// webhookSubscriptions are the webhook subscription outcomes of a
-// workspace's accounts, by account id.
-func (r *Resolver) webhookSubscriptions(ctx context.Context, workspaceID string) (map[string]*model.WebhookSubscription, error) {
-	rows, err := r.Store.AccountSubscriptions(ctx, workspaceID)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*model.WebhookSubscription, len(rows))
-	for _, s := range rows {
-		out[s.AccountID] = &model.WebhookSubscription{Status: s.Status, Fields: append([]string{}, s.Fields...),
-			Error: s.Error, UpdatedAt: model.NewTimestamp(s.UpdatedAt)}
-	}
-	return out, nil
 }

@@ -50,7 +50,6 @@ var columnLists = map[string]columnList{
 	"Scoped":                {Scoped{}, scopedColumns, "conversations"},
 	"AIWork":                {AIWork{}, aiWorkColumns, "ai_work"},
 	"InstagramComment":      {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
-	"AccountSubscription":   {AccountSubscription{}, accountSubscriptionColumns, "account_subscriptions"},
 	"FailedProviderHook":    {FailedProviderHook{}, failedProviderHookColumns, "provider_hooks"},
 	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},
 	"nullContact":           {nullContact{}, contactColumns, "contacts"},

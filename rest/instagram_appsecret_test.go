@@ -30,7 +30,7 @@ func TestInstagramAccountAppSecret(t *testing.T) {
 	if got["appSecretSet"] != true {
 		t.Fatalf("connected: %v", got)
 	}
-	if sub := igAccount(t, h.API)["webhook_subscription"].(map[string]any); sub["status"] != "subscribed" {
+	if sub := igAccount(t, h.API)["subscription"].(map[string]any); sub["status"] != "ok" {
 		t.Fatalf("subscription %v", sub)
 	}
 

@@ -4061,33 +4061,33 @@ func (ec *executionContext) fieldContext_InstagramAccount_status(_ context.Conte
 	return graphql.NewScalarFieldContext("InstagramAccount", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InstagramAccount_webhookSubscription(ctx context.Context, field graphql.CollectedField, obj *model.InstagramAccount) (ret graphql.Marshaler) {
+func (ec *executionContext) _InstagramAccount_subscription(ctx context.Context, field graphql.CollectedField, obj *model.InstagramAccount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_InstagramAccount_webhookSubscription(ctx, field)
+			return ec.fieldContext_InstagramAccount_subscription(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.WebhookSubscription, nil
+			return obj.Subscription, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookSubscription) graphql.Marshaler {
-			return ec.marshalOWebhookSubscription2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐWebhookSubscription(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AccountCheck) graphql.Marshaler {
+			return ec.marshalOAccountCheck2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐAccountCheck(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_InstagramAccount_webhookSubscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_InstagramAccount_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "InstagramAccount",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_WebhookSubscription(ctx, field)
+			return ec.childFields_AccountCheck(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8655,98 +8655,6 @@ func (ec *executionContext) fieldContext_Usage_resetsAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("Usage", field, false, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookSubscription_status(ctx context.Context, field graphql.CollectedField, obj *model.WebhookSubscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WebhookSubscription_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_WebhookSubscription_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _WebhookSubscription_fields(ctx context.Context, field graphql.CollectedField, obj *model.WebhookSubscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WebhookSubscription_fields(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Fields, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_WebhookSubscription_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _WebhookSubscription_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookSubscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WebhookSubscription_error(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Error, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_WebhookSubscription_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _WebhookSubscription_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookSubscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WebhookSubscription_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.Timestamp) graphql.Marshaler {
-			return ec.marshalNTimestamp2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_WebhookSubscription_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Timestamp does not have child fields"))
-}
-
 func (ec *executionContext) _Website_id(ctx context.Context, field graphql.CollectedField, obj *model.Website) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10882,8 +10790,8 @@ func (ec *executionContext) _InstagramAccount(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "webhookSubscription":
-			out.Values[i] = ec._InstagramAccount_webhookSubscription(ctx, field, obj)
+		case "subscription":
+			out.Values[i] = ec._InstagramAccount_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -12728,59 +12636,6 @@ func (ec *executionContext) _Usage(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
-var webhookSubscriptionImplementors = []string{"WebhookSubscription"}
-
-func (ec *executionContext) _WebhookSubscription(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookSubscription) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, webhookSubscriptionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("WebhookSubscription")
-		case "status":
-			out.Values[i] = ec._WebhookSubscription_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "fields":
-			out.Values[i] = ec._WebhookSubscription_fields(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "error":
-			out.Values[i] = ec._WebhookSubscription_error(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "updatedAt":
-			out.Values[i] = ec._WebhookSubscription_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
 var websiteImplementors = []string{"Website"}
 
 func (ec *executionContext) _Website(ctx context.Context, sel ast.SelectionSet, obj *model.Website) graphql.Marshaler {
@@ -13637,13 +13492,6 @@ func (ec *executionContext) marshalOUnsupported2ᚖgithubᚗcomᚋmsgsvcᚋmsgsv
 		return graphql.Null
 	}
 	return ec._Unsupported(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOWebhookSubscription2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v *model.WebhookSubscription) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._WebhookSubscription(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

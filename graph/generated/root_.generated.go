@@ -305,11 +305,11 @@ type ComplexityRoot struct {
 	}
 
 	InstagramAccount struct {
-		ID                  func(childComplexity int) int
-		Status              func(childComplexity int) int
-		Username            func(childComplexity int) int
-		WebhookSubscription func(childComplexity int) int
-		WebsiteID           func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Status       func(childComplexity int) int
+		Subscription func(childComplexity int) int
+		Username     func(childComplexity int) int
+		WebsiteID    func(childComplexity int) int
 	}
 
 	Interactive struct {
@@ -600,13 +600,6 @@ type ComplexityRoot struct {
 	WebhookEndpointList struct {
 		EgressIPs func(childComplexity int) int
 		Items     func(childComplexity int) int
-	}
-
-	WebhookSubscription struct {
-		Error     func(childComplexity int) int
-		Fields    func(childComplexity int) int
-		Status    func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
 	}
 
 	WebhookVerification struct {
@@ -1758,18 +1751,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstagramAccount.Status(childComplexity), true
+	case "InstagramAccount.subscription":
+		if e.ComplexityRoot.InstagramAccount.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstagramAccount.Subscription(childComplexity), true
 	case "InstagramAccount.username":
 		if e.ComplexityRoot.InstagramAccount.Username == nil {
 			break
 		}
 
 		return e.ComplexityRoot.InstagramAccount.Username(childComplexity), true
-	case "InstagramAccount.webhookSubscription":
-		if e.ComplexityRoot.InstagramAccount.WebhookSubscription == nil {
-			break
-		}
-
-		return e.ComplexityRoot.InstagramAccount.WebhookSubscription(childComplexity), true
 	case "InstagramAccount.websiteId":
 		if e.ComplexityRoot.InstagramAccount.WebsiteID == nil {
 			break
@@ -3233,31 +3226,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookEndpointList.Items(childComplexity), true
 
-	case "WebhookSubscription.error":
-		if e.ComplexityRoot.WebhookSubscription.Error == nil {
-			break
-		}
-
-		return e.ComplexityRoot.WebhookSubscription.Error(childComplexity), true
-	case "WebhookSubscription.fields":
-		if e.ComplexityRoot.WebhookSubscription.Fields == nil {
-			break
-		}
-
-		return e.ComplexityRoot.WebhookSubscription.Fields(childComplexity), true
-	case "WebhookSubscription.status":
-		if e.ComplexityRoot.WebhookSubscription.Status == nil {
-			break
-		}
-
-		return e.ComplexityRoot.WebhookSubscription.Status(childComplexity), true
-	case "WebhookSubscription.updatedAt":
-		if e.ComplexityRoot.WebhookSubscription.UpdatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.WebhookSubscription.UpdatedAt(childComplexity), true
-
 	case "WebhookVerification.reason":
 		if e.ComplexityRoot.WebhookVerification.Reason == nil {
 			break
@@ -3660,7 +3628,7 @@ type ChannelConnection {
   tokenExpiresAt: Timestamp
   "Instagram Login: when the token was connected or last refreshed."
   tokenIssuedAt: Timestamp
-  "WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number."
+  "How subscribing the app to the account's webhooks (a WhatsApp number's WABA, an Instagram account) went when the credentials were last set; a failed one means Meta posts nothing for this account."
   subscription: AccountCheck
 }
 
@@ -3759,19 +3727,8 @@ type InstagramAccount {
   websiteId: ID!
   username: String!
   status: String!
-  "The account's webhook subscription at Meta (subscribed_apps) as connecting it left it; null when it was never subscribed by msgsvc."
-  webhookSubscription: WebhookSubscription
-}
-
-"The outcome of subscribing an account's webhooks at Meta."
-type WebhookSubscription {
-  "subscribed or failed"
-  status: String!
-  "The fields subscribed (asked for, when it failed)."
-  fields: [String!]!
-  "Why it failed: Meta's code and text, or the connection failure."
-  error: String
-  updatedAt: Timestamp!
+  "How subscribing the account's webhooks at Meta (subscribed_apps) went at its last connect; null when msgsvc never subscribed it."
+  subscription: AccountCheck
 }
 
 type EmailAddress {
@@ -5238,8 +5195,8 @@ func (ec *executionContext) childFields_InstagramAccount(ctx context.Context, fi
 		return ec.fieldContext_InstagramAccount_username(ctx, field)
 	case "status":
 		return ec.fieldContext_InstagramAccount_status(ctx, field)
-	case "webhookSubscription":
-		return ec.fieldContext_InstagramAccount_webhookSubscription(ctx, field)
+	case "subscription":
+		return ec.fieldContext_InstagramAccount_subscription(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstagramAccount", field.Name)
 }
@@ -5700,20 +5657,6 @@ func (ec *executionContext) childFields_WebhookEndpointList(ctx context.Context,
 		return ec.fieldContext_WebhookEndpointList_egressIps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointList", field.Name)
-}
-
-func (ec *executionContext) childFields_WebhookSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "status":
-		return ec.fieldContext_WebhookSubscription_status(ctx, field)
-	case "fields":
-		return ec.fieldContext_WebhookSubscription_fields(ctx, field)
-	case "error":
-		return ec.fieldContext_WebhookSubscription_error(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_WebhookSubscription_updatedAt(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscription", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookVerification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -22,7 +22,7 @@ type Provider interface {
 // SubscriptionStore records the outcome of a subscription; repo.Store is
 // one.
 type SubscriptionStore interface {
-	SetAccountSubscription(ctx context.Context, s *repo.AccountSubscription) error
+	SetAccountCheck(ctx context.Context, workspaceID, accountID, check string, c repo.AccountCheck) error
 }
 
 // Connector checks an Instagram account's credentials against Meta at
@@ -79,18 +79,13 @@ func connectRefusal(err error) error {
 // outcome on the account (GET /v1/channels shows it); a failure does not
 // undo the connect.
 func (c *Connector) Subscribe(ctx context.Context, workspaceID, accountID string, creds *channels.Credentials) {
-	fields := igch.WebhookFields
-	if creds.Login == igch.LoginFacebook {
-		fields = igch.PageFields
-	}
-	s := &repo.AccountSubscription{WorkspaceID: workspaceID, AccountID: accountID, Status: "subscribed",
-		Fields: append([]string{}, fields...), UpdatedAt: c.Clock.Now()}
+	check := repo.AccountCheck{Status: "ok", At: c.Clock.Now()}
 	if err := c.Provider.Subscribe(ctx, creds); err != nil {
 		reason := igch.Describe(err)
-		s.Status, s.Error = "failed", &reason
+		check.Status, check.Error = "failed", &reason
 		slog.Warn("instagram: webhook subscription failed", "account", accountID, "err", reason)
 	}
-	if err := c.Store.SetAccountSubscription(context.WithoutCancel(ctx), s); err != nil {
+	if err := c.Store.SetAccountCheck(context.WithoutCancel(ctx), workspaceID, accountID, repo.CheckSubscription, check); err != nil {
 		slog.Warn("instagram: webhook subscription outcome not stored", "account", accountID, "err", err)
 	}
 }

@@ -31,7 +31,7 @@ type ChannelConnection struct {
 	TokenExpiresAt *Timestamp `json:"tokenExpiresAt,omitempty"`
 	// Instagram Login: when the token was connected or last refreshed.
 	TokenIssuedAt *Timestamp `json:"tokenIssuedAt,omitempty"`
-	// WhatsApp: how subscribing the app to the WABA's webhooks went when the credentials were last set; a failed one means Meta posts nothing for this number.
+	// How subscribing the app to the account's webhooks (a WhatsApp number's WABA, an Instagram account) went when the credentials were last set; a failed one means Meta posts nothing for this account.
 	Subscription *AccountCheck `json:"subscription,omitempty"`
 }
 

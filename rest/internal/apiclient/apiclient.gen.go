@@ -1066,24 +1066,6 @@ func (e WebhookEndpointStatus) Valid() bool {
 	}
 }
 
-// Defines values for WebhookSubscriptionStatus.
-const (
-	WebhookSubscriptionStatusFailed     WebhookSubscriptionStatus = "failed"
-	WebhookSubscriptionStatusSubscribed WebhookSubscriptionStatus = "subscribed"
-)
-
-// Valid indicates whether the value is a known member of the WebhookSubscriptionStatus enum.
-func (e WebhookSubscriptionStatus) Valid() bool {
-	switch e {
-	case WebhookSubscriptionStatusFailed:
-		return true
-	case WebhookSubscriptionStatusSubscribed:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for WhatsappMessageInputChannel.
 const (
 	WhatsappMessageInputChannelWhatsapp WhatsappMessageInputChannel = "whatsapp"
@@ -1437,13 +1419,13 @@ type Channels struct {
 		WebsiteId        string `json:"website_id"`
 	} `json:"email"`
 	Instagram []struct {
-		Id       string `json:"id"`
-		Status   string `json:"status"`
-		Username string `json:"username"`
+		Id     string `json:"id"`
+		Status string `json:"status"`
 
-		// WebhookSubscription The account's webhook subscription as connecting it left it; null when msgsvc never subscribed it (an account from the workspace fixture).
-		WebhookSubscription *WebhookSubscription `json:"webhook_subscription"`
-		WebsiteId           string               `json:"website_id"`
+		// Subscription How subscribing the account's webhooks at Meta (POST /{ig_user_id or page_id}/subscribed_apps) went at its last connect; failed means Meta posts nothing for this account. Null when msgsvc never subscribed it (an account from the workspace fixture).
+		Subscription *AccountCheck `json:"subscription"`
+		Username     string        `json:"username"`
+		WebsiteId    string        `json:"website_id"`
 	} `json:"instagram"`
 	Websites []struct {
 		Domains []string `json:"domains"`
@@ -2387,20 +2369,6 @@ type WebhookEndpointObject string
 
 // WebhookEndpointStatus defines model for WebhookEndpoint.Status.
 type WebhookEndpointStatus string
-
-// WebhookSubscription The outcome of subscribing an Instagram account's webhooks at Meta (subscribed_apps) when it was connected.
-type WebhookSubscription struct {
-	// Error Why it failed: Meta's code and text, or why Meta could not be reached.
-	Error *string `json:"error"`
-
-	// Fields The webhook fields subscribed (asked for, when it failed).
-	Fields    []string                  `json:"fields"`
-	Status    WebhookSubscriptionStatus `json:"status"`
-	UpdatedAt time.Time                 `json:"updated_at"`
-}
-
-// WebhookSubscriptionStatus defines model for WebhookSubscription.Status.
-type WebhookSubscriptionStatus string
 
 // WhatsappMessageInput A WhatsApp message to a phone (with + and country code) or a business-scoped user id: free text within 24 hours of the customer's last message, a template at any time. Address it with to or contact_id (exactly one).
 type WhatsappMessageInput struct {
