@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Meta's answers to a send map per live.md 11: malformed or invalid
+// Meta's answers to a send map per the Meta codes table (docs/whatsapp.md): malformed or invalid
 // requests are 400 invalid_request, account or policy blocks 403
 // channel_restricted, a 131050 422 recipient_opted_out that sets the
 // contact's marketing opt-out; every message keeps Meta's code and text,

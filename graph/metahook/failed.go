@@ -16,7 +16,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// deliveryError is delivery.error of a failed status (live.md 4 and 11):
+// deliveryError is delivery.error of a failed status (docs/whatsapp.md, Meta error codes):
 // the API code the provider's code maps to (meta.Classify; provider_error
 // for a code no table names), with the provider's code and text as the
 // message.
@@ -32,7 +32,7 @@ func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
 }
 
 // failedFor acts on what a failed status says about its recipient
-// (live.md 11): a 131050 sets the contact's marketing opt-out, a 131049
+// (docs/whatsapp.md): a 131050 sets the contact's marketing opt-out, a 131049
 // (the recipient's marketing cap) holds that recipient back like a rate
 // limit, for channels.DefaultRetryAfter.
 func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, st *meta.WhatsAppStatus) error {

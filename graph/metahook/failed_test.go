@@ -11,7 +11,7 @@ import (
 )
 
 // A failed status's delivery.error.code is the name a send's answer maps
-// to (live.md 11); a code no table names is provider_error, and the
+// to (docs/whatsapp.md); a code no table names is provider_error, and the
 // message keeps the provider's code and text.
 func TestDeliveryErrorNames(t *testing.T) {
 	for code, want := range map[int]string{131026: "recipient_unreachable", 131047: "window_closed", 131050: "recipient_opted_out",

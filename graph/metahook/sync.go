@@ -15,7 +15,7 @@ import (
 
 // preference applies a user_preferences stop (marketing_opt_outs.whatsapp
 // set) or resume (cleared, whatever set it) to the customer's contact: it
-// is about marketing messages only (live.md 11), so opt_outs.whatsapp (a
+// is about marketing messages only (docs/whatsapp.md), so opt_outs.whatsapp (a
 // STOP, the business's choice) is not touched.
 func (s *Service) preference(ctx context.Context, t target, p *meta.WhatsAppUserPreference) error {
 	var optOut bool

@@ -9,8 +9,8 @@ import (
 )
 
 // The WhatsApp marketing opt-out refuses marketing sends and MARKETING
-// templates, nothing else; opt_outs.whatsapp refuses everything (live.md
-// 11).
+// templates, nothing else; opt_outs.whatsapp refuses everything
+// (docs/whatsapp.md).
 func TestMarketingOptOutRule(t *testing.T) {
 	phone := "+15550001234"
 	marketing := &repo.Template{Category: "MARKETING"}

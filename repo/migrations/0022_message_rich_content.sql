@@ -1,4 +1,4 @@
--- Rich messages (issue 26): what a message carries besides its text, in
+-- Rich messages: what a message carries besides its text, in
 -- typed fields (provider_message_id, reply_to, forwarded, referral and the
 -- object of its type: location, contacts, interactive, reaction, order,
 -- story, share, unsupported, system, comment), as graph/model.Rich writes
