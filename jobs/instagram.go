@@ -45,13 +45,8 @@ func RunInstagramTokenRefresh(ctx context.Context, t InstagramTokens, lease Leas
 // the lease for ttl (or cannot ask Redis), and skips when another process
 // holds it.
 func InstagramTokenPass(ctx context.Context, t InstagramTokens, lease Lease, ttl time.Duration) {
-	if lease.Redis != nil {
-		took, err := lease.Take(ctx, ttl)
-		if err != nil {
-			slog.Warn("instagram token refresh: the lease in Redis could not be taken; refreshing anyway", "err", err)
-		} else if !took {
-			return
-		}
+	if lease.Redis != nil && !lease.due(ctx, ttl, "instagram token refresh: the lease in Redis could not be taken; refreshing anyway") {
+		return
 	}
 	if err := t.RefreshInstagramTokens(ctx); err != nil && ctx.Err() == nil {
 		slog.Warn("instagram token refresh", "err", err)

@@ -29,6 +29,18 @@ func (l Lease) Take(ctx context.Context, ttl time.Duration) (bool, error) {
 	return l.Redis.SetNX(ctx, l.Key, hex.EncodeToString(b), ttl).Result()
 }
 
+// due says whether this process does the job of the period: it takes the
+// lease for ttl, or cannot ask Redis (then it logs msg and does the job
+// anyway); false when another process holds the lease.
+func (l Lease) due(ctx context.Context, ttl time.Duration, msg string) bool {
+	took, err := l.Take(ctx, ttl)
+	if err != nil {
+		slog.Warn(msg, "err", err)
+		return true
+	}
+	return took
+}
+
 // TemplateSyncLease is the lease of the periodic template sync of the
 // installation whose job queue is named queue.
 func TemplateSyncLease(rdb redis.Cmdable, queue string) Lease {
@@ -54,13 +66,9 @@ func LeasedTemplateSync(m Meta, lease Lease, every time.Duration) Meta {
 }
 
 func (l leasedSync) SyncTemplates(ctx context.Context, workspaceID, accountID string) error {
-	if workspaceID == "" && accountID == "" {
-		took, err := l.lease.Take(ctx, l.ttl)
-		if err != nil {
-			slog.Warn("template sync: the lease in Redis could not be taken; syncing anyway", "err", err)
-		} else if !took {
-			return nil // another worker synced in this period
-		}
+	if workspaceID == "" && accountID == "" &&
+		!l.lease.due(ctx, l.ttl, "template sync: the lease in Redis could not be taken; syncing anyway") {
+		return nil // another worker synced in this period
 	}
 	return l.Meta.SyncTemplates(ctx, workspaceID, accountID)
 }
