@@ -105,8 +105,8 @@ func providerIDOf(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.
 
 // interactiveOut is the adapter's form of the checked choices.
 func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
-	out := &channels.Interactive{Type: str(it.Type), Header: str(it.Header), Footer: str(it.Footer), Button: str(it.Button),
-		URL: str(it.URL), DisplayText: str(it.DisplayText), Elements: elementsOut(it.Elements)}
+	out := &channels.Interactive{Type: deref(it.Type), Header: deref(it.Header), Footer: deref(it.Footer), Button: deref(it.Button),
+		URL: deref(it.URL), DisplayText: deref(it.DisplayText), Elements: elementsOut(it.Elements)}
 	for _, b := range it.Buttons {
 		out.Choices = append(out.Choices, channels.Choice{ID: *b.ID, Title: *b.Title})
 	}
@@ -114,9 +114,9 @@ func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 		out.Choices = append(out.Choices, channels.Choice{ID: *q.Payload, Title: *q.Title})
 	}
 	for _, sec := range it.Sections {
-		cs := channels.Section{Title: str(sec.Title)}
+		cs := channels.Section{Title: deref(sec.Title)}
 		for _, r := range sec.Rows {
-			cs.Rows = append(cs.Rows, channels.Choice{ID: *r.ID, Title: *r.Title, Description: str(r.Description)})
+			cs.Rows = append(cs.Rows, channels.Choice{ID: *r.ID, Title: *r.Title, Description: deref(r.Description)})
 		}
 		out.Sections = append(out.Sections, cs)
 	}
