@@ -38,13 +38,7 @@ func richOutbound(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRe
 		msg.Type = "reaction"
 	}
 	if l := in.Location; l != nil {
-		loc := model.Location{Latitude: *l.Latitude, Longitude: *l.Longitude}
-		if l.Name != nil {
-			loc.Name = *l.Name
-		}
-		if l.Address != nil {
-			loc.Address = *l.Address
-		}
+		loc := model.Location{Latitude: *l.Latitude, Longitude: *l.Longitude, Name: deref(l.Name), Address: deref(l.Address)}
 		rich.Location = &loc
 		ob.Location = &channels.Location{Latitude: loc.Latitude, Longitude: loc.Longitude, Name: loc.Name, Address: loc.Address}
 		msg.Type = "location"

@@ -209,7 +209,7 @@ func (r *Service) headerMedia(ctx context.Context, q repo.Queries, s repo.Scope,
 	case (m.FileID == nil) == (m.Link == nil):
 		return nil, apierr.New(apierr.InvalidRequest, "%s needs file_id or link (one of them).", field)
 	case m.Link != nil:
-		if !strings.HasPrefix(*m.Link, "https://") && !strings.HasPrefix(*m.Link, "http://") {
+		if !isHTTP(*m.Link) {
 			return nil, apierr.New(apierr.InvalidRequest, "%s.link must be an http(s) URL.", field)
 		}
 		h.Link = *m.Link
