@@ -120,10 +120,10 @@ func interactiveFit(req *sendRequest) error {
 		if n := chars(*req.text); n > waBodyMax {
 			return over("text", "an interactive body takes at most %d characters; this has %d.", waBodyMax, n)
 		}
-		if chars(str(it.Header)) > waHeaderMax {
+		if chars(deref(it.Header)) > waHeaderMax {
 			return over("interactive.header", "at most %d characters.", waHeaderMax)
 		}
-		if chars(str(it.Footer)) > waHeaderMax {
+		if chars(deref(it.Footer)) > waHeaderMax {
 			return over("interactive.footer", "at most %d characters.", waHeaderMax)
 		}
 	case ch == "instagram" && kind == "quick_replies":
@@ -192,7 +192,7 @@ func listFit(it *model.InteractiveInput) error {
 		if len(it.Sections) > 1 && nonBlank(sec.Title) == nil {
 			return apierr.New(apierr.InvalidRequest, "%s.title is required when a list has several sections.", field)
 		}
-		if chars(str(sec.Title)) > waRowTitleMax {
+		if chars(deref(sec.Title)) > waRowTitleMax {
 			return over(field+".title", "at most %d characters.", waRowTitleMax)
 		}
 		for j, row := range sec.Rows {
@@ -202,7 +202,7 @@ func listFit(it *model.InteractiveInput) error {
 				return apierr.New(apierr.InvalidRequest, "%s needs id and title.", rf)
 			case chars(*row.Title) > waRowTitleMax:
 				return over(rf+".title", "at most %d characters; %q has %d.", waRowTitleMax, *row.Title, chars(*row.Title))
-			case chars(str(row.Description)) > waRowDescMax:
+			case chars(deref(row.Description)) > waRowDescMax:
 				return over(rf+".description", "at most %d characters.", waRowDescMax)
 			case chars(*row.ID) > waRowIDMax:
 				return over(rf+".id", "at most %d characters.", waRowIDMax)
@@ -247,12 +247,4 @@ func quickRepliesFit(it *model.InteractiveInput) error {
 		}
 	}
 	return nil
-}
-
-// str is a pointer's string, "" for nil.
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

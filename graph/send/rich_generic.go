@@ -36,8 +36,8 @@ func genericFit(it *model.InteractiveInput) error {
 			return apierr.New(apierr.InvalidRequest, "%s needs a title.", field)
 		case chars(*e.Title) > igElementTextMax:
 			return over(field+".title", "at most %d characters; this has %d.", igElementTextMax, chars(*e.Title))
-		case chars(str(e.Subtitle)) > igElementTextMax:
-			return over(field+".subtitle", "at most %d characters; this has %d.", igElementTextMax, chars(str(e.Subtitle)))
+		case chars(deref(e.Subtitle)) > igElementTextMax:
+			return over(field+".subtitle", "at most %d characters; this has %d.", igElementTextMax, chars(deref(e.Subtitle)))
 		case e.Subtitle == nil && e.ImageURL == nil && e.URL == nil && len(e.Buttons) == 0:
 			return apierr.New(apierr.InvalidRequest, "%s needs a subtitle, image_url, url or buttons besides its title.", field)
 		case e.ImageURL != nil && !isHTTP(*e.ImageURL):
@@ -63,11 +63,11 @@ func elementButtonFit(field string, b *model.ElementButtonInput) error {
 		return apierr.New(apierr.InvalidRequest, "%s needs a title.", field)
 	case chars(*b.Title) > igButtonTitleMax:
 		return over(field+".title", "at most %d characters; %q has %d.", igButtonTitleMax, *b.Title, chars(*b.Title))
-	case str(b.Type) == "web_url" && (b.URL == nil || !isHTTP(*b.URL)):
+	case deref(b.Type) == "web_url" && (b.URL == nil || !isHTTP(*b.URL)):
 		return apierr.New(apierr.InvalidRequest, "%s.url must be an http(s) URL for a web_url button.", field)
-	case str(b.Type) == "postback" && nonBlank(b.Payload) == nil:
+	case deref(b.Type) == "postback" && nonBlank(b.Payload) == nil:
 		return apierr.New(apierr.InvalidRequest, "%s.payload is required for a postback button.", field)
-	case str(b.Type) != "web_url" && str(b.Type) != "postback":
+	case deref(b.Type) != "web_url" && deref(b.Type) != "postback":
 		return apierr.New(apierr.InvalidRequest, "%s.type must be web_url or postback.", field)
 	}
 	return nil
@@ -82,9 +82,9 @@ func isHTTP(s string) bool {
 func elementsOut(in []*model.ElementInput) []channels.Element {
 	var out []channels.Element
 	for _, e := range in {
-		el := channels.Element{Title: *e.Title, Subtitle: str(e.Subtitle), ImageURL: str(e.ImageURL), URL: str(e.URL)}
+		el := channels.Element{Title: *e.Title, Subtitle: deref(e.Subtitle), ImageURL: deref(e.ImageURL), URL: deref(e.URL)}
 		for _, b := range e.Buttons {
-			el.Buttons = append(el.Buttons, channels.ElementButton{Type: *b.Type, Title: *b.Title, URL: str(b.URL), Payload: str(b.Payload)})
+			el.Buttons = append(el.Buttons, channels.ElementButton{Type: *b.Type, Title: *b.Title, URL: deref(b.URL), Payload: deref(b.Payload)})
 		}
 		out = append(out, el)
 	}

@@ -38,13 +38,7 @@ func richOutbound(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRe
 		msg.Type = "reaction"
 	}
 	if l := in.Location; l != nil {
-		loc := model.Location{Latitude: *l.Latitude, Longitude: *l.Longitude}
-		if l.Name != nil {
-			loc.Name = *l.Name
-		}
-		if l.Address != nil {
-			loc.Address = *l.Address
-		}
+		loc := model.Location{Latitude: *l.Latitude, Longitude: *l.Longitude, Name: deref(l.Name), Address: deref(l.Address)}
 		rich.Location = &loc
 		ob.Location = &channels.Location{Latitude: loc.Latitude, Longitude: loc.Longitude, Name: loc.Name, Address: loc.Address}
 		msg.Type = "location"
@@ -105,8 +99,8 @@ func providerIDOf(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.
 
 // interactiveOut is the adapter's form of the checked choices.
 func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
-	out := &channels.Interactive{Type: str(it.Type), Header: str(it.Header), Footer: str(it.Footer), Button: str(it.Button),
-		URL: str(it.URL), DisplayText: str(it.DisplayText), Elements: elementsOut(it.Elements)}
+	out := &channels.Interactive{Type: deref(it.Type), Header: deref(it.Header), Footer: deref(it.Footer), Button: deref(it.Button),
+		URL: deref(it.URL), DisplayText: deref(it.DisplayText), Elements: elementsOut(it.Elements)}
 	for _, b := range it.Buttons {
 		out.Choices = append(out.Choices, channels.Choice{ID: *b.ID, Title: *b.Title})
 	}
@@ -114,9 +108,9 @@ func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 		out.Choices = append(out.Choices, channels.Choice{ID: *q.Payload, Title: *q.Title})
 	}
 	for _, sec := range it.Sections {
-		cs := channels.Section{Title: str(sec.Title)}
+		cs := channels.Section{Title: deref(sec.Title)}
 		for _, r := range sec.Rows {
-			cs.Rows = append(cs.Rows, channels.Choice{ID: *r.ID, Title: *r.Title, Description: str(r.Description)})
+			cs.Rows = append(cs.Rows, channels.Choice{ID: *r.ID, Title: *r.Title, Description: deref(r.Description)})
 		}
 		out.Sections = append(out.Sections, cs)
 	}

@@ -176,7 +176,7 @@ func (r *Service) headerParam(ctx context.Context, q repo.Queries, s repo.Scope,
 			return nil, over("template.header.location", "latitude must be between -90 and 90, longitude between -180 and 180.")
 		}
 		return &channels.TemplateHeader{Kind: "location", Location: &channels.Location{Latitude: *l.Latitude,
-			Longitude: *l.Longitude, Name: str(l.Name), Address: str(l.Address)}}, nil
+			Longitude: *l.Longitude, Name: deref(l.Name), Address: deref(l.Address)}}, nil
 	}
 	return r.headerMedia(ctx, q, s, want, map[string]*model.TemplateMediaInput{"image": in.Image, "video": in.Video, "document": in.Document}[want])
 }
@@ -204,12 +204,12 @@ func headerKinds(in *model.TemplateHeaderInput) []string {
 // the kind's types and size, or an http(s) link.
 func (r *Service) headerMedia(ctx context.Context, q repo.Queries, s repo.Scope, kind string, m *model.TemplateMediaInput) (*channels.TemplateHeader, error) {
 	field := "template.header." + kind
-	h := &channels.TemplateHeader{Kind: kind, Filename: str(m.Filename)}
+	h := &channels.TemplateHeader{Kind: kind, Filename: deref(m.Filename)}
 	switch {
 	case (m.FileID == nil) == (m.Link == nil):
 		return nil, apierr.New(apierr.InvalidRequest, "%s needs file_id or link (one of them).", field)
 	case m.Link != nil:
-		if !strings.HasPrefix(*m.Link, "https://") && !strings.HasPrefix(*m.Link, "http://") {
+		if !isHTTP(*m.Link) {
 			return nil, apierr.New(apierr.InvalidRequest, "%s.link must be an http(s) URL.", field)
 		}
 		h.Link = *m.Link
