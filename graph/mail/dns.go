@@ -2,7 +2,6 @@ package mail
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -41,10 +40,7 @@ type DNS struct {
 // domain itself: that MX is the domain's mailboxes') and SPF TXT, and a
 // first DMARC TXT. The return path is the domain of the envelope sender.
 func (v DNS) Records(ctx context.Context, workspaceID string, d repo.EmailDomain) (string, []*model.DNSRecord, error) {
-	dk, err := v.Store.DomainKey(ctx, workspaceID, d.Domain)
-	if errors.Is(err, repo.ErrNotFound) {
-		dk, err = &repo.DomainKey{}, nil
-	}
+	dk, err := domainKey(ctx, v.Store, workspaceID, d.Domain)
 	if err != nil {
 		return "", nil, err
 	}

@@ -35,10 +35,7 @@ func (v *Envelope) Complete(ctx context.Context, q repo.Queries, s repo.Scope, c
 		e.UnsubscribeURL = v.Links.URL(Unsubscribe{WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 			ContactID: contactID, Domain: e.Domain})
 	}
-	dk, err := q.DomainKey(ctx, s.WorkspaceID, e.Domain)
-	if errors.Is(err, repo.ErrNotFound) {
-		dk, err = &repo.DomainKey{}, nil
-	}
+	dk, err := domainKey(ctx, q, s.WorkspaceID, e.Domain)
 	if err != nil {
 		return fmt.Errorf("mail: domain %s: %w", e.Domain, err)
 	}

@@ -41,16 +41,14 @@ type DKIMKeys struct {
 	Seal seal.Key
 }
 
-// Key returns a domain's signing key, or nil when the domain has none.
-func (k DKIMKeys) Key(ctx context.Context, q repo.Queries, workspaceID, domain string) (*channels.DKIMKey, error) {
+// domainKey reads a domain's stored key and return path (empty when the
+// domain has none).
+func domainKey(ctx context.Context, q KeyStore, workspaceID, domain string) (*repo.DomainKey, error) {
 	dk, err := q.DomainKey(ctx, workspaceID, domain)
 	if errors.Is(err, repo.ErrNotFound) {
-		return nil, nil
+		return &repo.DomainKey{}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return k.open(dk, workspaceID, domain)
+	return dk, err
 }
 
 // open unseals a stored key (nil when the domain has none).
