@@ -58,8 +58,7 @@ func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
 			log = slog.Warn
 		}
 		log("meta hook not stored; Meta retries it", "request_id", requestID(r.Context()), "err", err)
-		w.Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
-		http.Error(w, "not stored; retry", http.StatusServiceUnavailable)
+		retryLater(w, "not stored; retry")
 		return
 	}
 	slog.Info("meta hook stored", "request_id", requestID(r.Context()), "hook_id", id, "bytes", len(raw))
@@ -80,8 +79,7 @@ func (s *Server) metaSigned(w http.ResponseWriter, r *http.Request, raw []byte) 
 	secrets, err := s.Resolver.MetaHooks().AppSecrets(r.Context(), raw)
 	if err != nil {
 		slog.Warn("meta hook: accounts' app secrets not read; Meta retries it", "request_id", requestID(r.Context()), "err", err)
-		w.Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
-		http.Error(w, "not verified; retry", http.StatusServiceUnavailable)
+		retryLater(w, "not verified; retry")
 		return false
 	}
 	for _, secret := range secrets {
@@ -95,4 +93,10 @@ func (s *Server) metaSigned(w http.ResponseWriter, r *http.Request, raw []byte) 
 	}
 	http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
 	return false
+}
+
+// retryLater answers a hook Meta should send again: 503 with Retry-After.
+func retryLater(w http.ResponseWriter, text string) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
+	http.Error(w, text, http.StatusServiceUnavailable)
 }
