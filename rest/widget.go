@@ -42,7 +42,7 @@ type MinuteLimiter interface {
 // in the process while Redis does not answer (see RedisLimiter).
 func (l *RedisLimiter) AllowPerMinute(ctx context.Context, key string, perMinute int) (retry time.Duration, err error) {
 	err = l.decide(ctx, func(ctx context.Context) error {
-		d, err := l.allowInRedis(ctx, window{"rl:w:" + key, perMinute, time.Minute})
+		d, _, _, err := l.allowInRedis(ctx, 1, window{"rl:w:" + key, perMinute, time.Minute})
 		retry = d.RetryAfter
 		return err
 	}, func(ctx context.Context) error {
