@@ -253,7 +253,8 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 		return a, errorFromAnswer(resp, raw)
 	}
 	if int64(len(raw)) > limit {
-		return a, &Error{HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the provider's answer exceeds %d bytes", limit)}
+		// Taken (2xx), but the answer with the id Meta gave is not read.
+		return a, &Error{HTTPStatus: resp.StatusCode, Unanswered: true, Message: fmt.Sprintf("the provider's answer exceeds %d bytes", limit)}
 	}
 	return a, nil
 }
