@@ -60,17 +60,9 @@ type node struct {
 	token  string
 }
 
-// Node is where an account's messages go: the Instagram host and ig_user_id
-// for Instagram Login (the default), the Meta host and page_id for
-// Facebook Login.
-func (a *Adapter) Node(acc channels.Account) (*meta.Client, string, error) {
-	n, err := a.node(acc)
-	if err != nil {
-		return nil, "", err
-	}
-	return n.client, n.id, nil
-}
-
+// node is where an account's messages go: the Instagram host and
+// ig_user_id for Instagram Login (the default), the Meta host and page_id
+// for Facebook Login.
 func (a *Adapter) node(acc channels.Account) (*node, error) {
 	c := acc.Provider
 	unavailable := func(why string) error {
