@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/channels/instagram"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 	"github.com/msgsvc/msgsvc/rest"
@@ -52,7 +51,7 @@ func TestInstagramAccountAppSecret(t *testing.T) {
 
 	h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": conv, "text": "proved"}), 201, "")
 	sends := g.Requests(func(r metatest.Request) bool { return strings.HasSuffix(r.Path, "/messages") })
-	if len(sends) != 1 || sends[0].Query.Get("appsecret_proof") != instagram.AppSecretProof(ownSecret, igToken) {
+	if len(sends) != 1 || sends[0].Query.Get("appsecret_proof") != meta.AppSecretProof(ownSecret, igToken) {
 		t.Fatalf("send %+v", sends)
 	}
 

@@ -2,9 +2,6 @@ package instagram
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -176,54 +173,13 @@ func (a *Adapter) liveReplyAllowed(ctx context.Context, m *channels.Message) err
 	return nil
 }
 
-// withProof is client with appsecret_proof on every call when the account
-// has an app secret of its own; client itself otherwise.
+// withProof is client proving every call with the account's own app
+// secret (appsecret_proof), when it has one; client itself otherwise.
 func withProof(client *meta.Client, appSecret string) *meta.Client {
 	if appSecret == "" {
 		return client
 	}
-	c := *client
-	base := http.DefaultTransport
-	if client.HTTP != nil && client.HTTP.Transport != nil {
-		base = client.HTTP.Transport
-	}
-	hc := &http.Client{Transport: proofTransport{base: base, appSecret: appSecret}}
-	if client.HTTP != nil {
-		hc.Timeout = client.HTTP.Timeout
-	}
-	c.HTTP = hc
-	return &c
-}
-
-// proofTransport adds appsecret_proof, computed from the request's token
-// (its bearer header, or its access_token parameter), to the query.
-type proofTransport struct {
-	base      http.RoundTripper
-	appSecret string
-}
-
-func (t proofTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	q := r.URL.Query()
-	if token == "" {
-		token = q.Get("access_token")
-	}
-	if token == "" {
-		return t.base.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	q.Set("appsecret_proof", AppSecretProof(t.appSecret, token))
-	r.URL.RawQuery = q.Encode()
-	return t.base.RoundTrip(r)
-}
-
-// AppSecretProof is the hex HMAC-SHA256 of the access token keyed with the
-// app secret, which Meta checks on calls of an app that requires it
-// (https://developers.facebook.com/docs/graph-api/securing-requests#appsecret_proof).
-func AppSecretProof(appSecret, token string) string {
-	mac := hmac.New(sha256.New, []byte(appSecret))
-	mac.Write([]byte(token))
-	return hex.EncodeToString(mac.Sum(nil))
+	return client.WithAppSecret(appSecret)
 }
 
 // AuthFailed says whether err is Meta refusing the token itself (code

@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/instagram"
+	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 )
 
@@ -78,7 +79,7 @@ func TestAppSecretProofOnEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// HMAC-SHA256 of "IGQV-token" keyed with "s3cret", in hex.
-	if got := instagram.AppSecretProof("s3cret", igToken); got != "f82a4395b6596264efed5ac09907377d1fa71fed4e3b76b2076a6dedbd7f4519" {
+	if got := meta.AppSecretProof("s3cret", igToken); got != "f82a4395b6596264efed5ac09907377d1fa71fed4e3b76b2076a6dedbd7f4519" {
 		t.Fatalf("proof %q", got)
 	}
 	for _, r := range g.Requests(nil) {

@@ -60,17 +60,9 @@ type node struct {
 	token  string
 }
 
-// Node is where an account's messages go: the Instagram host and ig_user_id
-// for Instagram Login (the default), the Meta host and page_id for
-// Facebook Login.
-func (a *Adapter) Node(acc channels.Account) (*meta.Client, string, error) {
-	n, err := a.node(acc)
-	if err != nil {
-		return nil, "", err
-	}
-	return n.client, n.id, nil
-}
-
+// node is where an account's messages go: the Instagram host and
+// ig_user_id for Instagram Login (the default), the Meta host and page_id
+// for Facebook Login.
 func (a *Adapter) node(acc channels.Account) (*node, error) {
 	c := acc.Provider
 	unavailable := func(why string) error {
@@ -151,11 +143,8 @@ func (a *Adapter) dm(ctx context.Context, n *node, m *channels.Message, text str
 	if len(bodies) == 0 {
 		return nil, &channels.Refusal{Code: apierr.TextRequired, Reason: "An Instagram message needs text or an attachment."}
 	}
-	if m.Tag != "" {
-		// Outside the 24-hour window: every part carries the tag.
-		for _, b := range bodies {
-			b["messaging_type"], b["tag"] = "MESSAGE_TAG", m.Tag
-		}
+	for _, b := range bodies {
+		tagged(b, m)
 	}
 	return channels.SendParts(len(bodies), func(i int) (string, error) { return a.message(ctx, n, bodies[i]) })
 }
@@ -195,6 +184,14 @@ func (a *Adapter) commentReply(ctx context.Context, n *node, commentID, text str
 		return nil, &meta.Error{HTTPStatus: http.StatusOK, Unanswered: true, Message: "the provider took the reply without an id"}
 	}
 	return &channels.Receipt{ProviderIDs: []string{out.ID}}, nil
+}
+
+// tagged gives a message body the message's tag: outside the 24-hour
+// window every message carries it.
+func tagged(body map[string]any, m *channels.Message) {
+	if m.Tag != "" {
+		body["messaging_type"], body["tag"] = "MESSAGE_TAG", m.Tag
+	}
 }
 
 func (a *Adapter) message(ctx context.Context, n *node, body map[string]any) (string, error) {

@@ -185,3 +185,20 @@ func TestChecksBeforeCalling(t *testing.T) {
 		t.Fatalf("%d provider calls for refused sends", n)
 	}
 }
+
+// A person's reply outside the 24-hour window carries the HUMAN_AGENT tag
+// whatever it is made of: a generic template as well as text.
+func TestHumanAgentTagOnGenericTemplate(t *testing.T) {
+	g, a := setup(t)
+	m := &channels.Message{ID: "msg_1", Account: igLogin(), To: customer, Tag: "HUMAN_AGENT", Rich: channels.Rich{
+		Interactive: &channels.Interactive{Type: "generic", Elements: []channels.Element{{Title: "Boots"}}}}}
+	if _, err := a.Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.Requests(nil)
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	metatest.SameJSON(t, reqs[0].JSON(), `{"recipient":{"id":"IGSID-42"},"messaging_type":"MESSAGE_TAG","tag":"HUMAN_AGENT",
+		"message":{"attachment":{"type":"template","payload":{"template_type":"generic","elements":[{"title":"Boots"}]}}}}`)
+}

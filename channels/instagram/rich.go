@@ -12,6 +12,7 @@ import (
 func (a *Adapter) richDM(ctx context.Context, n *node, m *channels.Message) (*channels.Receipt, bool, error) {
 	if it := m.Interactive; it != nil && it.Type == "generic" {
 		body := genericBody(m)
+		tagged(body, m)
 		id, err := a.message(ctx, n, body)
 		if err != nil {
 			return nil, true, err

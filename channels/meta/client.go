@@ -127,9 +127,10 @@ func AppSecretProof(appSecret, token string) string {
 }
 
 // prove adds appsecret_proof to a call of the Graph API host: never to
-// another host (a media CDN URL is signed as it is).
+// another host (a media CDN URL is signed as it is). The token is the
+// bearer one, or the access_token of the query (refresh_access_token).
 func (c *Client) prove(target, token string) string {
-	if c.AppSecret == "" || token == "" {
+	if c.AppSecret == "" {
 		return target
 	}
 	u, err := url.Parse(target)
@@ -138,6 +139,12 @@ func (c *Client) prove(target, token string) string {
 		return target
 	}
 	q := u.Query()
+	if token == "" {
+		token = q.Get("access_token")
+	}
+	if token == "" {
+		return target
+	}
 	q.Set("appsecret_proof", AppSecretProof(c.AppSecret, token))
 	u.RawQuery = q.Encode()
 	return u.String()
@@ -253,7 +260,8 @@ func (c *Client) exchange(ctx context.Context, method, target, token, contentTyp
 		return a, errorFromAnswer(resp, raw)
 	}
 	if int64(len(raw)) > limit {
-		return a, &Error{HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("the provider's answer exceeds %d bytes", limit)}
+		// Taken (2xx), but the answer with the id Meta gave is not read.
+		return a, &Error{HTTPStatus: resp.StatusCode, Unanswered: true, Message: fmt.Sprintf("the provider's answer exceeds %d bytes", limit)}
 	}
 	return a, nil
 }

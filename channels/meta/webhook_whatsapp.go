@@ -287,14 +287,13 @@ func (p *Payload) whatsAppStatuses(route WhatsAppRoute, v *waValue) {
 
 // waContact is an item of value.contacts[]: the customer's wa_id (absent
 // for a customer with a username whose phone Meta withholds), user_id (the
-// business-scoped user id, on every messages webhook), parent_user_id, and
-// profile name and username
+// business-scoped user id, on every messages webhook), and profile name
+// and username
 // (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
 type waContact struct {
-	WAID         string `json:"wa_id"`
-	UserID       string `json:"user_id"`
-	ParentUserID string `json:"parent_user_id"`
-	Profile      struct {
+	WAID    string `json:"wa_id"`
+	UserID  string `json:"user_id"`
+	Profile struct {
 		Name     string `json:"name"`
 		Username string `json:"username"`
 	} `json:"profile"`

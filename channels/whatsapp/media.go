@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -37,7 +38,10 @@ type mediaInfo struct {
 	URL      string `json:"url"`
 	MimeType string `json:"mime_type"`
 	SHA256   string `json:"sha256"`
-	FileSize int64  `json:"file_size"`
+	// FileSize is a string in Meta's schema ("303833"; facebook/openapi
+	// business-messaging-api, Retrieve Media URL), a number in some
+	// answers: both are read.
+	FileSize meta.ID `json:"file_size"`
 }
 
 // DownloadMedia fetches an inbound media: GET /{media_id} for its URL, then
@@ -55,8 +59,8 @@ func (a *Adapter) DownloadMedia(ctx context.Context, creds *channels.Credentials
 	if err := a.Graph.GetJSON(ctx, creds.AccessToken, q, &info, mediaID); err != nil {
 		return nil, err
 	}
-	if info.FileSize > MaxMediaSize {
-		return nil, fmt.Errorf("whatsapp: media %s has %d bytes, more than %d", mediaID, info.FileSize, MaxMediaSize)
+	if size, _ := strconv.ParseInt(string(info.FileSize), 10, 64); size > MaxMediaSize {
+		return nil, fmt.Errorf("whatsapp: media %s has %d bytes, more than %d", mediaID, size, MaxMediaSize)
 	}
 	if err := a.mediaURL(info.URL); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -150,5 +151,23 @@ func TestSameDigest(t *testing.T) {
 	}
 	if whatsapp.SameDigest("", sum[:]) || whatsapp.SameDigest("not a digest", sum[:]) {
 		t.Fatal("garbage matched")
+	}
+}
+
+// GET /{media_id} gives file_size as a string in Meta's schema and as a
+// number in some answers: either form is read, and a media over
+// MaxMediaSize is not fetched.
+func TestDownloadMediaFileSizeEitherForm(t *testing.T) {
+	g, a := setup(t)
+	for _, size := range []any{"209715200", 209715200} {
+		g.Queue(metatest.Script{Method: "GET", PathSuffix: "/big", Status: 200, Body: map[string]any{
+			"url": g.Graph.URL + "/media-files/big", "mime_type": "video/mp4", "sha256": "x", "file_size": size, "id": "big"}})
+		_, err := a.DownloadMedia(context.Background(), account().Provider, "big", "")
+		if err == nil || !strings.Contains(err.Error(), "more than") {
+			t.Fatalf("file_size %#v: %v", size, err)
+		}
+	}
+	if n := len(g.Requests(func(r metatest.Request) bool { return strings.HasPrefix(r.Path, "/media-files/") })); n != 0 {
+		t.Fatalf("%d downloads of a media over the limit", n)
 	}
 }

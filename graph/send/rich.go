@@ -2,7 +2,6 @@ package send
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
@@ -219,7 +218,7 @@ func listFit(it *model.InteractiveInput) error {
 // ctaFit checks a link button against Meta's limits.
 func ctaFit(it *model.InteractiveInput) error {
 	switch {
-	case nonBlank(it.URL) == nil || !strings.HasPrefix(*it.URL, "http"):
+	case it.URL == nil || !isHTTP(*it.URL):
 		return apierr.New(apierr.InvalidRequest, "interactive.url must be an http(s) URL.")
 	case nonBlank(it.DisplayText) == nil:
 		return apierr.New(apierr.InvalidRequest, "interactive.display_text is required.")

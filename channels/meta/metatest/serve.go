@@ -197,8 +197,9 @@ func (s *Server) node(rec Request, hostHeader, id string) answer {
 		if rec.Bearer() != m.token {
 			return jsonAnswer(401, ErrorBody(190, 0, "Invalid OAuth access token"))
 		}
+		// file_size is a string, as Meta's schema has it.
 		return jsonAnswer(200, map[string]any{"url": "http://" + hostHeader + "/media-files/" + id, "mime_type": m.mimeType,
-			"sha256": m.sha256, "file_size": len(m.content), "id": id, "messaging_product": "whatsapp"})
+			"sha256": m.sha256, "file_size": strconv.Itoa(len(m.content)), "id": id, "messaging_product": "whatsapp"})
 	case onboarded || hasTemplates:
 		out := map[string]any{"id": id}
 		if strings.Contains(rec.Query.Get("fields"), "marketing_messages_onboarding_status") {
