@@ -432,12 +432,12 @@ func startSocketClients(b *testing.B, url string, first, n int, got []chan socke
 // "push <i> <message id> <Unix ns>" for every message pushed, until its
 // stdin closes or 15 minutes pass.
 func TestWidgetSocketClient(t *testing.T) {
-	spec := strings.Fields(os.Getenv("MSGSVC_WIDGET_CLIENT"))
-	if len(spec) != 3 {
+	params := strings.Fields(os.Getenv("MSGSVC_WIDGET_CLIENT"))
+	if len(params) != 3 {
 		t.Skip("BenchmarkWidgetServe's socket client, run by it as a child process")
 	}
-	first, _ := strconv.Atoi(spec[1])
-	n, _ := strconv.Atoi(spec[2])
+	first, _ := strconv.Atoi(params[1])
+	n, _ := strconv.Atoi(params[2])
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
@@ -449,7 +449,7 @@ func TestWidgetSocketClient(t *testing.T) {
 		fmt.Fprintf(out, format+"\n", args...)
 		out.Flush()
 	}
-	failed, firstErr, hold := holdSockets(ctx, spec[0], first, n, func(i int, f socketFrame) {
+	failed, firstErr, hold := holdSockets(ctx, params[0], first, n, func(i int, f socketFrame) {
 		say("push %d %s %d", i, f.id, f.at)
 	})
 	if failed > 0 {
