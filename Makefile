@@ -4,6 +4,7 @@
 # make test  - everything CI checks.
 # make fuzz  - each Go fuzz target for FUZZTIME (default 10s).
 # make scaleout - the scale-out run (docs/performance.md), not part of test.
+# make bench-widget - the widget sockets on one serve (docs/performance.md).
 # make image - the container image (docs/deploy.md).
 # make chart-check - helm lint and helm template of deploy/helm/msgsvc.
 
@@ -20,7 +21,7 @@ export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
 export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
-.PHONY: run test fuzz bench bench-reads scaleout services build lint lint-openapi generate check-generated image chart-check
+.PHONY: run test fuzz bench bench-reads bench-widget scaleout services build lint lint-openapi generate check-generated image chart-check
 
 run: services build
 	./bin/msgsvc migrate
@@ -62,6 +63,12 @@ bench: services
 # BENCH_READS_CLIENTS (8) and BENCH_READS_SECONDS (5) set the load.
 bench-reads: services
 	go test ./rest -run '^$$' -bench '^BenchmarkReadsVsPgbench$$' -benchtime 1x -timeout 10m
+
+# As many widget sockets as one serve's open-files limit allows, dialled by
+# child processes, then 200 API replies at 50/s (docs/performance.md, Widget
+# sockets). A measurement, so make test skips it.
+bench-widget: services
+	MSGSVC_BENCH_WIDGET_SERVE=1 go test ./rest -run '^$$' -bench '^BenchmarkWidgetServe$$' -benchtime 200x -timeout 15m
 
 # The scale-out run (docs/performance.md, The scale-out run): one sandbox send
 # load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"net/http"
 	"strings"
@@ -221,7 +222,17 @@ func (wg *Widget) ws(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered
 	}
-	// The connection outlives the request's handler context only as long
-	// as the server runs; Serve returns when either side closes.
-	wg.Hub.Serve(r.Context(), c, v, wg.Publish)
+	// The request is over once upgraded (logged, its handler returned):
+	// the socket is served on by a goroutine of its own, with none of the
+	// request's stack, until either side closes or the hub stops.
+	ctx := context.WithoutCancel(r.Context())
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				c.CloseNow()
+				slog.Error("widget socket", "request_id", requestID(ctx), "err", panicError(p))
+			}
+		}()
+		wg.Hub.Serve(ctx, c, v, wg.Publish)
+	}()
 }
