@@ -28,6 +28,10 @@ import (
 // client retries soon after a failover.
 const unavailableRetry = 5 * time.Second
 
+// statusClientClosed is the status logged for a request whose client went
+// away before its answer (nginx's 499): none is sent to anyone.
+const statusClientClosed = 499
+
 type errorBody struct {
 	Error errorObject `json:"error"`
 }
@@ -53,6 +57,14 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e, ok = apierr.New(apierr.ServiceUnavailable, ""), true
 		e.RetryAfter = unavailableRetry
 		entry, _ = apierr.Lookup(apierr.ServiceUnavailable)
+	}
+	if !ok && errors.Is(r.Context().Err(), context.Canceled) {
+		// The client went away (a visitor leaving mid-handshake, a
+		// cancelled call), which failed what the request was doing: no
+		// one is left to answer, and nothing here went wrong.
+		slog.Info("request cancelled by the client", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		w.WriteHeader(statusClientClosed)
+		return
 	}
 	if !ok {
 		slog.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)

@@ -1,15 +1,18 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -119,5 +122,30 @@ func TestGraphQLResolverErrors(t *testing.T) {
 	}
 	if res, err := graphqlErrors(context.Background(), func(context.Context) (any, error) { return 1, nil }); res != 1 || err != nil {
 		t.Errorf("a resolver that succeeds answered %v, %v", res, err)
+	}
+}
+
+// TestClientGoneIsNoInternalError: an error from a request whose client
+// went away is not an internal error: no ERROR line, status 499; the same
+// error with the client still there is one.
+func TestClientGoneIsNoInternalError(t *testing.T) {
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	err := fmt.Errorf("repo: website: %w", context.Canceled)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := httptest.NewRecorder()
+	writeError(w, httptest.NewRequest("GET", "/widget/v1/ws", nil).WithContext(ctx), err)
+	if w.Code != statusClientClosed || w.Body.Len() != 0 || strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("client gone: %d %q, logs %q", w.Code, w.Body, logs.String())
+	}
+
+	logs.Reset()
+	w = httptest.NewRecorder()
+	writeError(w, httptest.NewRequest("GET", "/widget/v1/ws", nil), err)
+	if w.Code != 500 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("client still there: %d, logs %q", w.Code, logs.String())
 	}
 }
