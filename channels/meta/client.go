@@ -205,9 +205,9 @@ func (c *Client) Do(ctx context.Context, method, target, token, contentType stri
 }
 
 // Fetch gets raw bytes (a media file) with the bearer token, reading at
-// most limit bytes; a longer body is an error.
+// most limit bytes; a longer body is an error. It is given fetchTimeout.
 func (c *Client) Fetch(ctx context.Context, target, token string, limit int64) ([]byte, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.fetchTimeout(limit))
 	defer cancel()
 	started := time.Now()
 	answer, err := c.exchange(ctx, http.MethodGet, target, token, "", nil, limit)
@@ -216,6 +216,13 @@ func (c *Client) Fetch(ctx context.Context, target, token string, limit int64) (
 		return nil, "", err
 	}
 	return answer.body, answer.contentType, nil
+}
+
+// fetchTimeout bounds a fetch of up to limit bytes: the call's timeout and
+// one second more per MiB it may read, so a 100 MB document over a slow
+// link is not cut off at the time a JSON answer is given.
+func (c *Client) fetchTimeout(limit int64) time.Duration {
+	return c.Timeout + time.Duration(limit>>20)*time.Second
 }
 
 type answer struct {
