@@ -136,7 +136,11 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.TrustedProxies, err = clientaddr.Parse(get("MSGSVC_TRUSTED_PROXIES", "")); err != nil {
 		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
 	}
-	c.Production = getenv("MSGSVC_ENV") == "production"
+	mode := get("MSGSVC_ENV", "development")
+	if mode != "development" && mode != "production" {
+		return nil, fmt.Errorf("MSGSVC_ENV: %q is not development or production", mode)
+	}
+	c.Production = mode == "production"
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
 		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
 	}
@@ -146,7 +150,7 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
-	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
+	if err := c.checkSecret(mode); err != nil {
 		return nil, err
 	}
 	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
@@ -155,7 +159,7 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Sweep, err = loadSweep(get); err != nil {
 		return nil, err
 	}
-	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
+	if c.Live, c.Seal, err = loadLive(get, mode, append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
 		return nil, err
 	}
 	if c.Live.SMTPHostname == "" {

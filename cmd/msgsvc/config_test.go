@@ -64,6 +64,7 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_DB_MAX_CONNS":           "0",
 		"MSGSVC_DB_PREPARE":             "sometimes",
 		"MSGSVC_TRUSTED_PROXIES":        "10.0.0.0/8,10.0.0.0/40",
+		"MSGSVC_ENV":                    "Production",
 	}
 	for name, value := range cases {
 		_, err := loadConfig(env(map[string]string{name: value}))
