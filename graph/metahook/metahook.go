@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -157,17 +158,7 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if len(p.Ignored) > 0 {
 		slog.Info("meta hook: parts not processed", "hook_id", hookID, "ignored", p.Ignored)
 	}
-	var failed error
-	for _, ev := range p.Events {
-		if err := s.handle(ctx, h, ev); err != nil {
-			log := slog.Warn
-			if errors.Is(err, ErrStatusEarly) {
-				log = slog.Info
-			}
-			log("meta hook event failed", "hook_id", hookID, "channel", ev.Channel(), "route", ev.RouteID(), "err", err)
-			failed = errors.Join(failed, err)
-		}
-	}
+	failed := s.handleAll(ctx, h, p.Events)
 	lastErr := ""
 	if failed != nil {
 		lastErr = failed.Error()
@@ -185,6 +176,33 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	}
 	if err := s.Store.FinishProviderHook(ctx, hookID, s.Clock.Now(), lastErr); err != nil {
 		return err
+	}
+	return failed
+}
+
+// handleAll handles a hook's events in order. After an event of a
+// customer failed (other than a status still early), the customer's later
+// events of the hook wait for its retry, so they are not stored before it.
+func (s *Service) handleAll(ctx context.Context, h *repo.ProviderHook, events []meta.Event) error {
+	var failed error
+	var held []string
+	for _, ev := range events {
+		keys := eventKeys(ev)
+		if slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(held, k) }) {
+			slog.Info("meta hook event left for the retry: an earlier event of its customer failed",
+				"hook_id", h.ID, "channel", ev.Channel(), "route", ev.RouteID())
+			continue
+		}
+		if err := s.handle(ctx, h, ev); err != nil {
+			log := slog.Warn
+			if errors.Is(err, ErrStatusEarly) {
+				log = slog.Info
+			} else {
+				held = append(held, keys...)
+			}
+			log("meta hook event failed", "hook_id", h.ID, "channel", ev.Channel(), "route", ev.RouteID(), "err", err)
+			failed = errors.Join(failed, err)
+		}
 	}
 	return failed
 }
