@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"github.com/msgsvc/msgsvc/channels/email"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/ops/redisconn"
@@ -110,6 +112,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		Secret:      get("MSGSVC_SECRET", ""),
 		AdminToken:  get("MSGSVC_ADMIN_TOKEN", ""),
 	}
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.Redis, err = redisconn.Parse(c.RedisURL); err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
@@ -166,6 +171,20 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		c.Live.SMTPHostname = email.HelloName(c.PublicURL)
 	}
 	return c, nil
+}
+
+// checkDatabaseURL refuses a DATABASE_URL the driver cannot read, without
+// showing it: it holds the password, and the URL parser's errors quote it.
+func checkDatabaseURL(dsn string) error {
+	_, err := pq.NewConfig(dsn)
+	var bad *url.Error
+	if errors.As(err, &bad) {
+		return errors.New("DATABASE_URL: not a URL like postgres://user:pass@host:5432/msgsvc (the value is not shown: it holds the password)")
+	}
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	return nil
 }
 
 // egressIPs reads MSGSVC_EGRESS_IPS: comma-separated IP addresses.
