@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -90,6 +92,9 @@ func (s *inSession) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (s *inSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if slices.ContainsFunc(s.rcpts, func(r string) bool { return strings.EqualFold(r, to) }) {
+		return nil // named twice, delivered once
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ok, err := s.inbox.Accepts(ctx, to)
