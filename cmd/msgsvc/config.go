@@ -142,10 +142,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
 	}
 	mode := get("MSGSVC_ENV", "development")
-	if mode != "development" && mode != "production" {
+	if c.Production = mode == "production"; !c.Production && mode != "development" {
 		return nil, fmt.Errorf("MSGSVC_ENV: %q is not development or production", mode)
 	}
-	c.Production = mode == "production"
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
 		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
 	}

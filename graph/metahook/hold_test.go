@@ -3,6 +3,8 @@ package metahook
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 // cannot be read; it counts the events that got as far as reading it.
 type failingAccountStore struct {
 	Store
+	// works reads the account.
+	works    bool
 	hook     *repo.ProviderHook
 	row      repo.AccountProvider
 	attempts int
@@ -28,6 +32,9 @@ func (f *failingAccountStore) AccountProvidersByKey(context.Context, string, str
 
 func (f *failingAccountStore) Account(context.Context, string, string, string) (*repo.Account, error) {
 	f.attempts++
+	if f.works {
+		return &repo.Account{ID: "wa_1", WorkspaceID: "ws_1", Channel: "whatsapp"}, nil
+	}
 	return nil, errors.New("the database blinked")
 }
 
@@ -40,6 +47,19 @@ func (f *failingAccountStore) FinishProviderHook(_ context.Context, _ string, _ 
 // same hook are left for the hook's retry (stored after it), while other
 // customers' are processed.
 func TestAFailedEventHoldsItsCustomersLaterEvents(t *testing.T) {
+	s, store := numberHook(t, "15550001", "15550001", "15550002")
+	if err := s.processHook(t.Context(), store.hook); err == nil || store.finished == "" {
+		t.Fatalf("processHook = %v (last error %q); want the hook failed, to be retried", err, store.finished)
+	}
+	if store.attempts != 2 {
+		t.Errorf("%d events processed; want 2 (the first customer's first, the second customer's), the first customer's second held", store.attempts)
+	}
+}
+
+// numberHook is a service whose store holds a hook of text messages from
+// the customers to number 106, of one connected account.
+func numberHook(t *testing.T, customers ...string) (*Service, *failingAccountStore) {
+	t.Helper()
 	key, err := seal.New("", "a-test-secret-of-32-characters!!")
 	if err != nil {
 		t.Fatal(err)
@@ -49,19 +69,25 @@ func TestAFailedEventHoldsItsCustomersLaterEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	message := func(from, id string) string {
-		return `{"from":"` + from + `","id":"` + id + `","timestamp":"1760000000","type":"text","text":{"body":"hi"}}`
+	var messages []string
+	for i, from := range customers {
+		messages = append(messages, `{"from":"`+from+`","id":"wamid.`+strconv.Itoa(i)+`","timestamp":"1760000000","type":"text","text":{"body":"hi"}}`)
 	}
 	payload := `{"object":"whatsapp_business_account","entry":[{"id":"107","changes":[{"field":"messages","value":{
-		"messaging_product":"whatsapp","metadata":{"phone_number_id":"106"},"messages":[` +
-		message("15550001", "wamid.1") + `,` + message("15550001", "wamid.2") + `,` + message("15550002", "wamid.3") + `]}}]}]}`
+		"messaging_product":"whatsapp","metadata":{"phone_number_id":"106"},"messages":[` + strings.Join(messages, ",") + `]}}]}]}`
 	store := &failingAccountStore{hook: &repo.ProviderHook{ID: "hook_1", Payload: []byte(payload)}, row: *row}
 	now := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
-	s := &Service{Store: store, Vault: vault, Clock: func() time.Time { return now }}
-	if err := s.processHook(t.Context(), store.hook); err == nil || store.finished == "" {
-		t.Fatalf("processHook = %v (last error %q); want the hook failed, to be retried", err, store.finished)
-	}
-	if store.attempts != 2 {
-		t.Errorf("%d events processed; want 2 (the first customer's first, the second customer's), the first customer's second held", store.attempts)
+	return &Service{Store: store, Vault: vault, Clock: func() time.Time { return now }}, store
+}
+
+// An event whose processing panics fails its hook like any failure (the
+// attempt is counted, so the hook is given up in the end) and does not
+// take the process down: the sweep runs hooks outside the job runner.
+func TestAPanickingEventFailsItsHook(t *testing.T) {
+	s, store := numberHook(t, "15550001")
+	store.works = true // and no inbound service: taking the message in panics
+	err := s.processHook(t.Context(), store.hook)
+	if err == nil || !strings.Contains(err.Error(), "panicked") || !strings.Contains(store.finished, "panicked") {
+		t.Fatalf("processHook = %v (last error %q); want the hook failed by the panic", err, store.finished)
 	}
 }

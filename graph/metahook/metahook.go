@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -193,7 +194,7 @@ func (s *Service) handleAll(ctx context.Context, h *repo.ProviderHook, events []
 				"hook_id", h.ID, "channel", ev.Channel(), "route", ev.RouteID())
 			continue
 		}
-		if err := s.handle(ctx, h, ev); err != nil {
+		if err := s.handleSafely(ctx, h, ev); err != nil {
 			log := slog.Warn
 			if errors.Is(err, ErrStatusEarly) {
 				log = slog.Info
@@ -205,6 +206,20 @@ func (s *Service) handleAll(ctx context.Context, h *repo.ProviderHook, events []
 		}
 	}
 	return failed
+}
+
+// handleSafely is handle with a panic turned into the event's failure: a
+// hook that makes processing panic is retried and given up like any other
+// failing hook, and never takes down the process (the sweep runs it outside
+// the job runner's recovery).
+func (s *Service) handleSafely(ctx context.Context, h *repo.ProviderHook, ev meta.Event) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("meta hook event panicked", "hook_id", h.ID, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("metahook: processing the event panicked: %v", v)
+		}
+	}()
+	return s.handle(ctx, h, ev)
 }
 
 // MaxHookAttempts is how many failed attempts a stored hook gets before it

@@ -19,6 +19,7 @@ func TestRichOfKinds(t *testing.T) {
 		{m: meta.WhatsAppMessage{ID: "w5", Type: "location"}, want: "unsupported"}, // no location object: not a blank location
 		{m: meta.WhatsAppMessage{ID: "w6", Type: "unsupported", Errors: []meta.WhatsAppError{{Code: 131051, Title: "Message type unknown"}}}, want: "unsupported"},
 		{m: meta.WhatsAppMessage{ID: "w7", Type: "text", Context: &meta.WhatsAppContext{FrequentlyForwarded: true}}, want: "text"},
+		{m: meta.WhatsAppMessage{ID: "w8", Type: "contacts", Contacts: []byte(`[null]`)}, want: "unsupported"}, // no card: not a blank one
 	}
 	for _, c := range cases {
 		typ, rich := richOf(&c.m)
