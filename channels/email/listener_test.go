@@ -10,19 +10,10 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email"
 )
 
-// rcptInbox takes every recipient and keeps the recipients of what arrives.
-type rcptInbox struct{ got chan []string }
-
-func (i rcptInbox) Accepts(context.Context, string) (bool, error) { return true, nil }
-func (i rcptInbox) Deliver(_ context.Context, _ string, rcpts []string, _ []byte) error {
-	i.got <- rcpts
-	return nil
-}
-
 // A recipient the sender names twice (in any case) gets the mail once:
 // without a Message-ID nothing else would tell the second copy apart.
 func TestListenerDeliversARecipientNamedTwiceOnce(t *testing.T) {
-	in := rcptInbox{got: make(chan []string, 1)}
+	in := inbox{got: make(chan []byte, 1), rcpts: make(chan []string, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +28,7 @@ func TestListenerDeliversARecipientNamedTwiceOnce(t *testing.T) {
 		[]byte("Subject: hi\r\n\r\nno Message-ID\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-in.got; !slices.Equal(got, []string{"support@acme.test", "sales@acme.test"}) {
+	if got := <-in.rcpts; !slices.Equal(got, []string{"support@acme.test", "sales@acme.test"}) {
 		t.Fatalf("delivered to %q; want each recipient once", got)
 	}
 }

@@ -30,11 +30,7 @@ func (f *keyedStore) AccountProvidersByKey(_ context.Context, _, key string) ([]
 // gets no secret to try, so a tenant who knows its own app's secret cannot
 // sign events into someone else's account.
 func TestAppSecretsVouchOnlyForTheirOwnAccounts(t *testing.T) {
-	key, err := seal.New("", "a-test-secret-of-32-characters!!")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vault := credentials.Vault{Key: key}
+	vault := testVault(t)
 	row := func(ws, acc, igID, appSecret string) repo.AccountProvider {
 		t.Helper()
 		p, err := vault.Seal(ws, acc, "instagram", channels.Credentials{AccessToken: "tok", IGUserID: igID, AppSecret: appSecret}, time.Now())
@@ -74,4 +70,14 @@ func TestAppSecretsVouchOnlyForTheirOwnAccounts(t *testing.T) {
 	if store.lookups > 20 {
 		t.Errorf("%d account lookups for these payloads; at most one per distinct id, stopping at the first that shares no secret", store.lookups)
 	}
+}
+
+// testVault seals and opens credentials with a key of a fixed secret.
+func testVault(t *testing.T) credentials.Vault {
+	t.Helper()
+	key, err := seal.New("", "a-test-secret-of-32-characters!!")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return credentials.Vault{Key: key}
 }

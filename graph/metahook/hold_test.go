@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/credentials"
-	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -60,11 +58,7 @@ func TestAFailedEventHoldsItsCustomersLaterEvents(t *testing.T) {
 // the customers to number 106, of one connected account.
 func numberHook(t *testing.T, customers ...string) (*Service, *failingAccountStore) {
 	t.Helper()
-	key, err := seal.New("", "a-test-secret-of-32-characters!!")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vault := credentials.Vault{Key: key}
+	vault := testVault(t)
 	row, err := vault.Seal("ws_1", "wa_1", "whatsapp", channels.Credentials{AccessToken: "tok", PhoneNumberID: "106", WABAID: "107"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
