@@ -7,6 +7,7 @@
 package metahook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -151,7 +152,7 @@ func (s *Service) processLocked(ctx context.Context, hookID string) error {
 // processHook handles one unprocessed hook.
 func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	hookID := h.ID
-	p, err := meta.ParseWebhook(h.Payload)
+	p, err := meta.ParseWebhook(withoutNUL(h.Payload))
 	if err != nil {
 		slog.Warn("meta hook does not parse; dropped", "hook_id", hookID, "err", err)
 		return s.Store.FinishProviderHook(ctx, hookID, s.Clock.Now(), "")
@@ -220,6 +221,30 @@ func (s *Service) handleSafely(ctx context.Context, h *repo.ProviderHook, ev met
 		}
 	}()
 	return s.handle(ctx, h, ev)
+}
+
+// withoutNUL is a JSON payload whose \u0000 escapes are \ufffd: Postgres
+// stores a NUL in no text or jsonb value, so a message carrying one would
+// fail every attempt to store it.
+func withoutNUL(raw []byte) []byte {
+	nul := []byte(`\u0000`)
+	if !bytes.Contains(raw, nul) {
+		return raw
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] != '\\' || i+1 == len(raw):
+			out = append(out, raw[i])
+		case bytes.HasPrefix(raw[i:], nul):
+			out = append(out, `\ufffd`...)
+			i += len(nul) - 1
+		default: // another escape, such as \\: taken whole
+			out = append(out, raw[i], raw[i+1])
+			i++
+		}
+	}
+	return out
 }
 
 // MaxHookAttempts is how many failed attempts a stored hook gets before it
