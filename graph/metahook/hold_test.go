@@ -1,8 +1,10 @@
 package metahook
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +24,7 @@ type failingAccountStore struct {
 	row      repo.AccountProvider
 	attempts int
 	finished string
+	givenUp  string
 }
 
 func (f *failingAccountStore) AccountProvidersByKey(context.Context, string, string) ([]repo.AccountProvider, error) {
@@ -39,6 +42,18 @@ func (f *failingAccountStore) Account(context.Context, string, string, string) (
 func (f *failingAccountStore) FinishProviderHook(_ context.Context, _ string, _ time.Time, lastErr string) error {
 	f.finished = lastErr
 	return nil
+}
+
+func (f *failingAccountStore) GiveUpProviderHook(_ context.Context, _ string, _ time.Time, lastErr string) error {
+	f.givenUp = lastErr
+	return nil
+}
+
+// InTx finds no stored message (a status's wamid is unknown); a send of
+// the number is still sending, so such a status is early.
+func (f *failingAccountStore) InTx(context.Context, func(repo.Queries) error) error { return nil }
+func (f *failingAccountStore) WhatsAppSending(context.Context, string) (bool, error) {
+	return true, nil
 }
 
 // When a customer's message fails, the customer's later messages of the
@@ -83,5 +98,23 @@ func TestAPanickingEventFailsItsHook(t *testing.T) {
 	err := s.processHook(t.Context(), store.hook)
 	if err == nil || !strings.Contains(err.Error(), "panicked") || !strings.Contains(store.finished, "panicked") {
 		t.Fatalf("processHook = %v (last error %q); want the hook failed by the panic", err, store.finished)
+	}
+}
+
+// A hook whose early status comes with another failure is a failed hook:
+// given up after MaxHookAttempts (an early status alone never is), and
+// not skipped as early by its customer's later hooks.
+func TestAnEarlyStatusDoesNotExcuseAnotherFailure(t *testing.T) {
+	early := fmt.Errorf("wrapped: %w", ErrStatusEarly)
+	if !onlyEarly(errors.Join(ErrStatusEarly, errors.Join(early))) || onlyEarly(errors.Join(ErrStatusEarly, errors.New("the database blinked"))) {
+		t.Fatal("onlyEarly misjudges joined failures")
+	}
+	s, store := numberHook(t, "15550001")
+	store.hook.Payload = bytes.Replace(store.hook.Payload, []byte(`"messages":[`),
+		[]byte(`"statuses":[{"id":"wamid.ours","recipient_id":"15550002","status":"delivered","timestamp":"1760000000"}],"messages":[`), 1)
+	store.hook.Attempts = MaxHookAttempts - 1
+	err := s.processHook(t.Context(), store.hook)
+	if err != nil || !strings.Contains(store.givenUp, "blinked") || !strings.Contains(store.givenUp, "before the wamid") || store.finished != "" {
+		t.Fatalf("processHook = %v, given up %q, finished %q; want the hook given up with both failures", err, store.givenUp, store.finished)
 	}
 }

@@ -162,8 +162,8 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if failed != nil {
 		lastErr = failed.Error()
 	}
-	giveUp := failed != nil && !errors.Is(failed, ErrStatusEarly) && h.Attempts+1 >= MaxHookAttempts
-	if failed != nil && !errors.Is(failed, ErrStatusEarly) {
+	giveUp := failed != nil && !onlyEarly(failed) && h.Attempts+1 >= MaxHookAttempts
+	if failed != nil && !onlyEarly(failed) {
 		metrics.ObserveProviderHookFailed("meta", ReasonClass(failed), giveUp)
 	}
 	if giveUp {

@@ -2,7 +2,6 @@ package metahook
 
 import (
 	"context"
-	"errors"
 	"hash/fnv"
 	"log/slog"
 	"slices"
@@ -108,7 +107,7 @@ func (s *Service) catchUp(ctx context.Context, h *repo.ProviderHook) error {
 	}
 	for _, id := range older {
 		slog.Info("meta hook: an older hook of the same customer is processed first", "hook_id", h.ID, "older", id)
-		if err := s.processLocked(ctx, id); err != nil && !errors.Is(err, ErrStatusEarly) {
+		if err := s.processLocked(ctx, id); err != nil && !onlyEarly(err) {
 			return err
 		}
 	}
