@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"time"
 
@@ -22,11 +20,10 @@ type Lease struct {
 }
 
 // Take takes the lease for ttl; false when another process took it and it
-// has not expired.
+// has not expired. The lease is never given back (it expires), so its value
+// says nothing of its holder.
 func (l Lease) Take(ctx context.Context, ttl time.Duration) (bool, error) {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return l.Redis.SetNX(ctx, l.Key, hex.EncodeToString(b), ttl).Result()
+	return l.Redis.SetNX(ctx, l.Key, "taken", ttl).Result()
 }
 
 // due says whether this process does the job of the period: it takes the

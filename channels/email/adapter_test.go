@@ -585,11 +585,18 @@ func TestFromOversigned(t *testing.T) {
 	}
 }
 
-// inbox is an Inbox that takes every recipient and keeps what arrives.
-type inbox struct{ got chan []byte }
+// inbox is an Inbox that takes every recipient and keeps what arrives
+// (and, when rcpts is set, its recipients).
+type inbox struct {
+	got   chan []byte
+	rcpts chan []string
+}
 
 func (i inbox) Accepts(context.Context, string) (bool, error) { return true, nil }
-func (i inbox) Deliver(_ context.Context, _ string, _ []string, raw []byte) error {
+func (i inbox) Deliver(_ context.Context, _ string, rcpts []string, raw []byte) error {
+	if i.rcpts != nil {
+		i.rcpts <- rcpts
+	}
 	i.got <- raw
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -14,6 +16,11 @@ import (
 
 // MaxMessageBytes is the inbound limit, advertised with SIZE.
 const MaxMessageBytes = 25 << 20
+
+// MaxMailsReading bounds the mails a listener reads into memory at once
+// (each up to MaxMessageBytes); the data of one more is answered 451, and
+// its sender tries again later.
+const MaxMailsReading = 16
 
 // Inbox is msgsvc behind the listener: which recipients it takes, and
 // where an accepted mail is stored before the 250.
@@ -37,7 +44,7 @@ type Listener struct {
 
 // Server is the go-smtp server of the listener.
 func (l *Listener) Server(addr string) *smtp.Server {
-	s := smtp.NewServer(backend{l.Inbox})
+	s := smtp.NewServer(backend{inbox: l.Inbox, reading: make(chan struct{}, MaxMailsReading)})
 	s.Addr = addr
 	s.Domain = l.Hostname
 	s.MaxMessageBytes = MaxMessageBytes
@@ -68,20 +75,28 @@ func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-type backend struct{ inbox Inbox }
+type backend struct {
+	inbox Inbox
+	// reading holds a slot for each mail being read.
+	reading chan struct{}
+}
 
-func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) { return &inSession{inbox: b.inbox}, nil }
+func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) {
+	return &inSession{inbox: b.inbox, reading: b.reading}, nil
+}
 
 type inSession struct {
-	inbox Inbox
-	from  string
-	rcpts []string
+	inbox   Inbox
+	reading chan struct{}
+	from    string
+	rcpts   []string
 }
 
 var (
 	errNoSuchUser = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such recipient here"}
 	errTemporary  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
 	errNoRcpt     = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
+	errBusy       = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Too busy, try again later"}
 )
 
 func (s *inSession) Mail(from string, _ *smtp.MailOptions) error {
@@ -90,6 +105,9 @@ func (s *inSession) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (s *inSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if slices.ContainsFunc(s.rcpts, func(r string) bool { return strings.EqualFold(r, to) }) {
+		return nil // named twice, delivered once
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ok, err := s.inbox.Accepts(ctx, to)
@@ -105,6 +123,13 @@ func (s *inSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *inSession) Data(r io.Reader) error {
+	select {
+	case s.reading <- struct{}{}:
+		defer func() { <-s.reading }()
+	default:
+		slog.Warn("inbound smtp: too many mails being read at once; answered 451", "limit", cap(s.reading))
+		return errBusy
+	}
 	raw, err := io.ReadAll(r)
 	if err != nil {
 		return err // go-smtp answers 552 for a mail over SIZE

@@ -26,6 +26,11 @@ const (
 	MaxParts       = 2000
 )
 
+// MaxMessageID is the longest Message-ID kept (a header line's limit, RFC
+// 5322 section 2.1.1): it is a key of the store, whose index takes no
+// value much longer.
+const MaxMessageID = 998
+
 // File is an attachment of an inbound mail.
 type File struct {
 	Filename    string
@@ -259,6 +264,10 @@ func (p *Parsed) headers(h mail.Header) {
 	p.Subject = clean(p, strings.TrimSpace(p.Subject))
 	p.MessageID, _ = h.MessageID()
 	p.MessageID = clean(p, p.MessageID)
+	if len(p.MessageID) > MaxMessageID {
+		p.warnf(warningCodes[enmime.ErrorMalformedHeader], "The Message-ID is longer than %d characters; it was not kept.", MaxMessageID)
+		p.MessageID = ""
+	}
 	p.InReplyTo, _ = h.MsgIDList("In-Reply-To")
 	p.References, _ = h.MsgIDList("References")
 	p.AutoSubmitted = automatic(h)

@@ -179,3 +179,17 @@ func TestParseRepairs(t *testing.T) {
 		t.Errorf("unknown encoding: %+v %v", p.Attachments, p.Warnings)
 	}
 }
+
+// A Message-ID longer than a header line may be is not kept: stored as the
+// mail's key it would fail every attempt to store the mail.
+func TestParseDropsAnOverlongMessageID(t *testing.T) {
+	long := "<" + strings.Repeat("a1b2c3d4", 400) + "@example.com>"
+	p := email.Parse([]byte("From: ada@example.com\r\nMessage-ID: " + long + "\r\nSubject: hi\r\n\r\nhello\r\n"))
+	if p.MessageID != "" || p.Text != "hello" || !slices.ContainsFunc(p.Warnings, func(w email.Warning) bool { return w.Code == "malformed_header" }) {
+		t.Errorf("Message-ID %d bytes, text %q, warnings %v; want no id, the text, a malformed_header warning", len(p.MessageID), p.Text, p.Warnings)
+	}
+	ok := email.Parse([]byte("From: ada@example.com\r\nMessage-ID: <" + strings.Repeat("a", email.MaxMessageID-12) + "@example.com>\r\n\r\nhello\r\n"))
+	if len(ok.MessageID) != email.MaxMessageID {
+		t.Errorf("a Message-ID of %d characters was not kept (%d)", email.MaxMessageID, len(ok.MessageID))
+	}
+}

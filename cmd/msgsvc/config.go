@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"github.com/msgsvc/msgsvc/channels/email"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/ops/redisconn"
@@ -110,6 +112,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		Secret:      get("MSGSVC_SECRET", ""),
 		AdminToken:  get("MSGSVC_ADMIN_TOKEN", ""),
 	}
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.Redis, err = redisconn.Parse(c.RedisURL); err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
@@ -136,7 +141,10 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.TrustedProxies, err = clientaddr.Parse(get("MSGSVC_TRUSTED_PROXIES", "")); err != nil {
 		return nil, fmt.Errorf("MSGSVC_TRUSTED_PROXIES: %w", err)
 	}
-	c.Production = getenv("MSGSVC_ENV") == "production"
+	mode := get("MSGSVC_ENV", "development")
+	if c.Production = mode == "production"; !c.Production && mode != "development" {
+		return nil, fmt.Errorf("MSGSVC_ENV: %q is not development or production", mode)
+	}
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
 		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
 	}
@@ -146,7 +154,7 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
-	if err := c.checkSecret(getenv("MSGSVC_ENV")); err != nil {
+	if err := c.checkSecret(mode); err != nil {
 		return nil, err
 	}
 	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
@@ -155,13 +163,27 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Sweep, err = loadSweep(get); err != nil {
 		return nil, err
 	}
-	if c.Live, c.Seal, err = loadLive(get, getenv("MSGSVC_ENV"), append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
+	if c.Live, c.Seal, err = loadLive(get, mode, append([]string{c.Secret}, c.PreviousSecrets...)); err != nil {
 		return nil, err
 	}
 	if c.Live.SMTPHostname == "" {
 		c.Live.SMTPHostname = email.HelloName(c.PublicURL)
 	}
 	return c, nil
+}
+
+// checkDatabaseURL refuses a DATABASE_URL the driver cannot read, without
+// showing it: it holds the password, and the URL parser's errors quote it.
+func checkDatabaseURL(dsn string) error {
+	_, err := pq.NewConfig(dsn)
+	var bad *url.Error
+	if errors.As(err, &bad) {
+		return errors.New("DATABASE_URL: not a URL like postgres://user:pass@host:5432/msgsvc (the value is not shown: it holds the password)")
+	}
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	return nil
 }
 
 // egressIPs reads MSGSVC_EGRESS_IPS: comma-separated IP addresses.

@@ -90,3 +90,16 @@ func TestSMTPOAuthConfig(t *testing.T) {
 		env[name] = keep
 	}
 }
+
+// An email setting that acts only with another is refused without it,
+// not ignored.
+func TestSMTPSettingsWithoutTheirCounterpart(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"MSGSVC_SMTP_OAUTH_TOKEN_URL": {"MSGSVC_SMTP_OAUTH_TOKEN_URL": "https://login.example.com/token", "MSGSVC_SMTP_OAUTH_CLIENT_ID": "app-1"},
+		"MSGSVC_SMTP_TLS_CERT":        {"MSGSVC_SMTP_TLS_CERT": "/etc/msgsvc/cert.pem", "MSGSVC_SMTP_TLS_KEY": "/etc/msgsvc/key.pem"},
+	} {
+		if _, err := loadConfig(env(vars)); err == nil || !strings.HasPrefix(err.Error(), name) {
+			t.Errorf("%v: %v; want an error naming %s", vars, err, name)
+		}
+	}
+}

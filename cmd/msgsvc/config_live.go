@@ -114,7 +114,10 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 	if c.SMTPRelay, err = smtpRelay(get("MSGSVC_SMTP_RELAY", "")); err != nil {
 		return c, seal.Key{}, err
 	}
-	if c.SMTP, err = loadSMTP(get); err != nil {
+	if c.SMTP, err = loadSMTP(get); err == nil {
+		err = smtpOrphans(c)
+	}
+	if err != nil {
 		return c, seal.Key{}, err
 	}
 	for name, addr := range map[string]string{"MSGSVC_SMTP_ADDR": c.SMTPAddr, "MSGSVC_METRICS_ADDR": c.MetricsAddr} {
@@ -137,6 +140,18 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 	}
 	key, err := sealKey(get("MSGSVC_ENCRYPTION_KEY", ""), secrets)
 	return c, key, err
+}
+
+// smtpOrphans refuses email settings that act only with another one that
+// is not set, rather than ignoring them.
+func smtpOrphans(c LiveConfig) error {
+	switch {
+	case c.SMTP.OAuth.TokenURL != "" && c.SMTPRelay == nil:
+		return errors.New("MSGSVC_SMTP_OAUTH_TOKEN_URL: it authenticates to MSGSVC_SMTP_RELAY, which is not set")
+	case (c.SMTPTLSCert != "" || c.SMTPTLSKey != "") && c.SMTPAddr == "":
+		return errors.New("MSGSVC_SMTP_TLS_CERT, MSGSVC_SMTP_TLS_KEY: they serve the inbound listener, and MSGSVC_SMTP_ADDR is not set")
+	}
+	return nil
 }
 
 // sealKey is the ring of MSGSVC_ENCRYPTION_KEY (comma-separated keys: the

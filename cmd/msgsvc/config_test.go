@@ -64,11 +64,18 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_DB_MAX_CONNS":           "0",
 		"MSGSVC_DB_PREPARE":             "sometimes",
 		"MSGSVC_TRUSTED_PROXIES":        "10.0.0.0/8,10.0.0.0/40",
+		"MSGSVC_ENV":                    "Production",
 	}
 	for name, value := range cases {
 		_, err := loadConfig(env(map[string]string{name: value}))
 		if err == nil || !strings.HasPrefix(err.Error(), name+":") {
 			t.Errorf("%s=%q: got %v, want an error naming %s", name, value, err, name)
+		}
+	}
+	for _, dsn := range []string{"postgres://msgsvc:s3cret-pw@db:port/msgsvc", "postgres://msgsvc:s3cret-pw@db/msgsvc?sslmode=bogus"} {
+		_, err := loadConfig(env(map[string]string{"DATABASE_URL": dsn}))
+		if err == nil || !strings.HasPrefix(err.Error(), "DATABASE_URL:") || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("DATABASE_URL=%q: got %v, want an error naming DATABASE_URL without the password", dsn, err)
 		}
 	}
 	if _, err := loadConfig(env(map[string]string{"MSGSVC_ENV": "production"})); err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_SECRET:") {

@@ -220,7 +220,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
-		httpServer := &http.Server{Addr: cfg.Addr, Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		httpServer := newHTTPServer(cfg.Addr, server.Handler())
 		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()
 		defer func() {
@@ -241,6 +241,13 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		}
 		return fmt.Errorf("MSGSVC_ADDR: %w", err)
 	}
+}
+
+// newHTTPServer is an HTTP server of the process: a request's headers
+// must come within 10 s, and a keep-alive connection idle for 2 minutes
+// is closed (with neither, an idle connection is kept for ever).
+func newHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 }
 
 // wireResolver builds the resolver with every channel's adapter and the

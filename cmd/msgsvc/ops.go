@@ -54,7 +54,7 @@ func startOperations(cfg *Config, store *repo.Store, redisOpt asynq.RedisConnOpt
 		o.Close()
 		return nil, fmt.Errorf("MSGSVC_METRICS_ADDR: %w", err)
 	}
-	o.server = &http.Server{Handler: metrics.Handler(o.Probes), ReadHeaderTimeout: 10 * time.Second}
+	o.server = newHTTPServer("", metrics.Handler(o.Probes))
 	go func() {
 		if err := o.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("metrics listener stopped", "addr", cfg.Live.MetricsAddr, "err", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -15,8 +14,7 @@ import (
 // queue, and the pacer of each number's sends when MSGSVC_WHATSAPP_PACE
 // sets one.
 func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
-	mc := meta.Config{GraphURL: cfg.Live.MetaGraphURL, InstagramURL: cfg.Live.InstagramGraphURL,
-		Version: cfg.Live.MetaAPIVersion, Timeout: cfg.Live.ProviderTimeout}
+	mc := metaConfig(cfg.Live)
 	if cfg.Live.MetaAppSecretProof {
 		mc.AppSecret = cfg.Live.MetaAppSecret
 	}

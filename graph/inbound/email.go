@@ -51,6 +51,10 @@ type EmailFile struct {
 // Message-ID (the same mail delivered twice).
 var ErrDuplicate = errors.New("inbound: this mail is already stored")
 
+// errStoredMeanwhile: a concurrent delivery of the same mail stored it
+// while this one was being stored.
+var errStoredMeanwhile = errors.New("inbound: the same mail was stored meanwhile by another delivery; processed again")
+
 // ReceiveEmail stores an inbound mail as a message of acc's workspace in the
 // live mode: In-Reply-To or References naming a Message-ID of the workspace
 // join that conversation (reopening it); otherwise a new conversation with
@@ -82,9 +86,17 @@ func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Ac
 		return nil, err
 	}
 	if in.MessageID != "" {
-		if _, err := q.InsertEmailMessageID(ctx, &repo.EmailMessageID{WorkspaceID: s.WorkspaceID, Livemode: true,
-			HeaderID: in.MessageID, MessageID: msg.ID, ConversationID: conv.ID, CreatedAt: now}); err != nil {
+		fresh, err := q.InsertEmailMessageID(ctx, &repo.EmailMessageID{WorkspaceID: s.WorkspaceID, Livemode: true,
+			HeaderID: in.MessageID, MessageID: msg.ID, ConversationID: conv.ID, CreatedAt: now})
+		if err != nil {
 			return nil, err
+		}
+		if !fresh {
+			// Another delivery of the mail committed it after the check
+			// above: q holds this copy's rows, so it must roll back (not
+			// ErrDuplicate, which the caller commits past); processed
+			// again, the check finds the mail.
+			return nil, errStoredMeanwhile
 		}
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)

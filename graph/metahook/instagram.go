@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/instagram"
@@ -47,16 +48,18 @@ func (s *Service) eachInstagramAccount(ctx context.Context, entryID string, fn f
 	return err
 }
 
-// maxSecretEntries bounds the entries whose accounts' app secrets an
-// unverified payload may make us read.
+// maxSecretEntries bounds the accounts whose app secrets an unverified
+// payload may make us read.
 const maxSecretEntries = 10
 
-// AppSecrets are the app secrets of the Instagram accounts an
-// Instagram payload names in entry[].id (at most maxSecretEntries), for a
-// payload the global MSGSVC_META_APP_SECRET does not verify: an account
-// connected through a Meta app of its own (Instagram Login apps have their
-// own secret) signs with that app's secret. Read before the signature is
-// checked, the payload only chooses which secrets to try.
+// AppSecrets are the app secrets that may verify an Instagram payload the
+// global MSGSVC_META_APP_SECRET does not: an account connected through a
+// Meta app of its own (Instagram Login apps have their own secret) signs
+// with that app's secret. Such a secret vouches only for its own accounts,
+// so only a secret of an account of every id the payload names in
+// entry[].id (at most maxSecretEntries ids) is one: a payload signed by one
+// app never carries events into another app's accounts. Read before the
+// signature is checked, the payload only chooses which secrets to try.
 func (s *Service) AppSecrets(ctx context.Context, raw []byte) ([]string, error) {
 	var env struct {
 		Object string `json:"object"`
@@ -64,27 +67,52 @@ func (s *Service) AppSecrets(ctx context.Context, raw []byte) ([]string, error) 
 			ID meta.ID `json:"id"`
 		} `json:"entry"`
 	}
-	if json.Unmarshal(raw, &env) != nil || env.Object != meta.ObjectInstagram {
+	if json.Unmarshal(raw, &env) != nil || env.Object != meta.ObjectInstagram || len(env.Entry) == 0 {
 		return nil, nil
 	}
-	seen := map[string]bool{}
-	var secrets []string
-	for i, e := range env.Entry {
-		if i == maxSecretEntries {
-			break
+	var ids []string
+	for _, e := range env.Entry {
+		if !slices.Contains(ids, string(e.ID)) {
+			ids = append(ids, string(e.ID))
 		}
-		rows, err := s.Store.AccountProvidersByKey(ctx, "instagram", string(e.ID))
+	}
+	if len(ids) > maxSecretEntries {
+		return nil, nil
+	}
+	var common []string
+	for i, id := range ids {
+		own, err := s.accountSecrets(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		for j := range rows {
-			creds, err := s.Vault.Open(&rows[j])
-			if err != nil || creds.AppSecret == "" || seen[creds.AppSecret] {
-				continue
-			}
-			seen[creds.AppSecret] = true
-			secrets = append(secrets, creds.AppSecret)
+		if i == 0 {
+			common = own
+		} else {
+			common = slices.DeleteFunc(common, func(secret string) bool { return !slices.Contains(own, secret) })
 		}
+		if len(common) == 0 {
+			return nil, nil
+		}
+	}
+	return common, nil
+}
+
+// accountSecrets are the app secrets of the Instagram accounts keyed by id.
+func (s *Service) accountSecrets(ctx context.Context, id string) ([]string, error) {
+	if id == "" {
+		return nil, nil
+	}
+	rows, err := s.Store.AccountProvidersByKey(ctx, "instagram", id)
+	if err != nil {
+		return nil, err
+	}
+	var secrets []string
+	for j := range rows {
+		creds, err := s.Vault.Open(&rows[j])
+		if err != nil || creds.AppSecret == "" || slices.Contains(secrets, creds.AppSecret) {
+			continue
+		}
+		secrets = append(secrets, creds.AppSecret)
 	}
 	return secrets, nil
 }

@@ -149,7 +149,7 @@ func (s *Service) processLocked(ctx context.Context, hookID string) error {
 // processHook handles one unprocessed hook.
 func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	hookID := h.ID
-	p, err := meta.ParseWebhook(h.Payload)
+	p, err := meta.ParseWebhook(withoutNUL(h.Payload))
 	if err != nil {
 		slog.Warn("meta hook does not parse; dropped", "hook_id", hookID, "err", err)
 		return s.Store.FinishProviderHook(ctx, hookID, s.Clock.Now(), "")
@@ -157,23 +157,13 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if len(p.Ignored) > 0 {
 		slog.Info("meta hook: parts not processed", "hook_id", hookID, "ignored", p.Ignored)
 	}
-	var failed error
-	for _, ev := range p.Events {
-		if err := s.handle(ctx, h, ev); err != nil {
-			log := slog.Warn
-			if errors.Is(err, ErrStatusEarly) {
-				log = slog.Info
-			}
-			log("meta hook event failed", "hook_id", hookID, "channel", ev.Channel(), "route", ev.RouteID(), "err", err)
-			failed = errors.Join(failed, err)
-		}
-	}
+	failed := s.handleAll(ctx, h, p.Events)
 	lastErr := ""
 	if failed != nil {
 		lastErr = failed.Error()
 	}
-	giveUp := failed != nil && !errors.Is(failed, ErrStatusEarly) && h.Attempts+1 >= MaxHookAttempts
-	if failed != nil && !errors.Is(failed, ErrStatusEarly) {
+	giveUp := failed != nil && !onlyEarly(failed) && h.Attempts+1 >= MaxHookAttempts
+	if failed != nil && !onlyEarly(failed) {
 		metrics.ObserveProviderHookFailed("meta", ReasonClass(failed), giveUp)
 	}
 	if giveUp {

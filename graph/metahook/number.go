@@ -28,17 +28,17 @@ func (s *Service) changedNumber(ctx context.Context, scope repo.Scope, oldPhone,
 	}
 	moved := false
 	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		ct, err := q.ContactBy(ctx, scope, "phone", oldPhone)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil // no such customer, or moved already
+		}
+		if err != nil {
+			return err
+		}
 		if _, err := q.ContactBy(ctx, scope, "phone", newPhone); err == nil {
 			slog.Warn("meta hook: a customer changed number to one another contact has; contacts left as they are")
 			return nil
 		} else if !errors.Is(err, repo.ErrNotFound) {
-			return err
-		}
-		ct, err := q.ContactBy(ctx, scope, "phone", oldPhone)
-		if errors.Is(err, repo.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
 			return err
 		}
 		ct.Phone, ct.UpdatedAt = &newPhone, s.Clock.Now()

@@ -2,7 +2,6 @@ package metahook
 
 import (
 	"context"
-	"errors"
 	"hash/fnv"
 	"log/slog"
 	"slices"
@@ -32,37 +31,44 @@ var stripes [64]sync.Mutex
 // orderKeys lists the customers a payload's events are about.
 func orderKeys(p *meta.Payload) []string {
 	var keys []string
+	for _, ev := range p.Events {
+		keys = append(keys, eventKeys(ev)...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// eventKeys lists the customers one event is about.
+func eventKeys(ev meta.Event) []string {
+	var keys []string
 	add := func(channel, route, customer string) {
 		if customer != "" {
 			keys = append(keys, channel+":"+route+":"+customer)
 		}
 	}
-	for _, ev := range p.Events {
-		switch e := ev.(type) {
-		// A WhatsApp customer is known by phone, by business-scoped user
-		// id, or both: a hook names each it has, so hooks of one customer
-		// with and without a phone still follow one another.
-		case *meta.WhatsAppMessage:
-			add("whatsapp", e.PhoneNumberID, e.From)
-			add("whatsapp", e.PhoneNumberID, e.UserID)
-		case *meta.WhatsAppStatus:
-			add("whatsapp", e.PhoneNumberID, e.RecipientID)
-			add("whatsapp", e.PhoneNumberID, e.RecipientUserID)
-		case *meta.WhatsAppUserPreference:
-			add("whatsapp", e.PhoneNumberID, e.WAID)
-			add("whatsapp", e.PhoneNumberID, e.UserID)
-		case *meta.InstagramMessage:
-			add("instagram", e.RouteID(), e.CustomerID())
-		case *meta.InstagramRead:
-			add("instagram", e.RouteID(), e.SenderID)
-		case *meta.InstagramReaction:
-			add("instagram", e.RouteID(), e.SenderID)
-		case *meta.InstagramComment:
-			add("instagram", e.RouteID(), e.FromID)
-		}
+	switch e := ev.(type) {
+	// A WhatsApp customer is known by phone, by business-scoped user
+	// id, or both: a hook names each it has, so hooks of one customer
+	// with and without a phone still follow one another.
+	case *meta.WhatsAppMessage:
+		add("whatsapp", e.PhoneNumberID, e.From)
+		add("whatsapp", e.PhoneNumberID, e.UserID)
+	case *meta.WhatsAppStatus:
+		add("whatsapp", e.PhoneNumberID, e.RecipientID)
+		add("whatsapp", e.PhoneNumberID, e.RecipientUserID)
+	case *meta.WhatsAppUserPreference:
+		add("whatsapp", e.PhoneNumberID, e.WAID)
+		add("whatsapp", e.PhoneNumberID, e.UserID)
+	case *meta.InstagramMessage:
+		add("instagram", e.RouteID(), e.CustomerID())
+	case *meta.InstagramRead:
+		add("instagram", e.RouteID(), e.SenderID)
+	case *meta.InstagramReaction:
+		add("instagram", e.RouteID(), e.SenderID)
+	case *meta.InstagramComment:
+		add("instagram", e.RouteID(), e.FromID)
 	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
+	return keys
 }
 
 // lockKeys takes the stripes of keys in index order (so two hooks never
@@ -101,7 +107,7 @@ func (s *Service) catchUp(ctx context.Context, h *repo.ProviderHook) error {
 	}
 	for _, id := range older {
 		slog.Info("meta hook: an older hook of the same customer is processed first", "hook_id", h.ID, "older", id)
-		if err := s.processLocked(ctx, id); err != nil && !errors.Is(err, ErrStatusEarly) {
+		if err := s.processLocked(ctx, id); err != nil && !onlyEarly(err) {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package metahook
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strconv"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
@@ -35,7 +36,8 @@ func richOf(m *meta.WhatsAppMessage) (string, model.Rich) {
 			return "location", rich
 		}
 	case "contacts":
-		if err := json.Unmarshal(m.Contacts, &rich.Contacts); err == nil && len(rich.Contacts) > 0 {
+		err := json.Unmarshal(m.Contacts, &rich.Contacts)
+		if rich.Contacts = slices.DeleteFunc(rich.Contacts, func(c *model.ContactCard) bool { return c == nil }); err == nil && len(rich.Contacts) > 0 {
 			for _, c := range rich.Contacts {
 				c.Phones, c.Emails, c.Addresses, c.Urls = orEmpty(c.Phones), orEmpty(c.Emails), orEmpty(c.Addresses), orEmpty(c.Urls)
 			}

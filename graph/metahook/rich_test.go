@@ -1,6 +1,7 @@
 package metahook
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
@@ -19,6 +20,7 @@ func TestRichOfKinds(t *testing.T) {
 		{m: meta.WhatsAppMessage{ID: "w5", Type: "location"}, want: "unsupported"}, // no location object: not a blank location
 		{m: meta.WhatsAppMessage{ID: "w6", Type: "unsupported", Errors: []meta.WhatsAppError{{Code: 131051, Title: "Message type unknown"}}}, want: "unsupported"},
 		{m: meta.WhatsAppMessage{ID: "w7", Type: "text", Context: &meta.WhatsAppContext{FrequentlyForwarded: true}}, want: "text"},
+		{m: meta.WhatsAppMessage{ID: "w8", Type: "contacts", Contacts: []byte(`[null]`)}, want: "unsupported"}, // no card: not a blank one
 	}
 	for _, c := range cases {
 		typ, rich := richOf(&c.m)
@@ -50,6 +52,23 @@ func TestRichOfKinds(t *testing.T) {
 			if !rich.Forwarded || rich.ReplyTo != nil {
 				t.Errorf("forwarded %+v", rich)
 			}
+		}
+	}
+}
+
+// A NUL in a payload's strings (which Postgres stores in no text) is read
+// as U+FFFD; a backslash written before "u0000" stays text.
+func TestWithoutNUL(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"t":"a\u0000b"}`:     "a\ufffdb",
+		`{"t":"a\\u0000b"}`:    `a\u0000b`,
+		`{"t":"\\\u0000"}`:     "\\\ufffd",
+		`{"t":"\u0000\u00e9"}`: "\ufffd\u00e9",
+		`{"t":"plain"}`:        "plain",
+	} {
+		var v struct{ T string }
+		if err := json.Unmarshal(withoutNUL([]byte(raw)), &v); err != nil || v.T != want {
+			t.Errorf("%s: %q (%v); want %q", raw, v.T, err, want)
 		}
 	}
 }

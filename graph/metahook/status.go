@@ -30,6 +30,21 @@ const DefaultEarlyStatusWait = time.Minute
 // processed again later (the job's retry, then the sweep).
 var ErrStatusEarly = errors.New("metahook: a status arrived before the wamid it names was stored; processed again later")
 
+// onlyEarly says every failure err joins is ErrStatusEarly: a hook that
+// failed so waits for its sends, not its customers, and is never given up;
+// one with any other failure too is a failed hook.
+func onlyEarly(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !onlyEarly(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, ErrStatusEarly)
+}
+
 // status applies a status of one provider message to its message: forward
 // only, the message's status the least advanced of its parts (failed if any
 // failed), message.status on a change. See statusOf for a wamid not known.

@@ -63,8 +63,11 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 	_, err = s.Inbound.Receive(ctx, scope, t.acc, in)
 	if errors.Is(err, errDuplicate) {
 		slog.Info("meta hook: message already received", "wamid", m.ID)
-		return nil
+		err = nil
 	}
+	// Also for a message received before: what it says of the customer
+	// may not have been applied (a crash or a failure in between), and
+	// applying it again changes nothing.
 	if err == nil && rich.System != nil {
 		err = s.identityChanges(ctx, scope, from, m, rich.System)
 	}
