@@ -76,6 +76,11 @@ func (s *Server) metaSigned(w http.ResponseWriter, r *http.Request, raw []byte) 
 	if s.Meta.AppSecret != "" && meta.VerifySignature(s.Meta.AppSecret, raw, header) {
 		return true
 	}
+	if s.Meta.AppSecret != "" && !meta.SignatureShaped(header) {
+		// No secret can verify it: the accounts' are not read for it.
+		http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
+		return false
+	}
 	secrets, err := s.Resolver.MetaHooks().AppSecrets(r.Context(), raw)
 	if err != nil {
 		slog.Warn("meta hook: accounts' app secrets not read; Meta retries it", "request_id", requestID(r.Context()), "err", err)

@@ -206,6 +206,11 @@ func TestSignature(t *testing.T) {
 		if got := meta.VerifySignature("app-secret", raw, h); got != want {
 			t.Errorf("%s: verified %v, want %v", name, got, want)
 		}
+		// Only a header of the right form is checked against secrets.
+		shaped := !strings.Contains("missing no prefix sha1 prefix not hex short", name)
+		if got := meta.SignatureShaped(h); got != shaped {
+			t.Errorf("%s: shaped %v, want %v", name, got, shaped)
+		}
 	}
 	if meta.VerifySignature("", raw, meta.SignatureValue("", raw)) {
 		t.Error("an empty secret verified a payload")

@@ -19,15 +19,27 @@ func VerifySignature(secret string, raw []byte, header string) bool {
 	if secret == "" {
 		return false
 	}
+	got, ok := signature(header)
+	return ok && hmac.Equal(got, Sign(secret, raw))
+}
+
+// signature reads an X-Hub-Signature-256 header: "sha256=" and the hex of
+// 32 bytes.
+func signature(header string) ([]byte, bool) {
 	value, ok := strings.CutPrefix(strings.TrimSpace(header), "sha256=")
 	if !ok {
-		return false
+		return nil, false
 	}
 	got, err := hex.DecodeString(value)
-	if err != nil || len(got) != sha256.Size {
-		return false
-	}
-	return hmac.Equal(got, Sign(secret, raw))
+	return got, err == nil && len(got) == sha256.Size
+}
+
+// SignatureShaped says whether an X-Hub-Signature-256 header has the form
+// of one, so a request that cannot verify under any secret is refused
+// before any secret is read.
+func SignatureShaped(header string) bool {
+	_, ok := signature(header)
+	return ok
 }
 
 // Sign is the HMAC-SHA256 of raw keyed with secret; SignatureValue is its
