@@ -194,7 +194,8 @@ func httpURL(name, v string) (string, error) {
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+		// Not quoted: the value may hold a password.
+		return "", fmt.Errorf("%s: not an http(s) URL such as https://host/path", name)
 	}
 	return strings.TrimRight(v, "/"), nil
 }

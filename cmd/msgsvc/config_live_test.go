@@ -113,3 +113,14 @@ func TestProviderUnknownAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestURLSettingsDoNotShowPasswords: a refused URL setting names what is
+// wrong without the password it may carry.
+func TestURLSettingsDoNotShowPasswords(t *testing.T) {
+	for _, v := range []string{"ftp://user:s3cret@ai.example.com/v1", "http://user:s3cret@[::1", "user:s3cret@ai.example.com"} {
+		_, err := loadConfig(env(map[string]string{"MSGSVC_AI_URL": v}))
+		if err == nil || !strings.Contains(err.Error(), "MSGSVC_AI_URL") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}
