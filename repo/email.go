@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -165,17 +166,29 @@ func (q Queries) FinishInboundMail(ctx context.Context, id string, at time.Time,
 	return err
 }
 
-// FailInboundMail counts a failed attempt; the sweep tries again.
-func (q Queries) FailInboundMail(ctx context.Context, id, lastError string) error {
-	_, err := q.exec(ctx, `UPDATE inbound_mails SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, id, lastError)
-	return err
+// FailInboundMail counts a failed attempt at an unprocessed mail, with its
+// error, and returns how many attempts failed so far (0 when the mail was
+// processed meanwhile).
+func (q Queries) FailInboundMail(ctx context.Context, id, lastError string) (int, error) {
+	var n int
+	err := q.get(ctx, &n, `UPDATE inbound_mails SET attempts = attempts + 1, last_error = $2
+		WHERE id = $1 AND processed_at IS NULL RETURNING attempts`, id, lastError)
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
 }
 
-// PendingInboundMails lists unprocessed mails received before a time.
-func (q Queries) PendingInboundMails(ctx context.Context, before time.Time, limit int) ([]string, error) {
+// PendingInboundMails lists the unprocessed mails to try at now, oldest
+// first: those never tried that were received before a time, and those
+// that failed fewer than maxAttempts times whose next try is due, retry
+// times 2^attempts after they were received.
+func (q Queries) PendingInboundMails(ctx context.Context, before, now time.Time, retry time.Duration, maxAttempts, limit int) ([]string, error) {
 	var out []string
 	return out, q.selectRows(ctx, &out, `SELECT id FROM inbound_mails WHERE processed_at IS NULL
-		AND received_at < $1 ORDER BY received_at LIMIT $2`, before, limit)
+		AND received_at < $1 AND attempts < $4
+		AND (attempts = 0 OR received_at + make_interval(secs => $3 * power(2, attempts)) <= $2)
+		ORDER BY received_at LIMIT $5`, before, now, retry.Seconds(), maxAttempts, limit)
 }
 
 // FileContent returns the bytes of one of the scope's files.

@@ -58,6 +58,9 @@ const tokenMargin = time.Minute
 // defaultLifetime is how long a token without expires_in is kept.
 const defaultLifetime = 10 * time.Minute
 
+// maxLifetime is the longest a token is kept, whatever its expires_in says.
+const maxLifetime = 24 * time.Hour
+
 // Token returns the access token held, or fetches one.
 func (o *OAuthClient) Token(ctx context.Context) (string, error) {
 	o.mu.Lock()
@@ -119,7 +122,8 @@ func (o *OAuthClient) fetch(ctx context.Context) (token string, lifetime time.Du
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenURL, strings.NewReader(form.Encode()))
 	if err != nil {
-		return "", 0, "", fmt.Errorf("OAuth token endpoint: %w", err)
+		// The parse error quotes the URL, userinfo and all.
+		return "", 0, "", errors.New("OAuth token endpoint: the token URL does not parse")
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -148,7 +152,7 @@ func (o *OAuthClient) fetch(ctx context.Context) (token string, lifetime time.Du
 	}
 	lifetime = defaultLifetime
 	if a.ExpiresIn > 0 {
-		lifetime = time.Duration(a.ExpiresIn) * time.Second
+		lifetime = time.Duration(min(a.ExpiresIn, int64(maxLifetime/time.Second))) * time.Second
 	}
 	return a.AccessToken, lifetime, a.RefreshToken, nil
 }

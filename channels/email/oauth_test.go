@@ -27,6 +27,7 @@ type tokenEndpoint struct {
 	forms    []string // grant_type:refresh_token (or client_credentials) of each call
 	refuse   bool
 	rotateTo string
+	expires  string // expires_in as sent; 3600 when empty
 }
 
 func (e *tokenEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +54,11 @@ func (e *tokenEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.rotateTo != "" {
 		refresh = `,"refresh_token":"` + e.rotateTo + `"`
 	}
-	_, _ = w.Write([]byte(`{"access_token":"` + tok + `","token_type":"Bearer","expires_in":3600` + refresh + `}`))
+	expires := e.expires
+	if expires == "" {
+		expires = "3600"
+	}
+	_, _ = w.Write([]byte(`{"access_token":"` + tok + `","token_type":"Bearer","expires_in":` + expires + refresh + `}`))
 }
 
 func (e *tokenEndpoint) calls() []string {
@@ -88,6 +93,24 @@ func TestOAuthTokenCachedAndRefreshed(t *testing.T) {
 	}
 	if got := strings.Join(e.calls(), ","); got != "refresh_token:refresh-0,refresh_token:refresh-1" {
 		t.Fatalf("calls %s", got)
+	}
+}
+
+// An expires_in too large for a time.Duration is held for a day at most,
+// not read as already expired.
+func TestOAuthHugeExpiresIn(t *testing.T) {
+	now := date
+	e := &tokenEndpoint{tokens: []string{"tok-1", "tok-2"}, expires: "9223372036854775807"}
+	o := oauthClient(t, e, &now)
+	ctx := context.Background()
+	for _, step := range []struct {
+		after time.Duration
+		want  string
+	}{{0, "tok-1"}, {time.Hour, "tok-1"}, {23 * time.Hour, "tok-2"}} {
+		now = now.Add(step.after)
+		if got, err := o.Token(ctx); err != nil || got != step.want {
+			t.Fatalf("at +%v: %q %v, want %s", step.after, got, err, step.want)
+		}
 	}
 }
 
@@ -165,5 +188,15 @@ func TestRelayOAuthRefused(t *testing.T) {
 	if r.Code != apierr.ChannelUnavailable || !strings.Contains(r.Reason, "invalid_grant") || len(sink.Mails()) != 0 ||
 		strings.Contains(r.Reason, "app-secret") || strings.Contains(r.Reason, "refresh-0") {
 		t.Fatalf("refusal %+v, %d mails", r, len(sink.Mails()))
+	}
+}
+
+// A token URL that does not parse is reported without its userinfo.
+func TestOAuthBadTokenURLHidesUserinfo(t *testing.T) {
+	o := &email.OAuthClient{OAuthConfig: email.OAuthConfig{TokenURL: "https://app:s3cret@login.example.com/tok\x7fen",
+		ClientID: "app-1", ClientSecret: "app-secret"}}
+	_, err := o.Token(context.Background())
+	if err == nil || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "app-secret") {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, i
 	if err := a.CheckChannel(msg.Channel); err != nil {
 		return nil, err
 	}
-	atts, att, err := attachmentOf(msg, id)
+	_, att, err := attachmentOf(msg, id)
 	if err != nil || att.Status != "failed" {
 		r.sign(att)
 		return att, err
@@ -67,40 +67,53 @@ func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, i
 	if ferr == nil && len(content) == 0 {
 		ferr = errors.New("the provider returned no bytes")
 	}
-	if ferr != nil {
-		att.Error = ferr.Error()
-	} else {
-		if ctype == "" {
-			ctype = f.ContentType
-		}
-		att.Status, att.Error, att.Size, att.ContentType = "stored", "", len(content), ctype
+	if ctype == "" {
+		ctype = f.ContentType
 	}
-	raw, err := json.Marshal(atts)
-	if err != nil {
-		return nil, fmt.Errorf("files: attachments: %w", err)
-	}
-	err = store.InTx(ctx, func(q repo.Queries) error {
-		if _, _, err := q.LockConversationThenMessage(ctx, s, msg.ID); err != nil {
-			return err
-		}
-		if ferr == nil {
-			if err := q.SetFileContent(ctx, s, id, ctype, content); err != nil {
-				return err
-			}
-		}
-		return q.SetMessageAttachments(ctx, s, msg.ID, raw)
-	})
-	if err != nil {
+	if att, err = refetched(ctx, store, s, msg.ID, id, ctype, content, ferr); err != nil {
 		return nil, err
 	}
-	if e, ok := apierr.As(ferr); ok {
+	if e, ok := apierr.As(ferr); ok && att.Status == "failed" {
 		return nil, e
 	}
-	if ferr != nil {
+	if att.Status == "failed" {
 		return nil, apierr.New(apierr.ChannelUnavailable, "The provider did not return the media again: %v.", ferr)
 	}
 	r.sign(att)
 	return att, nil
+}
+
+// refetched stores the outcome of a download (ferr nil: its bytes) in the
+// file and in its entry of the message's attachments, read again with the
+// message locked so that a refetch that ran meanwhile keeps its result: an
+// attachment another refetch stored stays stored. It returns the
+// attachment as stored.
+func refetched(ctx context.Context, store TxStore, s repo.Scope, msgID, id, ctype string, content []byte, ferr error) (*model.Attachment, error) {
+	var att *model.Attachment
+	err := store.InTx(ctx, func(q repo.Queries) error {
+		_, msg, err := q.LockConversationThenMessage(ctx, s, msgID)
+		if err != nil {
+			return err
+		}
+		var atts []*model.Attachment
+		if atts, att, err = attachmentOf(msg, id); err != nil || att.Status != "failed" {
+			return err
+		}
+		if ferr != nil {
+			att.Error = ferr.Error()
+		} else {
+			att.Status, att.Error, att.Size, att.ContentType = "stored", "", len(content), ctype
+			if err := q.SetFileContent(ctx, s, id, ctype, content); err != nil {
+				return err
+			}
+		}
+		raw, err := json.Marshal(atts)
+		if err != nil {
+			return fmt.Errorf("files: attachments: %w", err)
+		}
+		return q.SetMessageAttachments(ctx, s, msgID, raw)
+	})
+	return att, err
 }
 
 // attachmentOf is a message's attachments and the one with the file's id.

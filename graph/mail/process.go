@@ -5,20 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// ProcessStore is what processing reads outside its transaction.
+// ProcessStore is what processing reads and writes outside its
+// transaction.
 type ProcessStore interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
-	PendingInboundMails(ctx context.Context, before time.Time, limit int) ([]string, error)
+	PendingInboundMails(ctx context.Context, before, now time.Time, retry time.Duration, maxAttempts, limit int) ([]string, error)
+	FailInboundMail(ctx context.Context, id, lastError string) (int, error)
 }
 
 // Processor turns stored inbound mail into messages and bounces.
@@ -31,41 +36,112 @@ type Processor struct {
 	ReturnPath ReturnPath
 }
 
+// A mail whose processing fails (an error or a panic) is tried again
+// RetryAfter times 2^n after it was received, n its failed attempts so
+// far (20 s, 40 s, 80 s, … after), and given up at its MaxMailAttempts-th
+// failure, about 23 hours after it was received: it stays stored
+// unprocessed, with its attempts and last error, and is tried no more.
+const (
+	RetryAfter      = 10 * time.Second
+	MaxMailAttempts = 14
+)
+
 // Process handles one stored mail, in one transaction with its "processed"
-// mark, so a crash repeats it whole and a repeat finds it done.
+// mark, so a crash repeats it whole and a repeat finds it done. A mail
+// given up, or whose next try is not due, is left alone.
 func (p *Processor) Process(ctx context.Context, id string) error {
+	var locked *repo.InboundMail
 	err := p.Store.InTx(ctx, func(q repo.Queries) error {
 		m, err := q.LockInboundMail(ctx, id)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil // done, or another worker has it
 		}
-		if err != nil {
+		if err != nil || !p.due(m) {
 			return err
 		}
-		parsed := email.Parse(m.Raw)
-		if (parsed.From == "" || !strings.Contains(parsed.From, "@")) && m.MailFrom != "" {
-			// No readable From: the envelope sender says who it is.
-			parsed.From = strings.ToLower(m.MailFrom)
-		}
-		var problems []string
-		for _, rcpt := range m.Recipients {
-			if err := p.recipient(ctx, q, rcpt, parsed); err != nil {
-				return fmt.Errorf("mail: %s to %s: %w", id, rcpt, err)
-			}
-		}
-		var note *string
-		if len(parsed.Notes) > 0 {
-			problems = append(problems, parsed.Notes...)
-			s := strings.Join(problems, " ")
-			note = &s
-		}
-		return q.FinishInboundMail(ctx, id, p.Clock.Now(), note)
+		locked = m
+		return p.processSafely(ctx, q, m)
 	})
 	if err != nil {
-		return err
+		return p.failed(ctx, locked, err)
 	}
 	p.Events.Committed(ctx)
 	return nil
+}
+
+// due says whether a mail is to be tried now: never tried, or failed fewer
+// than MaxMailAttempts times and its next try due.
+func (p *Processor) due(m *repo.InboundMail) bool {
+	if m.Attempts == 0 {
+		return true
+	}
+	return m.Attempts < MaxMailAttempts && !p.Clock.Now().Before(m.ReceivedAt.Add(RetryAfter<<m.Attempts))
+}
+
+// processSafely is process with a panic turned into the failure of this
+// mail alone: it is tried again and given up like any other failing mail,
+// and never takes down the worker (the sweep runs outside the job
+// runner's recovery).
+func (p *Processor) processSafely(ctx context.Context, q repo.Queries, m *repo.InboundMail) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("inbound mail processing panicked", "id", m.ID, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("mail: %s: processing panicked: %v", m.ID, v)
+		}
+	}()
+	return p.process(ctx, q, m)
+}
+
+// process turns one locked mail into messages and bounces, and marks it
+// processed.
+func (p *Processor) process(ctx context.Context, q repo.Queries, m *repo.InboundMail) error {
+	parsed := email.Parse(m.Raw)
+	if (parsed.From == "" || !strings.Contains(parsed.From, "@")) && m.MailFrom != "" {
+		// No readable From: the envelope sender says who it is.
+		parsed.From = strings.ToLower(m.MailFrom)
+	}
+	for _, rcpt := range m.Recipients {
+		if err := p.recipient(ctx, q, rcpt, parsed); err != nil {
+			return fmt.Errorf("mail: %s to %s: %w", m.ID, rcpt, err)
+		}
+	}
+	var note *string
+	if len(parsed.Notes) > 0 {
+		s := strings.Join(parsed.Notes, " ")
+		note = &s
+	}
+	return q.FinishInboundMail(ctx, m.ID, p.Clock.Now(), note)
+}
+
+// failed counts a failed attempt at a mail (nil: the mail was not reached,
+// nothing was tried) and gives the mail up at its MaxMailAttempts-th. An
+// attempt cut short by ctx (a shutdown) is not counted.
+func (p *Processor) failed(ctx context.Context, m *repo.InboundMail, failure error) error {
+	if m == nil || ctx.Err() != nil {
+		return failure
+	}
+	n, err := p.Store.FailInboundMail(ctx, m.ID, failure.Error())
+	if err != nil || n == 0 {
+		return errors.Join(failure, err)
+	}
+	reason := reasonClass(failure)
+	metrics.ObserveProviderHookFailed("email", reason, n == MaxMailAttempts)
+	if n < MaxMailAttempts {
+		return failure
+	}
+	slog.Error("inbound mail given up after too many failed attempts; it is kept unprocessed",
+		"id", m.ID, "attempts", n, "reason", reason, "err", failure)
+	return nil
+}
+
+// reasonClass is the metric label of why a mail's processing failed:
+// "database", or "processing" (the mail or our own rules, a panic too).
+func reasonClass(err error) string {
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) || errors.Is(err, context.DeadlineExceeded) {
+		return "database"
+	}
+	return "processing"
 }
 
 // recipient delivers the mail to one envelope recipient: a bounce, or the
@@ -116,9 +192,11 @@ func emailIn(p *email.Parsed) inbound.EmailIn {
 	return in
 }
 
-// Sweep processes mail whose job was lost (received over a grace ago).
+// Sweep processes mail whose job was lost (received over a grace ago) and
+// failed mail whose next try is due.
 func (p *Processor) Sweep(ctx context.Context, grace time.Duration) error {
-	ids, err := p.Store.PendingInboundMails(ctx, p.Clock.Now().Add(-grace), 100)
+	now := p.Clock.Now()
+	ids, err := p.Store.PendingInboundMails(ctx, now.Add(-grace), now, RetryAfter, MaxMailAttempts, 100)
 	if err != nil {
 		return err
 	}

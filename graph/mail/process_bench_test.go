@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/mail"
 )
 
 // BenchmarkInboundMailProcessing processes small inbound mails as the
@@ -36,7 +38,7 @@ func benchProcessing(b *testing.B, workers int) {
 			b.Fatal(err)
 		}
 	}
-	ids, err := api.Store.PendingInboundMails(ctx, api.Clock.Now().Add(time.Hour), n)
+	ids, err := api.Store.PendingInboundMails(ctx, api.Clock.Now().Add(time.Hour), api.Clock.Now(), mail.RetryAfter, mail.MaxMailAttempts, n)
 	if err != nil || len(ids) != n {
 		b.Fatalf("%d of %d mails stored: %v", len(ids), n, err)
 	}

@@ -5,11 +5,11 @@ import "github.com/prometheus/client_golang/prometheus"
 var (
 	providerHooksGivenUp = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "msgsvc_provider_hooks_given_up_total",
-		Help: "Provider webhooks (Meta) given up after too many failed processing attempts, by source and reason class (credentials, provider, database, processing).",
+		Help: "Provider webhooks (Meta) and inbound mails (email) given up after too many failed processing attempts, by source and reason class (credentials, provider, database, processing).",
 	}, []string{"source", "reason"})
 	providerHookFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "msgsvc_provider_hook_failures_total",
-		Help: "Failed processing attempts of provider webhooks (Meta), by source and reason class; a status waiting for its send is not counted.",
+		Help: "Failed processing attempts of provider webhooks (Meta) and inbound mails (email), by source and reason class; a status waiting for its send is not counted.",
 	}, []string{"source", "reason"})
 	templateSyncs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "msgsvc_template_syncs_total",
@@ -22,7 +22,7 @@ func init() {
 }
 
 // ObserveProviderHookFailed records a failed processing attempt of a
-// provider webhook, and whether it was given up with it.
+// provider webhook or an inbound mail, and whether it was given up with it.
 func ObserveProviderHookFailed(source, reason string, givenUp bool) {
 	providerHookFailures.WithLabelValues(source, reason).Inc()
 	if givenUp {
