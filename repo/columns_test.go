@@ -51,6 +51,7 @@ var columnLists = map[string]columnList{
 	"AIWork":                {AIWork{}, aiWorkColumns, "ai_work"},
 	"InstagramComment":      {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
 	"FailedProviderHook":    {FailedProviderHook{}, failedProviderHookColumns, "provider_hooks"},
+	"ProviderHook":          {ProviderHook{}, providerHookColumns, "provider_hooks"},
 	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},
 	"nullContact":           {nullContact{}, contactColumns, "contacts"},
 	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},
@@ -268,7 +269,7 @@ func TestNoStarInSQL(t *testing.T) {
 // Each is to move into columnLists; the list may only shrink.
 var awaitingColumnLists = map[string]bool{
 	"DomainKey": true, "MailRoute": true, "EmailMessageID": true, "ThreadHead": true, "InboundMail": true,
-	"AccountProvider": true, "ProviderMessage": true, "ProviderHook": true,
+	"AccountProvider": true, "ProviderMessage": true,
 	"WebsiteWidget": true, "Visitor": true, "Rating": true, "PendingMessage": true, "ChatState": true,
 }
 

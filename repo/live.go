@@ -207,31 +207,51 @@ type ProviderHook struct {
 	Attempts    int        `db:"attempts"`
 	// OrderKeys are the customers the hook is about (migration 0020).
 	OrderKeys pq.StringArray `db:"order_keys"`
+	// SentAt is when the customer sent what the hook carries, the first
+	// of its Meta timestamps: a customer's pending hooks are processed in
+	// SentAt order, then in arrival order. Nil is ReceivedAt.
+	SentAt *time.Time `db:"sent_at"`
 }
 
 // InsertProviderHook stores a webhook payload durably before it is answered.
 func (q Queries) InsertProviderHook(ctx context.Context, h *ProviderHook) error {
-	_, err := q.exec(ctx, `INSERT INTO provider_hooks (id, source, payload, received_at, order_keys) VALUES ($1, $2, $3, $4, $5)`,
-		h.ID, h.Source, h.Payload, h.ReceivedAt, array(h.OrderKeys))
+	_, err := q.exec(ctx, `INSERT INTO provider_hooks (id, source, payload, received_at, order_keys, sent_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, h.ID, h.Source, h.Payload, h.ReceivedAt, array(h.OrderKeys), sentAtOf(h))
 	return err
 }
 
 // ProviderHook returns one stored webhook.
 func (q Queries) ProviderHook(ctx context.Context, id string) (*ProviderHook, error) {
-	return one[ProviderHook](ctx, q, `SELECT id, source, payload, received_at, processed_at, attempts, order_keys
-		FROM provider_hooks WHERE id = $1`, id)
+	return one[ProviderHook](ctx, q, `SELECT `+providerHookColumns+` FROM provider_hooks WHERE id = $1`, id)
 }
 
-// PendingPredecessors lists the unprocessed hooks received before h that
-// share a customer with it, oldest first: they are processed before it.
+const providerHookColumns = `id, source, payload, received_at, processed_at, attempts, order_keys, sent_at`
+
+// hookSentAt is a stored hook's sent_at; a hook stored without one (before
+// migration 0031) counts from its arrival.
+const hookSentAt = `coalesce(sent_at, received_at)`
+
+// PendingPredecessors lists the unprocessed hooks that share a customer
+// with h and come before it (sent earlier, or sent at the same time and
+// received earlier), in that order: they are processed before it. The
+// order is total, so no two hooks are each other's predecessors.
 func (q Queries) PendingPredecessors(ctx context.Context, h *ProviderHook, limit int) ([]string, error) {
 	var out []string
 	if len(h.OrderKeys) == 0 {
 		return nil, nil
 	}
 	return out, q.selectRows(ctx, &out, `SELECT id FROM provider_hooks WHERE processed_at IS NULL
-		AND order_keys && $1 AND (received_at, id) < ($2, $3) ORDER BY received_at, id LIMIT $4`,
-		array(h.OrderKeys), h.ReceivedAt, h.ID, limit)
+		AND order_keys && $1 AND (`+hookSentAt+`, received_at, id) < ($2, $3, $4)
+		ORDER BY `+hookSentAt+`, received_at, id LIMIT $5`,
+		array(h.OrderKeys), sentAtOf(h), h.ReceivedAt, h.ID, limit)
+}
+
+// sentAtOf is h's SentAt, or its arrival when it has none.
+func sentAtOf(h *ProviderHook) time.Time {
+	if h.SentAt == nil {
+		return h.ReceivedAt
+	}
+	return *h.SentAt
 }
 
 // PendingProviderHooks lists the ids of unprocessed webhooks received before

@@ -10,7 +10,7 @@ type FailedProviderHook struct {
 	LastError string `db:"last_error"`
 }
 
-const failedProviderHookColumns = `id, source, payload, received_at, processed_at, attempts, order_keys, last_error`
+const failedProviderHookColumns = providerHookColumns + `, last_error`
 
 // FailedProviderHooks lists the hooks whose last attempt failed, newest
 // first, at most limit: given up ones (processed with an error) and ones

@@ -80,7 +80,7 @@ func (s *Service) Accept(ctx context.Context, raw []byte) (string, error) {
 	now := s.Clock.Now()
 	h := &repo.ProviderHook{ID: repo.NewID("hook_", now), Source: "meta", Payload: raw, ReceivedAt: now}
 	if p, err := meta.ParseWebhook(raw); err == nil {
-		h.OrderKeys = orderKeys(p)
+		h.OrderKeys, h.SentAt = orderKeys(p), firstSent(p)
 	}
 	if err := s.Store.InsertProviderHook(ctx, h); err != nil {
 		return "", fmt.Errorf("metahook: store: %w", err)
@@ -108,7 +108,7 @@ func (s *Service) SweepHooks(ctx context.Context) error {
 	return err
 }
 
-// Process handles one stored hook once, after the older pending hooks of
+// Process handles one stored hook once, after the earlier pending hooks of
 // its customers (order.go): a processed hook is skipped, a failed one is
 // retried by its job or the sweep. A payload that does not parse is marked
 // processed (logged): retrying cannot fix it.
@@ -157,7 +157,7 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if len(p.Ignored) > 0 {
 		slog.Info("meta hook: parts not processed", "hook_id", hookID, "ignored", p.Ignored)
 	}
-	failed := s.handleAll(ctx, h, p.Events)
+	failed := s.handleAll(ctx, h, inSentOrder(p.Events))
 	lastErr := ""
 	if failed != nil {
 		lastErr = failed.Error()

@@ -6,22 +6,29 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// A customer's events are processed in the order their hooks arrived, and
-// different customers' in parallel. Each stored hook lists the customers it
-// is about (orderKeys). Processing a hook first processes every older hook
-// of its customers still pending (its job died, or has not run yet), so a
-// crash cannot put a customer's later message before an earlier one; within
-// a process, hooks of one customer take the same lock stripe, so they never
-// run side by side. Across processes, the older hook is processed by
-// whichever comes first, and an inbound message stored twice is one (the
-// wamid or mid is unique).
+// A customer's events are processed in the order the customer sent them
+// (Meta's timestamp), then in the order their hooks arrived, and different
+// customers' in parallel. Within a hook, the customer's messages are taken
+// in timestamp order (inSentOrder). Each stored hook lists the customers it
+// is about (orderKeys) and when the first of its messages was sent
+// (firstSent). Processing a hook first processes every pending hook of its
+// customers that comes before it (sent earlier, or at the same time and
+// received earlier: its job died, or has not run yet), so neither Meta's
+// late redelivery nor a crash puts a customer's later message before an
+// earlier one; within a process, hooks of one customer take the same lock
+// stripe, so they never run side by side. Across processes, the earlier
+// hook is processed by whichever comes first, and an inbound message
+// stored twice is one (the wamid or mid is unique). A hook that arrives
+// after a later-sent one of its customer was processed is processed after
+// it: what was stored and announced stays.
 
-// maxPredecessors bounds the older hooks one processing catches up.
+// maxPredecessors bounds the earlier hooks one processing catches up.
 const maxPredecessors = 50
 
 // stripes serialise, within the process, the processing of hooks that
@@ -67,8 +74,84 @@ func eventKeys(ev meta.Event) []string {
 		add("instagram", e.RouteID(), e.SenderID)
 	case *meta.InstagramComment:
 		add("instagram", e.RouteID(), e.FromID)
+	case *meta.InstagramPostback:
+		add("instagram", e.RouteID(), e.SenderID)
+	case *meta.InstagramReferral:
+		add("instagram", e.RouteID(), e.SenderID)
+	case *meta.InstagramEdit:
+		add("instagram", e.RouteID(), e.SenderID)
+	case *meta.InstagramOther:
+		add("instagram", e.RouteID(), e.SenderID)
 	}
 	return keys
+}
+
+// eventTime is an event's Meta timestamp: when the customer sent a message
+// or acted on one (a reaction, an edit, an unsend, a postback, a
+// preference, a read), or when a message of ours moved (a status). Zero for
+// events without one (comments carry only their entry's time).
+func eventTime(ev meta.Event) time.Time {
+	switch e := ev.(type) {
+	case *meta.WhatsAppMessage:
+		return e.Timestamp
+	case *meta.WhatsAppStatus:
+		return e.Timestamp
+	case *meta.WhatsAppUserPreference:
+		return e.Timestamp
+	case *meta.InstagramMessage:
+		return e.Timestamp
+	case *meta.InstagramRead:
+		return e.Timestamp
+	case *meta.InstagramReaction:
+		return e.Timestamp
+	case *meta.InstagramPostback:
+		return e.Timestamp
+	case *meta.InstagramReferral:
+		return e.Timestamp
+	case *meta.InstagramEdit:
+		return e.Timestamp
+	case *meta.InstagramOther:
+		return e.Timestamp
+	}
+	return time.Time{}
+}
+
+// inSentOrder is a hook's events with those that have an eventTime sorted
+// by it among their own places (equal times keep the payload's order), so
+// a customer's messages are taken in the order they were sent, and a
+// status or read after the message it names; every other event keeps its
+// place.
+func inSentOrder(events []meta.Event) []meta.Event {
+	var places []int
+	var timed []meta.Event
+	for i, ev := range events {
+		if !eventTime(ev).IsZero() {
+			places, timed = append(places, i), append(timed, ev)
+		}
+	}
+	slices.SortStableFunc(timed, func(a, b meta.Event) int { return eventTime(a).Compare(eventTime(b)) })
+	out := slices.Clone(events)
+	for j, i := range places {
+		out[i] = timed[j]
+	}
+	return out
+}
+
+// firstSent is the earliest eventTime of a payload's events other than
+// statuses and reads (their time is not when the customer wrote), nil when
+// none has one: the hook's arrival then stands in.
+func firstSent(p *meta.Payload) *time.Time {
+	var first *time.Time
+	for _, ev := range p.Events {
+		switch ev.(type) {
+		case *meta.WhatsAppStatus, *meta.InstagramRead:
+			continue
+		}
+		if at := eventTime(ev); !at.IsZero() && (first == nil || at.Before(*first)) {
+			first = &at
+		}
+	}
+	return first
 }
 
 // lockKeys takes the stripes of keys in index order (so two hooks never
@@ -96,8 +179,8 @@ func lockKeys(keys []string) (unlock func(), waited bool) {
 	}, waited
 }
 
-// catchUp processes the older pending hooks of h's customers, oldest
-// first. A status still early is left for later (it waits for its send,
+// catchUp processes the pending hooks of h's customers that come before
+// it, in their order. A status still early is left for later (it waits for its send,
 // not for the customer); any other failure fails h too, so its job runs it
 // again after the older one.
 func (s *Service) catchUp(ctx context.Context, h *repo.ProviderHook) error {
@@ -106,7 +189,7 @@ func (s *Service) catchUp(ctx context.Context, h *repo.ProviderHook) error {
 		return err
 	}
 	for _, id := range older {
-		slog.Info("meta hook: an older hook of the same customer is processed first", "hook_id", h.ID, "older", id)
+		slog.Info("meta hook: an earlier hook of the same customer is processed first", "hook_id", h.ID, "earlier", id)
 		if err := s.processLocked(ctx, id); err != nil && !onlyEarly(err) {
 			return err
 		}
