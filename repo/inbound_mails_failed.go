@@ -53,6 +53,7 @@ func (q Queries) FailedInboundMails(ctx context.Context, maxAttempts, limit int)
 // given up after maxAttempts). Its last error stays until its next attempt.
 func (q Queries) RetryInboundMail(ctx context.Context, id string, maxAttempts int) (*FailedInboundMail, error) {
 	return one[FailedInboundMail](ctx, q, `WITH m AS (UPDATE inbound_mails SET attempts = 0
-		WHERE id = $1 AND processed_at IS NULL AND attempts >= $2 RETURNING *)
+		WHERE id = $1 AND processed_at IS NULL AND attempts >= $2
+		RETURNING id, mail_from, recipients, raw, received_at, attempts, last_error)
 		SELECT `+failedInboundMailColumns+` FROM m`+mailWorkspacesJoin, id, maxAttempts)
 }
