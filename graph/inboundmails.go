@@ -19,14 +19,7 @@ func (r *Resolver) failedInboundMails(ctx context.Context, limit *int) ([]*model
 		return nil, err
 	}
 	rows, err := r.Store.FailedInboundMails(ctx, mail.MaxMailAttempts, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*model.FailedInboundMail, 0, len(rows))
-	for i := range rows {
-		out = append(out, failedMailView(&rows[i]))
-	}
-	return out, nil
+	return view.Map(rows, failedMailView), err
 }
 
 // retryInboundMail sets a given-up mail's attempts back to 0, for the admin

@@ -8,6 +8,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -19,14 +20,7 @@ func (r *Resolver) failedProviderHooks(ctx context.Context, limit *int) ([]*mode
 		return nil, err
 	}
 	rows, err := r.Store.FailedProviderHooks(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*model.FailedProviderHook, 0, len(rows))
-	for i := range rows {
-		out = append(out, failedHookView(&rows[i]))
-	}
-	return out, nil
+	return view.Map(rows, failedHookView), err
 }
 
 // adminList checks that the caller is the admin (refused with refusal
