@@ -8,35 +8,48 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
 // failedProviderHooks lists the stored provider webhooks whose processing
 // failed, for the admin only.
 func (r *Resolver) failedProviderHooks(ctx context.Context, limit *int) ([]*model.FailedProviderHook, error) {
-	a, err := auth.From(ctx)
+	n, err := adminList(ctx, limit, "Failed provider webhooks are listed for the admin token only.")
 	if err != nil {
 		return nil, err
-	}
-	if !a.Admin {
-		return nil, apierr.New(apierr.InsufficientScope, "Failed provider webhooks are listed for the admin token only.")
-	}
-	n := 50
-	if limit != nil {
-		if *limit < 1 || *limit > 100 {
-			return nil, apierr.New(apierr.InvalidRequest, "limit must be between 1 and 100.")
-		}
-		n = *limit
 	}
 	rows, err := r.Store.FailedProviderHooks(ctx, n)
+	return view.Map(rows, failedHookView), err
+}
+
+// adminList checks that the caller is the admin (refused with refusal
+// otherwise) and returns the length of a list of the service's failures:
+// limit, 1 to 100, or 50 when not given.
+func adminList(ctx context.Context, limit *int, refusal string) (int, error) {
+	if err := adminOnly(ctx, refusal); err != nil {
+		return 0, err
+	}
+	if limit == nil {
+		return 50, nil
+	}
+	if *limit < 1 || *limit > 100 {
+		return 0, apierr.New(apierr.InvalidRequest, "limit must be between 1 and 100.")
+	}
+	return *limit, nil
+}
+
+// adminOnly refuses (insufficient_scope, with refusal) a caller that is
+// not the admin.
+func adminOnly(ctx context.Context, refusal string) error {
+	a, err := auth.From(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]*model.FailedProviderHook, 0, len(rows))
-	for i := range rows {
-		out = append(out, failedHookView(&rows[i]))
+	if !a.Admin {
+		return apierr.New(apierr.InsufficientScope, "%s", refusal)
 	}
-	return out, nil
+	return nil
 }
 
 // failedHookView is a failed hook as the API shows it: never its payload,

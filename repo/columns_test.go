@@ -50,6 +50,7 @@ var columnLists = map[string]columnList{
 	"Scoped":                {Scoped{}, scopedColumns, "conversations"},
 	"AIWork":                {AIWork{}, aiWorkColumns, "ai_work"},
 	"InstagramComment":      {InstagramComment{}, instagramCommentColumns, "instagram_comments"},
+	"FailedInboundMail":     {FailedInboundMail{}, failedInboundMailColumns, failedInboundMailFrom},
 	"FailedProviderHook":    {FailedProviderHook{}, failedProviderHookColumns, "provider_hooks"},
 	"ProviderHook":          {ProviderHook{}, providerHookColumns, "provider_hooks"},
 	"nullAccount":           {nullAccount{}, accountColumns, "channel_accounts"},

@@ -278,6 +278,17 @@ type ComplexityRoot struct {
 		WebsiteID func(childComplexity int) int
 	}
 
+	FailedInboundMail struct {
+		Attempts     func(childComplexity int) int
+		ID           func(childComplexity int) int
+		LastError    func(childComplexity int) int
+		MailFrom     func(childComplexity int) int
+		ReceivedAt   func(childComplexity int) int
+		Recipients   func(childComplexity int) int
+		Size         func(childComplexity int) int
+		WorkspaceIds func(childComplexity int) int
+	}
+
 	FailedProviderHook struct {
 		Attempts   func(childComplexity int) int
 		GivenUpAt  func(childComplexity int) int
@@ -412,6 +423,7 @@ type ComplexityRoot struct {
 		RefetchFile              func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
+		RetryInboundMail         func(childComplexity int, id string) int
 		RollWebhookSecret        func(childComplexity int, id string, input model.RollWebhookSecretInput) int
 		RotateChannelToken       func(childComplexity int, accountID string, accessToken string) int
 		SendMarketingMessage     func(childComplexity int, input model.MarketingMessageInput) int
@@ -457,6 +469,7 @@ type ComplexityRoot struct {
 		Conversations       func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
 		EmailSenders        func(childComplexity int) int
 		Event               func(childComplexity int, id string) int
+		FailedInboundMails  func(childComplexity int, limit *int) int
 		FailedProviderHooks func(childComplexity int, limit *int) int
 		HumanQueue          func(childComplexity int, limit *int) int
 		KnowledgeEntries    func(childComplexity int) int
@@ -1634,6 +1647,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.WebsiteID(childComplexity), true
 
+	case "FailedInboundMail.attempts":
+		if e.ComplexityRoot.FailedInboundMail.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.Attempts(childComplexity), true
+	case "FailedInboundMail.id":
+		if e.ComplexityRoot.FailedInboundMail.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.ID(childComplexity), true
+	case "FailedInboundMail.lastError":
+		if e.ComplexityRoot.FailedInboundMail.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.LastError(childComplexity), true
+	case "FailedInboundMail.mailFrom":
+		if e.ComplexityRoot.FailedInboundMail.MailFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.MailFrom(childComplexity), true
+	case "FailedInboundMail.receivedAt":
+		if e.ComplexityRoot.FailedInboundMail.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.ReceivedAt(childComplexity), true
+	case "FailedInboundMail.recipients":
+		if e.ComplexityRoot.FailedInboundMail.Recipients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.Recipients(childComplexity), true
+	case "FailedInboundMail.size":
+		if e.ComplexityRoot.FailedInboundMail.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.Size(childComplexity), true
+	case "FailedInboundMail.workspaceIds":
+		if e.ComplexityRoot.FailedInboundMail.WorkspaceIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailedInboundMail.WorkspaceIds(childComplexity), true
+
 	case "FailedProviderHook.attempts":
 		if e.ComplexityRoot.FailedProviderHook.Attempts == nil {
 			break
@@ -2313,6 +2375,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResumeIntegrationReplies(childComplexity, args["id"].(string)), true
+	case "Mutation.retryInboundMail":
+		if e.ComplexityRoot.Mutation.RetryInboundMail == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryInboundMail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryInboundMail(childComplexity, args["id"].(string)), true
 	case "Mutation.rollWebhookSecret":
 		if e.ComplexityRoot.Mutation.RollWebhookSecret == nil {
 			break
@@ -2610,6 +2683,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Event(childComplexity, args["id"].(string)), true
+	case "Query.failedInboundMails":
+		if e.ComplexityRoot.Query.FailedInboundMails == nil {
+			break
+		}
+
+		args, err := ec.field_Query_failedInboundMails_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FailedInboundMails(childComplexity, args["limit"].(*int)), true
 	case "Query.failedProviderHooks":
 		if e.ComplexityRoot.Query.FailedProviderHooks == nil {
 			break
@@ -4151,6 +4235,39 @@ input SimulateInboundInput {
   subject: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/inboundmails.graphqls", Input: `# Inbound mails (accepted by the SMTP listener) that could not be
+# processed, for the operator behind the admin token. Mails are the
+# service's, not a workspace's: the list is the same whatever
+# Msgsvc-Workspace names.
+
+extend type Query {
+  "Admin only: stored inbound mails given up after too many failed processing attempts, newest first. At most limit (1-100, default 50)."
+  failedInboundMails(limit: Int): [FailedInboundMail!]!
+}
+
+extend type Mutation {
+  "Admin only: sets a given-up inbound mail's attempts back to 0, so the sweep processes it again within seconds. Fails (invalid_request) when id names no given-up mail."
+  retryInboundMail(id: ID!): FailedInboundMail!
+}
+
+"A stored inbound mail given up after too many failed attempts: its envelope and why it failed, never its content."
+type FailedInboundMail {
+  id: ID!
+  "The envelope sender (SMTP MAIL FROM); empty for a bounce."
+  mailFrom: String!
+  "The envelope recipients (SMTP RCPT TO) the mail was accepted for."
+  recipients: [String!]!
+  "The workspaces the recipients route to: those with an email account at a recipient address, and that of the message a bounces+ address names. Empty when none is known (the account was removed since)."
+  workspaceIds: [ID!]!
+  "Size of the mail as received, in bytes."
+  size: Int!
+  receivedAt: Timestamp!
+  "Processing attempts so far (0 once retried)."
+  attempts: Int!
+  "The error of the last attempt."
+  lastError: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/messages.graphqls", Input: `# Sending: one send endpoint for every channel, WhatsApp templates and
 # marketing messages, email senders, files, and the messaging-window check.
 # REST /v1 calls these resolvers; field names are camelCase here and
@@ -5131,6 +5248,28 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_data(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_FailedInboundMail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FailedInboundMail_id(ctx, field)
+	case "mailFrom":
+		return ec.fieldContext_FailedInboundMail_mailFrom(ctx, field)
+	case "recipients":
+		return ec.fieldContext_FailedInboundMail_recipients(ctx, field)
+	case "workspaceIds":
+		return ec.fieldContext_FailedInboundMail_workspaceIds(ctx, field)
+	case "size":
+		return ec.fieldContext_FailedInboundMail_size(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_FailedInboundMail_receivedAt(ctx, field)
+	case "attempts":
+		return ec.fieldContext_FailedInboundMail_attempts(ctx, field)
+	case "lastError":
+		return ec.fieldContext_FailedInboundMail_lastError(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FailedInboundMail", field.Name)
 }
 
 func (ec *executionContext) childFields_FailedProviderHook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

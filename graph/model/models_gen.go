@@ -35,6 +35,24 @@ type ChannelConnection struct {
 	Subscription *AccountCheck `json:"subscription,omitempty"`
 }
 
+// A stored inbound mail given up after too many failed attempts: its envelope and why it failed, never its content.
+type FailedInboundMail struct {
+	ID string `json:"id"`
+	// The envelope sender (SMTP MAIL FROM); empty for a bounce.
+	MailFrom string `json:"mailFrom"`
+	// The envelope recipients (SMTP RCPT TO) the mail was accepted for.
+	Recipients []string `json:"recipients"`
+	// The workspaces the recipients route to: those with an email account at a recipient address, and that of the message a bounces+ address names. Empty when none is known (the account was removed since).
+	WorkspaceIds []string `json:"workspaceIds"`
+	// Size of the mail as received, in bytes.
+	Size       int       `json:"size"`
+	ReceivedAt Timestamp `json:"receivedAt"`
+	// Processing attempts so far (0 once retried).
+	Attempts int `json:"attempts"`
+	// The error of the last attempt.
+	LastError string `json:"lastError"`
+}
+
 // A stored provider webhook whose processing failed.
 type FailedProviderHook struct {
 	ID string `json:"id"`
