@@ -28,7 +28,7 @@ func (r *Resolver) retryInboundMail(ctx context.Context, id string) (*model.Fail
 	if err := adminOnly(ctx, "Inbound mails are retried for the admin token only."); err != nil {
 		return nil, err
 	}
-	m, err := r.Store.RetryInboundMail(ctx, id, mail.MaxMailAttempts)
+	m, err := r.Store.RetryInboundMail(ctx, id, mail.MaxMailAttempts, r.Clock())
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, apierr.New(apierr.InvalidRequest, "No inbound mail %s was given up; only a given-up mail is retried.", id)
 	}

@@ -141,6 +141,9 @@ type InboundMail struct {
 	ProcessedAt *time.Time     `db:"processed_at"`
 	Attempts    int            `db:"attempts"`
 	LastError   *string        `db:"last_error"`
+	// RetryFrom is when an operator put the mail back after it was given
+	// up: its retries back off from then (nil: from ReceivedAt).
+	RetryFrom *time.Time `db:"retry_from"`
 }
 
 // InsertInboundMail stores an accepted mail (before the SMTP 250).
@@ -154,7 +157,7 @@ func (q Queries) InsertInboundMail(ctx context.Context, m *InboundMail) error {
 // (ErrNotFound when it is done or another worker has it).
 func (q Queries) LockInboundMail(ctx context.Context, id string) (*InboundMail, error) {
 	return one[InboundMail](ctx, q, `SELECT id, mail_from, recipients, raw, received_at, processed_at,
-		attempts, last_error FROM inbound_mails WHERE id = $1 AND processed_at IS NULL
+		attempts, last_error, retry_from FROM inbound_mails WHERE id = $1 AND processed_at IS NULL
 		FOR UPDATE SKIP LOCKED`, id)
 }
 
@@ -182,12 +185,12 @@ func (q Queries) FailInboundMail(ctx context.Context, id, lastError string) (int
 // PendingInboundMails lists the unprocessed mails to try at now, oldest
 // first: those never tried that were received before a time, and those
 // that failed fewer than maxAttempts times whose next try is due, retry
-// times 2^attempts after they were received.
+// times 2^attempts after they were received (or put back: RetryFrom).
 func (q Queries) PendingInboundMails(ctx context.Context, before, now time.Time, retry time.Duration, maxAttempts, limit int) ([]string, error) {
 	var out []string
 	return out, q.selectRows(ctx, &out, `SELECT id FROM inbound_mails WHERE processed_at IS NULL
 		AND received_at < $1 AND attempts < $4
-		AND (attempts = 0 OR received_at + make_interval(secs => $3 * power(2, attempts)) <= $2)
+		AND (attempts = 0 OR coalesce(retry_from, received_at) + make_interval(secs => $3 * power(2, attempts)) <= $2)
 		ORDER BY received_at LIMIT $5`, before, now, retry.Seconds(), maxAttempts, limit)
 }
 

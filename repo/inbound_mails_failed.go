@@ -49,11 +49,11 @@ func (q Queries) FailedInboundMails(ctx context.Context, maxAttempts, limit int)
 }
 
 // RetryInboundMail sets a given-up mail's attempts back to 0, so the sweep
-// processes it again, and returns it so (ErrNotFound when id is no mail
+// processes it again, its retries backing off from now, and returns it so (ErrNotFound when id is no mail
 // given up after maxAttempts). Its last error stays until its next attempt.
-func (q Queries) RetryInboundMail(ctx context.Context, id string, maxAttempts int) (*FailedInboundMail, error) {
-	return one[FailedInboundMail](ctx, q, `WITH m AS (UPDATE inbound_mails SET attempts = 0
+func (q Queries) RetryInboundMail(ctx context.Context, id string, maxAttempts int, now time.Time) (*FailedInboundMail, error) {
+	return one[FailedInboundMail](ctx, q, `WITH m AS (UPDATE inbound_mails SET attempts = 0, retry_from = $3
 		WHERE id = $1 AND processed_at IS NULL AND attempts >= $2
 		RETURNING id, mail_from, recipients, raw, received_at, attempts, last_error)
-		SELECT `+failedInboundMailColumns+` FROM m`+mailWorkspacesJoin, id, maxAttempts)
+		SELECT `+failedInboundMailColumns+` FROM m`+mailWorkspacesJoin, id, maxAttempts, now)
 }

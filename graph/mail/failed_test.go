@@ -148,3 +148,32 @@ func TestFailedInboundMailsListedAndRetried(t *testing.T) {
 		t.Fatalf("a given-up bounce: %v", bounce)
 	}
 }
+
+// TestRetriedMailBacksOffFromItsRetry: a mail put back by an operator
+// backs off from then, not from when it was received a day before: after
+// one more failure its next try is RetryAfter·2 after the retry.
+func TestRetriedMailBacksOffFromItsRetry(t *testing.T) {
+	api := newLiveEmail(t)
+	ctx := t.Context()
+	received := api.Clock.Now()
+	failMail(t, api, &repo.InboundMail{ID: "im_back", MailFrom: "ada@example.com", Recipients: []string{"support@verified.test"},
+		Raw: []byte("From: ada@example.com\r\n\r\nhi\r\n"), ReceivedAt: received}, mail.MaxMailAttempts)
+	retried := received.Add(30 * time.Hour)
+	if _, err := api.Store.RetryInboundMail(ctx, "im_back", mail.MaxMailAttempts, retried); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Store.FailInboundMail(ctx, "im_back", "failed again"); err != nil {
+		t.Fatal(err)
+	}
+	due := retried.Add(2 * mail.RetryAfter)
+	for at, want := range map[time.Time]int{due.Add(-time.Millisecond): 0, due: 1} {
+		ids, err := api.Store.PendingInboundMails(ctx, at, at, mail.RetryAfter, mail.MaxMailAttempts, 10)
+		if err != nil || len(ids) != want {
+			t.Errorf("pending at retry+%v: %v %v, want %d", at.Sub(retried), ids, err, want)
+		}
+	}
+	m, err := api.Store.LockInboundMail(ctx, "im_back")
+	if err != nil || m.RetryFrom == nil || !m.RetryFrom.Equal(retried) {
+		t.Fatalf("retry_from: %+v %v", m, err)
+	}
+}

@@ -37,8 +37,8 @@ type Processor struct {
 }
 
 // A mail whose processing fails (an error or a panic) is tried again
-// RetryAfter times 2^n after it was received, n its failed attempts so
-// far (20 s, 40 s, 80 s, … after), and given up at its MaxMailAttempts-th
+// RetryAfter times 2^n after it was received (or put back by an operator),
+// n its failed attempts so far (20 s, 40 s, 80 s, … after), and given up at its MaxMailAttempts-th
 // failure, about 23 hours after it was received: it stays stored
 // unprocessed, with its attempts and last error, and is tried no more.
 const (
@@ -75,7 +75,11 @@ func (p *Processor) due(m *repo.InboundMail) bool {
 	if m.Attempts == 0 {
 		return true
 	}
-	return m.Attempts < MaxMailAttempts && !p.Clock.Now().Before(m.ReceivedAt.Add(RetryAfter<<m.Attempts))
+	from := m.ReceivedAt
+	if m.RetryFrom != nil {
+		from = *m.RetryFrom
+	}
+	return m.Attempts < MaxMailAttempts && !p.Clock.Now().Before(from.Add(RetryAfter<<m.Attempts))
 }
 
 // processSafely is process with a panic turned into the failure of this
