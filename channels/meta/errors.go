@@ -108,14 +108,18 @@ func rateLimit(code int) (bool, channels.Hold) {
 	return false, channels.HoldNone
 }
 
-// invalidCodes are Meta's answers to a malformed or invalid request
-// : 100 invalid parameter, 131008 required parameter missing,
+// invalidCodes are Meta's answers to a malformed or invalid request:
+// 100 invalid parameter, 131008 required parameter missing,
 // 131009 parameter value invalid, 131021 recipient is the sender, 131053
-// media upload error, 132000 template parameter count, 132005 translated
-// text too long, 132007 template format character policy, 132012 template
-// parameter format, 135000 generic user error.
+// media upload error, 131062 a message (an authentication template with a
+// one-tap, zero-tap or copy-code button) that cannot go to a
+// business-scoped user id and needs the customer's phone
+// (developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids),
+// 132000 template parameter count, 132005 translated text too long, 132007
+// template format character policy, 132012 template parameter format,
+// 135000 generic user error.
 var invalidCodes = map[int]bool{100: true, 131008: true, 131009: true, 131021: true, 131053: true,
-	132000: true, 132005: true, 132007: true, 132012: true, 135000: true}
+	131062: true, 132000: true, 132005: true, 132007: true, 132012: true, 135000: true}
 
 // restrictedCodes are account or policy blocks: 10
 // permission denied, 200 permission error, 368 temporarily blocked for
@@ -133,11 +137,7 @@ func Classify(code, subcode int) apierr.Code {
 		// Instagram: outside the allowed window (2018278; 2534022 in some
 		// client maps). Other code 10 answers are permission problems.
 		return apierr.WindowClosed
-	case invalidCodes[code], code == 131062:
-		// 131062: this message (an authentication template with a one-tap,
-		// zero-tap or copy-code button) cannot go to a business-scoped user
-		// id; it needs the customer's phone
-		// (developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+	case invalidCodes[code]:
 		return apierr.InvalidRequest
 	case restrictedCodes[code]:
 		return apierr.ChannelRestricted

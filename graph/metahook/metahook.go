@@ -162,8 +162,9 @@ func (s *Service) processHook(ctx context.Context, h *repo.ProviderHook) error {
 	if failed != nil {
 		lastErr = failed.Error()
 	}
-	giveUp := failed != nil && !onlyEarly(failed) && h.Attempts+1 >= MaxHookAttempts
-	if failed != nil && !onlyEarly(failed) {
+	hard := failed != nil && !onlyEarly(failed)
+	giveUp := hard && h.Attempts+1 >= MaxHookAttempts
+	if hard {
 		metrics.ObserveProviderHookFailed("meta", ReasonClass(failed), giveUp)
 	}
 	if giveUp {

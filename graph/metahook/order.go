@@ -47,41 +47,12 @@ func orderKeys(p *meta.Payload) []string {
 
 // eventKeys lists the customers one event is about.
 func eventKeys(ev meta.Event) []string {
+	route, customers, _ := orderOf(ev)
 	var keys []string
-	add := func(channel, route, customer string) {
+	for _, customer := range customers {
 		if customer != "" {
-			keys = append(keys, channel+":"+route+":"+customer)
+			keys = append(keys, ev.Channel()+":"+route+":"+customer)
 		}
-	}
-	switch e := ev.(type) {
-	// A WhatsApp customer is known by phone, by business-scoped user
-	// id, or both: a hook names each it has, so hooks of one customer
-	// with and without a phone still follow one another.
-	case *meta.WhatsAppMessage:
-		add("whatsapp", e.PhoneNumberID, e.From)
-		add("whatsapp", e.PhoneNumberID, e.UserID)
-	case *meta.WhatsAppStatus:
-		add("whatsapp", e.PhoneNumberID, e.RecipientID)
-		add("whatsapp", e.PhoneNumberID, e.RecipientUserID)
-	case *meta.WhatsAppUserPreference:
-		add("whatsapp", e.PhoneNumberID, e.WAID)
-		add("whatsapp", e.PhoneNumberID, e.UserID)
-	case *meta.InstagramMessage:
-		add("instagram", e.RouteID(), e.CustomerID())
-	case *meta.InstagramRead:
-		add("instagram", e.RouteID(), e.SenderID)
-	case *meta.InstagramReaction:
-		add("instagram", e.RouteID(), e.SenderID)
-	case *meta.InstagramComment:
-		add("instagram", e.RouteID(), e.FromID)
-	case *meta.InstagramPostback:
-		add("instagram", e.RouteID(), e.SenderID)
-	case *meta.InstagramReferral:
-		add("instagram", e.RouteID(), e.SenderID)
-	case *meta.InstagramEdit:
-		add("instagram", e.RouteID(), e.SenderID)
-	case *meta.InstagramOther:
-		add("instagram", e.RouteID(), e.SenderID)
 	}
 	return keys
 }
@@ -91,29 +62,42 @@ func eventKeys(ev meta.Event) []string {
 // preference, a read), or when a message of ours moved (a status). Zero for
 // events without one (comments carry only their entry's time).
 func eventTime(ev meta.Event) time.Time {
+	_, _, at := orderOf(ev)
+	return at
+}
+
+// orderOf is what places an event among its customers' events: the route
+// and the customers of eventKeys, and the time of eventTime. An event of
+// no customer has none of them.
+func orderOf(ev meta.Event) (route string, customers []string, at time.Time) {
 	switch e := ev.(type) {
+	// A WhatsApp customer is known by phone, by business-scoped user
+	// id, or both: a hook names each it has, so hooks of one customer
+	// with and without a phone still follow one another.
 	case *meta.WhatsAppMessage:
-		return e.Timestamp
+		return e.PhoneNumberID, []string{e.From, e.UserID}, e.Timestamp
 	case *meta.WhatsAppStatus:
-		return e.Timestamp
+		return e.PhoneNumberID, []string{e.RecipientID, e.RecipientUserID}, e.Timestamp
 	case *meta.WhatsAppUserPreference:
-		return e.Timestamp
+		return e.PhoneNumberID, []string{e.WAID, e.UserID}, e.Timestamp
 	case *meta.InstagramMessage:
-		return e.Timestamp
+		return e.RouteID(), []string{e.CustomerID()}, e.Timestamp
 	case *meta.InstagramRead:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
 	case *meta.InstagramReaction:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
+	case *meta.InstagramComment:
+		return e.RouteID(), []string{e.FromID}, time.Time{}
 	case *meta.InstagramPostback:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
 	case *meta.InstagramReferral:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
 	case *meta.InstagramEdit:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
 	case *meta.InstagramOther:
-		return e.Timestamp
+		return e.RouteID(), []string{e.SenderID}, e.Timestamp
 	}
-	return time.Time{}
+	return "", nil, time.Time{}
 }
 
 // inSentOrder is a hook's events with those that have an eventTime sorted
