@@ -145,6 +145,23 @@ func TestPostgresOutage(t *testing.T) {
 			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" {
 				t.Errorf("/hooks/meta with Postgres down: %d Retry-After %q, want 503 and 5", resp.StatusCode, resp.Header.Get("Retry-After"))
 			}
+			// A payload the global secret does not verify makes the hook
+			// read the accounts' app secrets (503 while Postgres is down),
+			// unless its signature header has not even the form of one:
+			// then no secret is read and it is refused at once.
+			ig := []byte(`{"object":"instagram","entry":[{"id":"17841400000000001","time":1,"messaging":[]}]}`)
+			for header, want := range map[string]int{signature(append(ig, ' ')): 503, "sha256=nothex": 401, "": 401} {
+				req, _ := http.NewRequest("POST", api.HTTP.URL+"/hooks/meta", bytes.NewReader(ig))
+				req.Header.Set("X-Hub-Signature-256", header)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != want {
+					t.Errorf("/hooks/meta signed %q with Postgres down: %d, want %d", header, resp.StatusCode, want)
+				}
+			}
 			// GraphQL answers 200 with the error's code, as for any error.
 			status, body := graphql(t, api, "admin-token", "ws_main", `{ usage { period } }`)
 			var code any
