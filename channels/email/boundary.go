@@ -21,20 +21,78 @@ import (
 //   - a multipart nested in one with the same boundary gets a boundary of
 //     its own, up to its first closing delimiter.
 
+// boundaryValue is a plain boundary= parameter, its value the group.
+const boundaryValue = `boundary\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)`
+
 var (
 	contentTypeField = regexp.MustCompile(`(?im)^content-type:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*`)
 	boundaryParam    = regexp.MustCompile(`(?i);?\s*boundary\*(\d+)?(\*)?\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)`)
-	plainBoundary    = regexp.MustCompile(`(?i)\bboundary\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)`)
-	boundaryChars    = regexp.MustCompile(`^[0-9A-Za-z'()+_,./:=? -]{0,69}[0-9A-Za-z'()+_,./:=?-]$`)
+	plainBoundary    = regexp.MustCompile(`(?i)\b` + boundaryValue)
+	// boundaryAt is plainBoundary where a "boundary" starts.
+	boundaryAt    = regexp.MustCompile(`^(?i)` + boundaryValue)
+	boundaryChars = regexp.MustCompile(`^[0-9A-Za-z'()+_,./:=? -]{0,69}[0-9A-Za-z'()+_,./:=?-]$`)
 )
 
 // fixBoundaries is raw with its boundaries made readable (the same bytes
 // when nothing needs it).
 func fixBoundaries(raw []byte) []byte {
-	if bytes.Contains(bytes.ToLower(raw), []byte("boundary*")) {
+	if hasBoundaryStar(raw) {
 		raw = contentTypeField.ReplaceAllFunc(raw, rfc2231Boundary)
 	}
 	return nestedBoundaries(raw)
+}
+
+// indexBoundary is the index of the first "boundary", in any case, in b
+// from i on; -1 when there is none. It reads a mail of megabytes of
+// attachments far faster than a case-insensitive regexp, which has no
+// literal to look for.
+func indexBoundary(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		j := bytes.IndexAny(b[i:], "bB")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if len(b)-i >= len("boundary") && bytes.EqualFold(b[i:i+len("boundary")], []byte("boundary")) {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasBoundaryStar says b holds "boundary*" in any case.
+func hasBoundaryStar(b []byte) bool {
+	for i := indexBoundary(b, 0); i >= 0; i = indexBoundary(b, i+1) {
+		if i+len("boundary") < len(b) && b[i+len("boundary")] == '*' {
+			return true
+		}
+	}
+	return false
+}
+
+// plainBoundaries are the values of plainBoundary's matches in raw, as
+// plainBoundary.FindAllSubmatch finds them.
+func plainBoundaries(raw []byte) [][]byte {
+	var out [][]byte
+	for i := indexBoundary(raw, 0); i >= 0; {
+		if i > 0 && isWordByte(raw[i-1]) {
+			i = indexBoundary(raw, i+1)
+			continue
+		}
+		m := boundaryAt.FindSubmatchIndex(raw[i:])
+		if m == nil {
+			i = indexBoundary(raw, i+1)
+			continue
+		}
+		out = append(out, raw[i+m[2]:i+m[3]])
+		i = indexBoundary(raw, i+m[1])
+	}
+	return out
+}
+
+// isWordByte is a byte of \w, the word of a regexp's \b.
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // rfc2231Boundary rewrites one Content-Type field's boundary*= parameters
@@ -82,10 +140,9 @@ func rfc2231Boundary(field []byte) []byte {
 // already uses a boundary of its own: its delimiters are the lines of that
 // boundary from its header to its first closing delimiter.
 func nestedBoundaries(raw []byte) []byte {
-	all := plainBoundary.FindAllSubmatch(raw, -1)
 	seen, repeated := map[string]bool{}, false
-	for _, m := range all {
-		b := strings.Trim(string(m[1]), `"`)
+	for _, m := range plainBoundaries(raw) {
+		b := strings.Trim(string(m), `"`)
 		repeated = repeated || seen[b]
 		seen[b] = true
 	}

@@ -341,6 +341,7 @@ func addressList(h mail.Header, key string) []string {
 // way to the HTML part and is kept as an attachment.
 func (p *Parsed) parts(root *enmime.Part) {
 	dropped, n := 0, 0
+	alternative := strings.EqualFold(root.ContentType, "multipart/alternative")
 	var brokenText *enmime.Part
 	var walk func(*enmime.Part) bool
 	walk = func(part *enmime.Part) bool {
@@ -380,7 +381,7 @@ func (p *Parsed) parts(root *enmime.Part) {
 			switch {
 			case p.DSN != nil && (ct == "message/delivery-status" || ct == "message/global-delivery-status"):
 				p.DSN.read(bytes.NewReader(part.Content))
-			case inline && ct == "text/plain" && p.Text != "" && p.moreText(part):
+			case inline && ct == "text/plain" && p.Text != "" && p.moreText(part, alternative):
 				continue
 			case inline && ct == "text/plain" && p.Text == "" && brokenText == nil:
 				if undecodable(part) {
@@ -449,16 +450,12 @@ func controls(b []byte, invalid bool) int {
 }
 
 // moreText adds a further text part of a mail that is not, as a whole, an
-// alternative to its text, as enmime does ("--" on a line between); a named one is kept as
-// an attachment too. False when it is not such a part or would pass
+// alternative to its text (alternative: the mail is multipart/alternative),
+// as enmime does ("--" on a line between); a named one is kept as an
+// attachment too. False when it is not such a part or would pass
 // MaxBodyBytes.
-func (p *Parsed) moreText(part *enmime.Part) bool {
-	root := part
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	if strings.EqualFold(root.ContentType, "multipart/alternative") ||
-		len(p.Text)+len(part.Content) > MaxBodyBytes || undecodable(part) {
+func (p *Parsed) moreText(part *enmime.Part, alternative bool) bool {
+	if alternative || len(p.Text)+len(part.Content) > MaxBodyBytes || undecodable(part) {
 		return false
 	}
 	p.Text += "\n\n--\n" + strings.TrimRight(clean(p, string(part.Content)), "\r\n")

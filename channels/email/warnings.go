@@ -46,7 +46,6 @@ var warningCodes = map[string]string{
 	enmime.ErrorMissingContentType: "missing_content_type",
 	enmime.ErrorCharsetConversion:  "charset_conversion",
 	enmime.ErrorContentEncoding:    "unknown_transfer_encoding",
-	enmime.ErrorPlainTextFromHTML:  "text_from_html",
 	enmime.ErrorCharsetDeclaration: "charset_mismatch",
 	enmime.ErrorMissingRecipient:   "no_recipients",
 	enmime.ErrorMalformedChildPart: "malformed_part",

@@ -34,7 +34,7 @@ type Service struct {
 	Clock  clock.Clock
 	Events event.Recorder
 	// RemoteImages is inbound mail's remote image policy
-	// (MSGSVC_EMAIL_REMOTE_IMAGES: email.RemoteImagesBlock or Allow).
+	// (MSGSVC_EMAIL_REMOTE_IMAGES: email.RemoteImagesBlock, Allow or Proxy).
 	RemoteImages string
 }
 
