@@ -34,29 +34,6 @@ func TestTemplateParams(t *testing.T) {
 	}
 }
 
-func TestRenderTemplate(t *testing.T) {
-	tests := []struct {
-		name, body string
-		params     []string
-		want       string
-	}{
-		{"all given", "Hi {{1}}, order {{2}}", []string{"Ann", "42"}, "Hi Ann, order 42"},
-		{"repeated", "{{1}}{{ 1 }}", []string{"a"}, "aa"},
-		{"missing stays", "Hi {{1}}, order {{2}}", []string{"Ann"}, "Hi Ann, order {{2}}"},
-		{"extra ignored", "Hi {{1}}", []string{"Ann", "extra"}, "Hi Ann"},
-		{"zero stays", "Hi {{0}}", []string{"Ann"}, "Hi {{0}}"},
-		{"ninety-nine stays", "Hi {{99}}", nil, "Hi {{99}}"},
-		{"huge stays", "Hi {{99999999999999999999}}", []string{"Ann"}, "Hi {{99999999999999999999}}"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := renderTemplate(tt.body, tt.params); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // The template rules without a database: body, buttons and the one-time
 // password against a template's components.
 func TestTemplateParameterRules(t *testing.T) {
