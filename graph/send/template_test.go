@@ -72,7 +72,9 @@ func TestTemplateParameterRules(t *testing.T) {
 	}
 	shop := spec(`[{"type":"BODY","text":"Hi"},{"type":"BUTTONS","buttons":[{"type":"QUICK_REPLY","text":"Stop"},
 		{"type":"URL","text":"Shop","url":"https://x.test/{{1}}"},{"type":"URL","text":"Home","url":"https://x.test/"}]}]`, "", "MARKETING")
-	if _, err := buttonParams(shop, []*model.TemplateButtonInput{{Index: i(0), Payload: s("P")}}, ""); code(err) != apierr.TemplateParameters {
+	_, err = buttonParams(shop, []*model.TemplateButtonInput{{Index: i(0), Payload: s("P")}}, "")
+	if e, ok := apierr.As(err); !ok || e.Code != apierr.TemplateParameters ||
+		e.Message != "template.buttons[1].url_suffix: missing; the template's button 1 takes it (https://x.test/{{1}})." {
 		t.Errorf("a missing URL suffix: %v", err)
 	}
 	if _, err := buttonParams(shop, []*model.TemplateButtonInput{{Index: i(1), URLSuffix: s("a")}, {Index: i(2), URLSuffix: s("b")}}, ""); code(err) != apierr.TemplateParameters {
