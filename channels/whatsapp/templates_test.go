@@ -218,3 +218,31 @@ func TestRenderPositional(t *testing.T) {
 		})
 	}
 }
+
+// A body's placeholders are numbered {{1}} to {{n}} without gaps; any
+// other numbering is an error.
+func TestPositionalParams(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       int
+		wantErr    bool
+	}{
+		{"none", "Hello there", 0, false},
+		{"one", "Hi {{1}}", 1, false},
+		{"spaces and repeats", "Hi {{ 1 }}, {{2}} and {{1}} again", 2, false},
+		{"zero", "Hi {{0}}", 0, true},
+		{"gap", "Hi {{1}} {{3}}", 0, true},
+		{"starts at two", "Hi {{2}}", 0, true},
+		{"ninety-nine alone", "Hi {{99}}", 0, true},
+		{"too many digits", "Hi {{99999999999999999999}}", 0, true},
+		{"not a placeholder", "Hi {{name}}", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := whatsapp.PositionalParams(tt.body)
+			if got != tt.want || (err != nil) != tt.wantErr {
+				t.Errorf("PositionalParams(%q) = %d, %v; want %d, error %v", tt.body, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

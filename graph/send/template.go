@@ -24,10 +24,6 @@ const (
 	couponMax = 15
 )
 
-// TemplateParams is how many parameters a template body takes, its
-// placeholders numbered {{1}} to {{n}} without gaps (an error otherwise).
-func TemplateParams(body string) (int, error) { return whatsapp.PositionalParams(body) }
-
 // mismatch is 422 template_parameters_invalid naming the field.
 func mismatch(field, format string, args ...any) error {
 	return apierr.New(apierr.TemplateParameters, "%s: "+format, append([]any{field}, args...)...)

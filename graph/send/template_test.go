@@ -8,32 +8,6 @@ import (
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
-func TestTemplateParams(t *testing.T) {
-	tests := []struct {
-		name, body string
-		want       int
-		wantErr    bool
-	}{
-		{"none", "Hello there", 0, false},
-		{"one", "Hi {{1}}", 1, false},
-		{"spaces and repeats", "Hi {{ 1 }}, {{2}} and {{1}} again", 2, false},
-		{"zero", "Hi {{0}}", 0, true},
-		{"gap", "Hi {{1}} {{3}}", 0, true},
-		{"starts at two", "Hi {{2}}", 0, true},
-		{"ninety-nine alone", "Hi {{99}}", 0, true},
-		{"too many digits", "Hi {{99999999999999999999}}", 0, true},
-		{"not a placeholder", "Hi {{name}}", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := TemplateParams(tt.body)
-			if got != tt.want || (err != nil) != tt.wantErr {
-				t.Errorf("TemplateParams(%q) = %d, %v; want %d, error %v", tt.body, got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
 // The template rules without a database: body, buttons and the one-time
 // password against a template's components.
 func TestTemplateParameterRules(t *testing.T) {
