@@ -283,3 +283,6 @@ func Kind(contentType string, size int) string {
 
 // sizeCap is WhatsApp's limit of each media type (channels.md 1.2).
 var sizeCap = map[string]int{"image": 5 << 20, "video": 16 << 20, "audio": 16 << 20, "document": 100 << 20, "sticker": 500 << 10}
+
+// MaxSize is the largest file WhatsApp takes as media of kind (Kind).
+func MaxSize(kind string) int { return sizeCap[kind] }

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/mail"
-	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -144,7 +144,7 @@ func (s *workspaceSeed) templates() error {
 		case !oneOf(t.Status, []string{"APPROVED", "PENDING", "REJECTED"}):
 			return s.bad(p+".status", "must be APPROVED, PENDING or REJECTED")
 		}
-		if _, err := send.TemplateParams(t.Body); err != nil {
+		if _, err := whatsapp.PositionalParams(t.Body); err != nil {
 			return s.bad(p+".body", "%s", err)
 		}
 		id := "tpl_" + auth.HashSecret(s.w.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]

@@ -2,6 +2,7 @@ package send
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
@@ -35,6 +36,19 @@ func over(field string, format string, args ...any) error {
 
 // chars counts characters as Meta does (code points).
 func chars(s string) int { return utf8.RuneCountInString(s) }
+
+// countFit checks how many items a list field has: at least one (one
+// names the item, invalid_request), at most most of the provider's
+// (many names them, 422 limit_exceeded).
+func countFit(field string, n, most int, provider, one, many string) error {
+	if n == 0 {
+		return apierr.New(apierr.InvalidRequest, "%s needs %s.", field, strings.TrimSpace("at least one "+one))
+	}
+	if n > most {
+		return over(field, "%s takes at most %d %s; this has %d.", provider, most, many, n)
+	}
+	return nil
+}
 
 // richFit checks the rich fields of a send for its channel: which channel
 // takes which field (invalid_request), and Meta's documented limits (422
@@ -144,11 +158,8 @@ func interactiveFit(req *sendRequest) error {
 
 // buttonsFit checks reply buttons against Meta's limits.
 func buttonsFit(it *model.InteractiveInput) error {
-	if len(it.Buttons) == 0 {
-		return apierr.New(apierr.InvalidRequest, "interactive.buttons needs at least one button.")
-	}
-	if len(it.Buttons) > waButtonsMax {
-		return over("interactive.buttons", "WhatsApp takes at most %d reply buttons; this has %d.", waButtonsMax, len(it.Buttons))
+	if err := countFit("interactive.buttons", len(it.Buttons), waButtonsMax, "WhatsApp", "button", "reply buttons"); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i, b := range it.Buttons {
@@ -230,11 +241,8 @@ func ctaFit(it *model.InteractiveInput) error {
 
 // quickRepliesFit checks Instagram quick replies against Meta's limits.
 func quickRepliesFit(it *model.InteractiveInput) error {
-	if len(it.QuickReplies) == 0 {
-		return apierr.New(apierr.InvalidRequest, "interactive.quick_replies needs at least one.")
-	}
-	if len(it.QuickReplies) > igQuickMax {
-		return over("interactive.quick_replies", "Instagram takes at most %d quick replies; this has %d.", igQuickMax, len(it.QuickReplies))
+	if err := countFit("interactive.quick_replies", len(it.QuickReplies), igQuickMax, "Instagram", "", "quick replies"); err != nil {
+		return err
 	}
 	for i, q := range it.QuickReplies {
 		field := fmt.Sprintf("interactive.quick_replies[%d]", i)

@@ -25,10 +25,9 @@ func contactsFit(req *sendRequest) error {
 		return apierr.New(apierr.InvalidRequest, "contacts applies to WhatsApp messages only, not %s.", req.channel)
 	case req.text != nil || in.Template != nil || len(in.Attachments) > 0 || in.Location != nil || in.Interactive != nil || in.Reaction != nil:
 		return apierr.New(apierr.InvalidRequest, "Contact cards are a message of their own: give no text, template, attachments, location, interactive or reaction with them.")
-	case len(in.Contacts) == 0:
-		return apierr.New(apierr.InvalidRequest, "contacts needs at least one card.")
-	case len(in.Contacts) > waContactsMax:
-		return over("contacts", "WhatsApp takes at most %d contact cards; this has %d.", waContactsMax, len(in.Contacts))
+	}
+	if err := countFit("contacts", len(in.Contacts), waContactsMax, "WhatsApp", "card", "contact cards"); err != nil {
+		return err
 	}
 	for i, c := range in.Contacts {
 		if err := cardFit(fmt.Sprintf("contacts[%d]", i), c); err != nil {

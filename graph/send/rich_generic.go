@@ -23,11 +23,8 @@ const (
 // titled (80 characters, subtitle too) with something besides its title,
 // at most 3 web_url or postback buttons.
 func genericFit(it *model.InteractiveInput) error {
-	if len(it.Elements) == 0 {
-		return apierr.New(apierr.InvalidRequest, "interactive.elements needs at least one card.")
-	}
-	if len(it.Elements) > igElementsMax {
-		return over("interactive.elements", "Instagram takes at most %d cards; this has %d.", igElementsMax, len(it.Elements))
+	if err := countFit("interactive.elements", len(it.Elements), igElementsMax, "Instagram", "card", "cards"); err != nil {
+		return err
 	}
 	for i, e := range it.Elements {
 		field := fmt.Sprintf("interactive.elements[%d]", i)

@@ -18,16 +18,16 @@ type mediaKind struct {
 
 // waMedia is WhatsApp's supported media
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types):
-// audio AAC, AMR, MP3, MP4 audio and OGG (Opus) up to 16 MB; images JPEG
-// and PNG up to 5 MB; video MP4 and 3GPP up to 16 MB; documents up to
-// 100 MB; stickers WebP, 100 KB static and 500 KB animated. A media
+// audio AAC, AMR, MP3, MP4 audio and OGG (Opus); images JPEG and PNG;
+// video MP4 and 3GPP; any document; stickers WebP, 100 KB static. Each
+// kind's largest size is the adapter's (whatsapp.MaxSize). A media
 // template header takes a PDF as its document.
 var waMedia = map[string]mediaKind{
-	"audio":    {[]string{"audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"}, 16 << 20},
-	"image":    {[]string{"image/jpeg", "image/png"}, 5 << 20},
-	"video":    {[]string{"video/mp4", "video/3gpp"}, 16 << 20},
-	"document": {nil, 100 << 20},
-	"sticker":  {[]string{"image/webp"}, 500 << 10},
+	"audio":    {[]string{"audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"}, whatsapp.MaxSize("audio")},
+	"image":    {[]string{"image/jpeg", "image/png"}, whatsapp.MaxSize("image")},
+	"video":    {[]string{"video/mp4", "video/3gpp"}, whatsapp.MaxSize("video")},
+	"document": {nil, whatsapp.MaxSize("document")},
+	"sticker":  {[]string{"image/webp"}, whatsapp.MaxSize("sticker")},
 }
 
 // waStaticStickerMax is the size of a sticker without animation.

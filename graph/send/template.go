@@ -24,21 +24,6 @@ const (
 	couponMax = 15
 )
 
-// TemplateParams is how many parameters a template body takes, its
-// placeholders numbered {{1}} to {{n}} without gaps (an error otherwise).
-func TemplateParams(body string) (int, error) { return whatsapp.PositionalParams(body) }
-
-// renderTemplate puts the parameters in a body's {{n}} placeholders. A
-// placeholder without a parameter stays as written: rendering never
-// indexes out of range.
-func renderTemplate(body string, params []string) string {
-	values := make(map[string]string, len(params))
-	for i, p := range params {
-		values[strconv.Itoa(i+1)] = p
-	}
-	return whatsapp.Render(body, values)
-}
-
 // mismatch is 422 template_parameters_invalid naming the field.
 func mismatch(field, format string, args ...any) error {
 	return apierr.New(apierr.TemplateParameters, "%s: "+format, append([]any{field}, args...)...)

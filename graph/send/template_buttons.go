@@ -3,7 +3,6 @@ package send
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
@@ -45,11 +44,11 @@ func buttonParams(spec *whatsapp.Spec, in []*model.TemplateButtonInput, code str
 				p = &channels.TemplateButton{Index: i, SubType: "quick_reply", Payload: *b.Payload}
 			}
 		case bs.Type == "URL" && bs.URLParam:
-			if err = needs(field, b, "url_suffix", bs.URL); err == nil {
+			if err = needs(field, i, b, "url_suffix", bs.URL); err == nil {
 				p = &channels.TemplateButton{Index: i, SubType: "url", Text: *b.URLSuffix}
 			}
 		case bs.Type == "COPY_CODE":
-			if err = needs(field, b, "coupon_code", "a coupon code"); err == nil {
+			if err = needs(field, i, b, "coupon_code", "a coupon code"); err == nil {
 				if chars(*b.CouponCode) > couponMax {
 					return nil, over(field+".coupon_code", "a coupon code is at most %d characters.", couponMax)
 				}
@@ -99,15 +98,11 @@ func only(field string, b *model.TemplateButtonInput, allowed string) error {
 	return nil
 }
 
-// needs requires one parameter of a button and refuses the others.
-func needs(field string, b *model.TemplateButtonInput, name, what string) error {
+// needs requires one parameter of the template's button i and refuses the
+// others.
+func needs(field string, i int, b *model.TemplateButtonInput, name, what string) error {
 	if !slices.Contains(buttonFields(b), name) {
-		return mismatch(field+"."+name, "missing; the template's button %s takes it (%s).", buttonIndex(field), what)
+		return mismatch(field+"."+name, "missing; the template's button %d takes it (%s).", i, what)
 	}
 	return only(field, b, name)
-}
-
-// buttonIndex is the index in a "template.buttons[i]" field.
-func buttonIndex(field string) string {
-	return strings.TrimSuffix(field[strings.LastIndex(field, "[")+1:], "]")
 }
