@@ -9,28 +9,20 @@ import (
 )
 
 func (r *Resolver) connections() *credentials.Connections {
-	// WhatsApp numbers subscribe through the adapter; Instagram accounts
-	// through their connector, which also verifies them.
+	// The live adapters subscribe the app to a connected account's
+	// webhooks; the Instagram one also verifies its credentials.
 	subscribers := map[string]credentials.Subscriber{}
-	if sub, ok := r.Adapters["whatsapp"].(credentials.Subscriber); ok {
-		subscribers["whatsapp"] = sub
+	for _, ch := range []string{"whatsapp", "instagram"} {
+		if sub, ok := r.Adapters[ch].(credentials.Subscriber); ok {
+			subscribers[ch] = sub
+		}
 	}
 	c := &credentials.Connections{Store: r.Store, Vault: credentials.Vault{Key: r.Seal}, Clock: r.Clock, Refresher: r.Refresher,
 		Subscribers: subscribers}
-	if ig := r.instagramConnector(); ig != nil {
-		c.Instagram = ig
+	if p, ok := r.Adapters["instagram"].(instagram.Provider); ok {
+		c.Instagram = &instagram.Connector{Provider: p, Clock: r.Clock}
 	}
 	return c
-}
-
-// instagramConnector verifies and subscribes Instagram accounts at connect
-// through the live Instagram adapter; nil without one.
-func (r *Resolver) instagramConnector() *instagram.Connector {
-	p, ok := r.Adapters["instagram"].(instagram.Provider)
-	if !ok {
-		return nil
-	}
-	return &instagram.Connector{Provider: p, Store: r.Store, Clock: r.Clock}
 }
 
 // providerCredentials are the credentials of a GraphQL input.

@@ -183,10 +183,10 @@ func withProof(client *meta.Client, appSecret string) *meta.Client {
 }
 
 // AuthFailed says whether err is Meta refusing the token itself (code
-// 190, or an HTTP 401): the account needs a new token.
+// 190, or an HTTP 401; the refusal's NeedsReauth): the account needs a new
+// token.
 func AuthFailed(err error) bool {
-	var e *meta.Error
-	return errors.As(err, &e) && (e.Code == 190 || (e.Code == 0 && e.HTTPStatus == http.StatusUnauthorized))
+	return err != nil && channels.AsRefusal(err).NeedsReauth
 }
 
 // Describe names a provider failure for an operator, without a token.

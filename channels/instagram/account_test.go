@@ -88,3 +88,23 @@ func TestAppSecretProofOnEveryCall(t *testing.T) {
 		}
 	}
 }
+
+// AuthFailed is the refusal's NeedsReauth: Meta's code 190, or an HTTP 401
+// without an envelope; any other failure leaves the token be.
+func TestAuthFailed(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&meta.Error{HTTPStatus: 400, Code: 190, Message: "Invalid OAuth access token"}, true},
+		{&meta.Error{HTTPStatus: 401, Message: "Unauthorized"}, true},
+		{&meta.Error{HTTPStatus: 401, Code: 100, Message: "Invalid parameter"}, false},
+		{&meta.Error{HTTPStatus: 500, Message: "Internal"}, false},
+		{&meta.Error{Timeout: true, Message: "timeout"}, false},
+	} {
+		if got := instagram.AuthFailed(c.err); got != c.want {
+			t.Errorf("AuthFailed(%v) = %v", c.err, got)
+		}
+	}
+}

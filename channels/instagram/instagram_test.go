@@ -187,7 +187,11 @@ func TestChecksBeforeCalling(t *testing.T) {
 }
 
 // A person's reply outside the 24-hour window carries the HUMAN_AGENT tag
-// whatever it is made of: a generic template as well as text.
+// whatever it is made of: a generic template as well as text. The body is
+// the generic template of
+// https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/messaging-api/generic-template
+// with the tag of
+// https://developers.facebook.com/docs/messenger-platform/send-messages/message-tags.
 func TestHumanAgentTagOnGenericTemplate(t *testing.T) {
 	g, a := setup(t)
 	m := &channels.Message{ID: "msg_1", Account: igLogin(), To: customer, Tag: "HUMAN_AGENT", Rich: channels.Rich{

@@ -154,8 +154,10 @@ func TestSameDigest(t *testing.T) {
 	}
 }
 
-// GET /{media_id} gives file_size as a string in Meta's schema and as a
-// number in some answers: either form is read, and a media over
+// GET /{media_id} gives file_size as a string in Meta's schema (Retrieve
+// Media URL in facebook/openapi business-messaging-api,
+// https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media/)
+// and as a number in some answers: either form is read, and a media over
 // MaxMediaSize is not fetched.
 func TestDownloadMediaFileSizeEitherForm(t *testing.T) {
 	g, a := setup(t)

@@ -47,6 +47,8 @@ type ButtonSpec struct {
 var (
 	numbered = regexp.MustCompile(`\{\{\s*(\d+)\s*\}\}`)
 	named    = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
+	// placeholder is either kind.
+	placeholder = regexp.MustCompile(`\{\{\s*(\d+|[a-z_][a-z0-9_]*)\s*\}\}`)
 )
 
 type componentDef struct {
@@ -156,17 +158,8 @@ func PositionalParams(text string) (int, error) {
 // the key the values are under). A placeholder without a value stays as
 // written.
 func Render(text string, values map[string]string) string {
-	re := numbered
-	if len(values) > 0 {
-		for k := range values {
-			if _, err := strconv.Atoi(k); err != nil {
-				re = named
-			}
-			break
-		}
-	}
-	return re.ReplaceAllStringFunc(text, func(m string) string {
-		if v, ok := values[re.FindStringSubmatch(m)[1]]; ok {
+	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		if v, ok := values[placeholder.FindStringSubmatch(m)[1]]; ok {
 			return v
 		}
 		return m

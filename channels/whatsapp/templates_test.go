@@ -246,3 +246,24 @@ func TestPositionalParams(t *testing.T) {
 		})
 	}
 }
+
+// Render fills {{1}} and {{name}} placeholders by the values' keys and
+// leaves a placeholder without a value as written.
+func TestRender(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		values map[string]string
+		want   string
+	}{
+		{"Hi {{1}}, order {{ 2 }} shipped {{3}}", map[string]string{"1": "Ana", "2": "A-1"}, "Hi Ana, order A-1 shipped {{3}}"},
+		{"Good news {{customer_name}}! #{{order_number}} {{other}}", map[string]string{"customer_name": "Mark", "order_number": "566701"},
+			"Good news Mark! #566701 {{other}}"},
+		{"Hi {{1}} {{name}}", map[string]string{"name": "Ana"}, "Hi {{1}} Ana"},
+		{"Hi {{1}} {{name}}", map[string]string{"1": "Ana"}, "Hi Ana {{name}}"},
+		{"Hi {{1}}", nil, "Hi {{1}}"},
+	} {
+		if got := whatsapp.Render(c.text, c.values); got != c.want {
+			t.Errorf("Render(%q, %v) = %q, want %q", c.text, c.values, got, c.want)
+		}
+	}
+}

@@ -45,16 +45,14 @@ type Connections struct {
 	// channel (subscribe.go).
 	Subscribers map[string]Subscriber
 	// Instagram, when set, checks an Instagram account's credentials
-	// against Meta before they are stored and subscribes its webhooks
-	// after (graph/instagram.Connector).
+	// against Meta before they are stored (graph/instagram.Connector).
 	Instagram InstagramConnector
 }
 
 // InstagramConnector verifies (and completes) an Instagram account's
-// credentials at connect, and subscribes its webhooks once they are stored.
+// credentials at connect.
 type InstagramConnector interface {
 	Verify(ctx context.Context, c *channels.Credentials) error
-	Subscribe(ctx context.Context, workspaceID, accountID string, c *channels.Credentials)
 }
 
 // Connection is what may be told of an account's provider connection:
@@ -196,9 +194,6 @@ func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.
 	}
 	slog.Info("credentials: account connected", "workspace", acc.WorkspaceID, "account", acc.ID,
 		"channel", acc.Channel, "provider_key", row.ProviderKey)
-	if acc.Channel == "instagram" && c.Instagram != nil {
-		c.Instagram.Subscribe(ctx, acc.WorkspaceID, acc.ID, &in)
-	}
 	if acc.Channel == "whatsapp" && c.Refresher != nil {
 		if err := c.Refresher.RefreshTemplates(ctx, acc.WorkspaceID, acc.ID); err != nil {
 			slog.Warn("credentials: template sync not queued", "account", acc.ID, "err", err)

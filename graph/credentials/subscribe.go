@@ -9,8 +9,9 @@ import (
 )
 
 // Subscriber subscribes the app to an account's webhooks at its provider
-// (WhatsApp: POST /{waba_id}/subscribed_apps); channels/whatsapp.Adapter is
-// one.
+// (WhatsApp: POST /{waba_id}/subscribed_apps; Instagram: POST
+// /{ig_user_id}/subscribed_apps, or the Page's on Facebook Login); the
+// channels/whatsapp and channels/instagram adapters are ones.
 type Subscriber interface {
 	Subscribe(ctx context.Context, creds *channels.Credentials) error
 }

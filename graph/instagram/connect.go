@@ -2,34 +2,23 @@ package instagram
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/msgsvc/msgsvc/channels"
 	igch "github.com/msgsvc/msgsvc/channels/instagram"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/clock"
-	"github.com/msgsvc/msgsvc/repo"
 )
 
-// Provider is what connecting and keeping an Instagram account needs of
-// Meta; the channels/instagram adapter is one.
+// Provider is what connecting an Instagram account needs of Meta; the
+// channels/instagram adapter is one.
 type Provider interface {
 	Identify(ctx context.Context, c *channels.Credentials) (*igch.Identity, error)
-	Subscribe(ctx context.Context, c *channels.Credentials) error
-	RefreshToken(ctx context.Context, c *channels.Credentials) (*igch.Token, error)
-}
-
-// SubscriptionStore records the outcome of a subscription; repo.Store is
-// one.
-type SubscriptionStore interface {
-	SetAccountCheck(ctx context.Context, workspaceID, accountID, check string, c repo.AccountCheck) error
 }
 
 // Connector checks an Instagram account's credentials against Meta at
-// connect and subscribes its webhooks (graph/credentials calls it).
+// connect (graph/credentials calls it).
 type Connector struct {
 	Provider Provider
-	Store    SubscriptionStore
 	Clock    clock.Clock
 }
 
@@ -73,19 +62,4 @@ func connectRefusal(err error) error {
 		return apierr.New(r.Code, "Meta refused to say whose account this is: %s", igch.Describe(err))
 	}
 	return apierr.New(apierr.ChannelUnavailable, "Meta could not be asked whose account this token opens (%s); nothing was connected.", igch.Describe(err))
-}
-
-// Subscribe subscribes the connected account's webhooks and records the
-// outcome on the account (GET /v1/channels shows it); a failure does not
-// undo the connect.
-func (c *Connector) Subscribe(ctx context.Context, workspaceID, accountID string, creds *channels.Credentials) {
-	check := repo.AccountCheck{Status: "ok", At: c.Clock.Now()}
-	if err := c.Provider.Subscribe(ctx, creds); err != nil {
-		reason := igch.Describe(err)
-		check.Status, check.Error = "failed", &reason
-		slog.Warn("instagram: webhook subscription failed", "account", accountID, "err", reason)
-	}
-	if err := c.Store.SetAccountCheck(context.WithoutCancel(ctx), workspaceID, accountID, repo.CheckSubscription, check); err != nil {
-		slog.Warn("instagram: webhook subscription outcome not stored", "account", accountID, "err", err)
-	}
 }
