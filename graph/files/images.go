@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,9 +40,7 @@ var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(email.ProxyPrefix) + `(
 // remote image of an inbound mail (MSGSVC_EMAIL_REMOTE_IMAGES=proxy), so the
 // reader's browser never contacts the sender's server.
 func (r *Service) ImageURL(remote string) string {
-	expires := r.Clock.Now().Add(linkTTL).Unix()
-	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&expires=" +
-		strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), "image:"+remote, expires)
+	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&" + r.linkQuery("image:"+remote)
 }
 
 // signImages makes the html's remote image references signed proxy links.
@@ -65,9 +62,7 @@ type RemoteImage struct {
 // at most MaxProxiedImage bytes of PNG, JPEG, GIF or WebP. Nothing of the
 // reader (cookies, address, referrer) goes with the request.
 func (r *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
-	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || !r.Secrets.Verify(signature, func(secret string) string { return mac(secret, "image:"+remote, exp) }) ||
-		!r.Clock.Now().Before(time.Unix(exp, 0)) {
+	if !r.validLink("image:"+remote, expires, signature) {
 		return nil, apierr.New(apierr.FileLinkInvalid, "This image link is invalid or has expired; read the message again for a fresh link.")
 	}
 	u, err := url.Parse(remote)
