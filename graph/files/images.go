@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -122,23 +121,16 @@ func (r *Service) imageClient() *http.Client {
 }
 
 // guardedClient is the proxy's client: its dialer refuses what webhooks
-// may not reach (webhook.Refusal), checked after DNS resolution, so a name
+// may not reach (webhook.DialRefusal), checked after DNS resolution, so a name
 // that resolves to an internal address is refused; at most 3 redirects,
 // each to http(s); no proxy from the environment.
 var guardedClient = sync.OnceValue(func() *http.Client {
 	dialer := &net.Dialer{Timeout: imageTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return &refusedError{"not an IP address"}
-		}
-		if why := webhook.Refusal(ip); why != "" {
+		_, why, err := webhook.DialRefusal(address)
+		if why != "" {
 			return &refusedError{why}
 		}
-		return nil
+		return err
 	}}
 	return &http.Client{
 		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: imageTimeout,
