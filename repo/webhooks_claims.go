@@ -140,10 +140,10 @@ func (q Queries) claimWebhookDeliveries(ctx context.Context, claims []webhookCla
 // record and sees the delivery finished.
 //
 // Its commit does not wait for the WAL to reach the disk either, as the
-// claim's does not: the flush was most of a step of a conversation's chain
-// (attempt, record, claim the next; 3-6 ms a step with it, 0.6-1.4 ms
-// without, BenchmarkWebhookChainStep), so it bounded one conversation's
-// deliveries a second. A crash of Postgres may forget the successes of the
+// claim's does not: a flush would be most of a step of a conversation's
+// chain (attempt, record, claim the next; 3-6 ms a step with it, 0.6-1.4
+// ms without, BenchmarkWebhookChainStep), and so would bound one
+// conversation's deliveries a second. A crash of Postgres may forget the successes of the
 // last fraction of a second; those deliveries are then attempted again
 // (at least once), and in order: the WAL reaches the disk in its order, so
 // a success that is kept was recorded after every success before it of its

@@ -165,3 +165,50 @@ func TestSandboxWhatsAppUserID(t *testing.T) {
 	api.Want(sendMsg(api, "test_all", map[string]any{"channel": "whatsapp", "to": "US.lower-case!", "whatsapp_account_id": "wa_main",
 		"text": "hello"}), 400, "invalid_phone")
 }
+
+// customerMessage is a webhook of a customer with a phone ("" for none)
+// and a business-scoped user id ("" for none).
+func customerMessage(wamid, phone, userID string) map[string]any {
+	m := map[string]any{"id": wamid, "timestamp": itoa(resttest.Epoch.Unix()), "type": "text", "text": map[string]any{"body": "hello"}}
+	c := map[string]any{"profile": map[string]any{"name": "Ana"}}
+	if phone != "" {
+		m["from"], c["wa_id"] = phone, phone
+	}
+	if userID != "" {
+		c["user_id"] = userID
+		if phone == "" {
+			m["from_user_id"] = userID
+		}
+	}
+	v := waValue("messages", m)
+	v["contacts"] = []any{c}
+	return waChange("messages", v)
+}
+
+// A contact known by phone gains the user id its customer's webhook
+// brings, unless another contact holds that user id: both then stay as
+// they are, and the message joins the phone's contact.
+func TestMetaHookPhoneContactGainsUserID(t *testing.T) {
+	t.Parallel()
+	h := newMetaHooks(t)
+	h.deliver(customerMessage("wamid.PHONE1", "15550009077", ""))
+	h.deliver(customerMessage("wamid.PHONE2", "15550009077", hookBSUID))
+	if n := h.count(`SELECT count(*) FROM contacts WHERE livemode AND whatsapp_user_id = $1 AND phone = '+15550009077'`, hookBSUID); n != 1 {
+		t.Fatalf("the phone's contact did not gain the user id (%d)", n)
+	}
+
+	const other = "US.20000000000000000002"
+	h.deliver(customerMessage("wamid.USER1", "", other))
+	h.deliver(customerMessage("wamid.PHONE3", "15550009078", ""))
+	h.deliver(customerMessage("wamid.PHONE4", "15550009078", other))
+	if n := h.count(`SELECT count(*) FROM contacts WHERE livemode AND phone = '+15550009078' AND whatsapp_user_id IS NULL`); n != 1 {
+		t.Fatalf("the second phone's contact took a user id another contact holds (%d without)", n)
+	}
+	if n := h.count(`SELECT count(*) FROM contacts WHERE livemode AND whatsapp_user_id = $1 AND phone IS NULL`, other); n != 1 {
+		t.Fatalf("the contact holding the user id changed (%d as it was)", n)
+	}
+	if n := h.count(`SELECT count(*) FROM messages m JOIN conversations v ON v.id = m.conversation_id
+		JOIN contacts c ON c.id = v.contact_id WHERE c.phone = '+15550009078'`); n != 2 {
+		t.Fatalf("%d messages with the second phone's contact, want 2", n)
+	}
+}

@@ -194,18 +194,30 @@ func mac(secret, id string, expires int64) string {
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
+// linkQuery is the query (expires, signature) of a link to what id names
+// that works for one hour without a key.
+func (r *Service) linkQuery(id string) string {
+	expires := r.Clock.Now().Add(linkTTL).Unix()
+	return "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), id, expires)
+}
+
+// validLink says whether expires and signature are linkQuery's for id,
+// and the link has not expired.
+func (r *Service) validLink(id, expires, signature string) bool {
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	return err == nil && r.Secrets.Verify(signature, func(secret string) string { return mac(secret, id, exp) }) &&
+		r.Clock.Now().Before(time.Unix(exp, 0))
+}
+
 // URL is a link to a file's bytes that works for one hour without a key.
 func (r *Service) URL(id string) string {
-	expires := r.Clock.Now().Add(linkTTL).Unix()
-	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?expires=" +
-		strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), id, expires)
+	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?" + r.linkQuery(id)
 }
 
 // Content returns the file a signed link names, while the link is valid.
 func (r *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
-	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || !r.Secrets.Verify(signature, func(secret string) string { return mac(secret, id, exp) }) || !r.Clock.Now().Before(time.Unix(exp, 0)) {
+	if !r.validLink(id, expires, signature) {
 		return nil, bad
 	}
 	f, err := r.Store.FileByID(ctx, id)

@@ -8,10 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,9 +39,7 @@ var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(email.ProxyPrefix) + `(
 // remote image of an inbound mail (MSGSVC_EMAIL_REMOTE_IMAGES=proxy), so the
 // reader's browser never contacts the sender's server.
 func (r *Service) ImageURL(remote string) string {
-	expires := r.Clock.Now().Add(linkTTL).Unix()
-	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&expires=" +
-		strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), "image:"+remote, expires)
+	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&" + r.linkQuery("image:"+remote)
 }
 
 // signImages makes the html's remote image references signed proxy links.
@@ -65,9 +61,7 @@ type RemoteImage struct {
 // at most MaxProxiedImage bytes of PNG, JPEG, GIF or WebP. Nothing of the
 // reader (cookies, address, referrer) goes with the request.
 func (r *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
-	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil || !r.Secrets.Verify(signature, func(secret string) string { return mac(secret, "image:"+remote, exp) }) ||
-		!r.Clock.Now().Before(time.Unix(exp, 0)) {
+	if !r.validLink("image:"+remote, expires, signature) {
 		return nil, apierr.New(apierr.FileLinkInvalid, "This image link is invalid or has expired; read the message again for a fresh link.")
 	}
 	u, err := url.Parse(remote)
@@ -127,23 +121,16 @@ func (r *Service) imageClient() *http.Client {
 }
 
 // guardedClient is the proxy's client: its dialer refuses what webhooks
-// may not reach (webhook.Refusal), checked after DNS resolution, so a name
+// may not reach (webhook.DialRefusal), checked after DNS resolution, so a name
 // that resolves to an internal address is refused; at most 3 redirects,
 // each to http(s); no proxy from the environment.
 var guardedClient = sync.OnceValue(func() *http.Client {
 	dialer := &net.Dialer{Timeout: imageTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return &refusedError{"not an IP address"}
-		}
-		if why := webhook.Refusal(ip); why != "" {
+		_, why, err := webhook.DialRefusal(address)
+		if why != "" {
 			return &refusedError{why}
 		}
-		return nil
+		return err
 	}}
 	return &http.Client{
 		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: imageTimeout,

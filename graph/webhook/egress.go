@@ -105,23 +105,12 @@ func (c *Config) httpClient() *http.Client {
 	c.once.Do(func() {
 		dialer := &net.Dialer{Timeout: c.timeout(), KeepAlive: 30 * time.Second}
 		if !c.AllowInsecure {
-			dialer.Control = func(network, address string, _ syscall.RawConn) error {
-				host, _, err := net.SplitHostPort(address)
-				if err != nil {
-					return err
-				}
-				ip, err := netip.ParseAddr(host)
-				if err != nil {
-					return refusedAddress(host, "not an IP address")
-				}
-				if why := refusal(ip); why != "" {
-					shown := ip.String()
-					if n := normalize(ip); n != ip {
-						shown += " (" + n.String() + ")"
-					}
+			dialer.Control = func(_, address string, _ syscall.RawConn) error {
+				shown, why, err := DialRefusal(address)
+				if why != "" {
 					return refusedAddress(shown, why)
 				}
-				return nil
+				return err
 			}
 		}
 		c.client = &http.Client{
