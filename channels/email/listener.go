@@ -17,11 +17,6 @@ import (
 // MaxMessageBytes is the inbound limit, advertised with SIZE.
 const MaxMessageBytes = 25 << 20
 
-// MaxMailsReading bounds the mails a listener reads into memory at once
-// (each up to MaxMessageBytes); the data of one more is answered 451, and
-// its sender tries again later.
-const MaxMailsReading = 16
-
 // Inbox is msgsvc behind the listener: which recipients it takes, and
 // where an accepted mail is stored before the 250.
 type Inbox interface {
@@ -40,11 +35,27 @@ type Listener struct {
 	// certificate, so that senders that can encrypt do; mail is still
 	// taken in plain text from those that cannot (an MX must).
 	TLSConfig *tls.Config
+	// The limits, each its default when 0: MaxReading mails read at once
+	// (MaxMailsReading), MaxReadingPerIP of them from one address
+	// (MaxMailsReadingPerIP), MaxSessionsPerIP connections open from one
+	// address (MaxSessionsPerIP), and DataTimeout for a mail's whole data
+	// (DataTimeout).
+	MaxReading, MaxReadingPerIP, MaxSessionsPerIP int
+	DataTimeout                                   time.Duration
+
+	limits *limits
 }
 
 // Server is the go-smtp server of the listener.
 func (l *Listener) Server(addr string) *smtp.Server {
-	s := smtp.NewServer(backend{inbox: l.Inbox, reading: make(chan struct{}, MaxMailsReading)})
+	if l.limits == nil {
+		l.limits = newLimits(l)
+	}
+	timeout := l.DataTimeout
+	if timeout <= 0 {
+		timeout = DataTimeout
+	}
+	s := smtp.NewServer(backend{inbox: l.Inbox, limits: l.limits, dataTimeout: timeout})
 	s.Addr = addr
 	s.Domain = l.Hostname
 	s.MaxMessageBytes = MaxMessageBytes
@@ -60,6 +71,7 @@ func (l *Listener) Server(addr string) *smtp.Server {
 // Serve accepts mail on ln until ctx ends.
 func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	s := l.Server(ln.Addr().String())
+	ln = limitedListener{Listener: ln, limits: l.limits}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -76,27 +88,31 @@ func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 type backend struct {
-	inbox Inbox
-	// reading holds a slot for each mail being read.
-	reading chan struct{}
+	inbox       Inbox
+	limits      *limits
+	dataTimeout time.Duration
 }
 
-func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) {
-	return &inSession{inbox: b.inbox, reading: b.reading}, nil
+func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	s := &inSession{backend: b, conn: connOf(c)}
+	if c != nil {
+		s.ip = ipKey(c.Conn().RemoteAddr())
+	}
+	return s, nil
 }
 
 type inSession struct {
-	inbox   Inbox
-	reading chan struct{}
-	from    string
-	rcpts   []string
+	backend
+	conn  *limitedConn // nil when driven alone (tests)
+	ip    string       // ipKey of the client
+	from  string
+	rcpts []string
 }
 
 var (
 	errNoSuchUser = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such recipient here"}
 	errTemporary  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
 	errNoRcpt     = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
-	errBusy       = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Too busy, try again later"}
 )
 
 func (s *inSession) Mail(from string, _ *smtp.MailOptions) error {
@@ -122,20 +138,34 @@ func (s *inSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	return nil
 }
 
+// Data reads a mail within the session's data timeout, in a slot of
+// limits, refuses one whose structure is past Scan's bounds, and stores
+// the rest.
 func (s *inSession) Data(r io.Reader) error {
-	select {
-	case s.reading <- struct{}{}:
-		defer func() { <-s.reading }()
-	default:
-		slog.Warn("inbound smtp: too many mails being read at once; answered 451", "limit", cap(s.reading))
-		return errBusy
+	release, err := s.limits.startReading(s.ip)
+	if err != nil {
+		slog.Warn("inbound smtp: too many mails being read at once; answered 451", "ip", s.ip, "reason", err)
+		return err
+	}
+	defer release()
+	if s.conn != nil {
+		_ = s.conn.SetReadDeadline(time.Now().Add(s.dataTimeout))
 	}
 	raw, err := io.ReadAll(r)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() && s.conn != nil {
+		slog.Warn("inbound smtp: data not received in time; connection closed", "ip", s.ip, "timeout", s.dataTimeout)
+		s.conn.cut.Store(true)
+		return errDataTimeout
+	}
 	if err != nil {
 		return err // go-smtp answers 552 for a mail over SIZE
 	}
 	if len(s.rcpts) == 0 {
 		return errNoRcpt
+	}
+	if err := Scan(raw); err != nil {
+		slog.Info("inbound smtp: mail refused", "ip", s.ip, "err", err)
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "Message refused: " + err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
