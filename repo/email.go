@@ -161,6 +161,20 @@ func (q Queries) LockInboundMail(ctx context.Context, id string) (*InboundMail, 
 		FOR UPDATE SKIP LOCKED`, id)
 }
 
+// UnprocessedInboundMail reads an unprocessed mail without locking it,
+// to read it outside any transaction (ErrNotFound when it is done).
+func (q Queries) UnprocessedInboundMail(ctx context.Context, id string) (*InboundMail, error) {
+	return one[InboundMail](ctx, q, `SELECT id, mail_from, recipients, raw, received_at, processed_at,
+		attempts, last_error, retry_from FROM inbound_mails WHERE id = $1 AND processed_at IS NULL`, id)
+}
+
+// LockInboundMailState is LockInboundMail without the raw mail.
+func (q Queries) LockInboundMailState(ctx context.Context, id string) (*InboundMail, error) {
+	return one[InboundMail](ctx, q, `SELECT id, mail_from, recipients, received_at, processed_at,
+		attempts, last_error, retry_from FROM inbound_mails WHERE id = $1 AND processed_at IS NULL
+		FOR UPDATE SKIP LOCKED`, id)
+}
+
 // FinishInboundMail marks a mail processed; lastError notes what could not
 // be taken from it.
 func (q Queries) FinishInboundMail(ctx context.Context, id string, at time.Time, lastError *string) error {
@@ -176,6 +190,20 @@ func (q Queries) FailInboundMail(ctx context.Context, id, lastError string) (int
 	var n int
 	err := q.get(ctx, &n, `UPDATE inbound_mails SET attempts = attempts + 1, last_error = $2
 		WHERE id = $1 AND processed_at IS NULL RETURNING attempts`, id, lastError)
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// GiveUpInboundMail counts a failed attempt at an unprocessed mail that no
+// further attempt can mend: its attempts become at least maxAttempts, so it
+// is tried no more. It returns the attempts (0 when the mail was processed
+// meanwhile).
+func (q Queries) GiveUpInboundMail(ctx context.Context, id, lastError string, maxAttempts int) (int, error) {
+	var n int
+	err := q.get(ctx, &n, `UPDATE inbound_mails SET attempts = greatest(attempts + 1, $3), last_error = $2
+		WHERE id = $1 AND processed_at IS NULL RETURNING attempts`, id, lastError, maxAttempts)
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}

@@ -22,8 +22,10 @@ import (
 // transaction.
 type ProcessStore interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	UnprocessedInboundMail(ctx context.Context, id string) (*repo.InboundMail, error)
 	PendingInboundMails(ctx context.Context, before, now time.Time, retry time.Duration, maxAttempts, limit int) ([]string, error)
 	FailInboundMail(ctx context.Context, id, lastError string) (int, error)
+	GiveUpInboundMail(ctx context.Context, id, lastError string, maxAttempts int) (int, error)
 }
 
 // Processor turns stored inbound mail into messages and bounces.
@@ -34,6 +36,10 @@ type Processor struct {
 	Inbound *inbound.Service
 	// ReturnPath reads the domains of bounce addresses.
 	ReturnPath ReturnPath
+	// Parse reads a mail (nil: email.Parse); Budget bounds it (0:
+	// ParseBudget).
+	Parse  func(raw []byte) *email.Parsed
+	Budget time.Duration
 }
 
 // A mail whose processing fails (an error or a panic) is tried again
@@ -46,24 +52,44 @@ const (
 	MaxMailAttempts = 14
 )
 
-// Process handles one stored mail, in one transaction with its "processed"
-// mark, so a crash repeats it whole and a repeat finds it done. A mail
-// given up, or whose next try is not due, is left alone.
+// Process handles one stored mail. It reads (parses) the mail outside any
+// transaction, then stores what it holds in one transaction with its
+// "processed" mark, so a crash repeats it whole and a repeat finds it
+// done. A mail given up, whose next try is not due, or that this process
+// is reading already, is left alone; one that cannot be read within its
+// bounds is given up at once (giveUp).
 func (p *Processor) Process(ctx context.Context, id string) error {
-	var locked *repo.InboundMail
-	err := p.Store.InTx(ctx, func(q repo.Queries) error {
-		m, err := q.LockInboundMail(ctx, id)
+	if _, busy := reading.LoadOrStore(id, true); busy {
+		return nil
+	}
+	defer reading.Delete(id)
+	m, err := p.Store.UnprocessedInboundMail(ctx, id)
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && !p.due(m)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	parsed, err := p.read(ctx, m)
+	var unreadable *unreadableError
+	if errors.As(err, &unreadable) {
+		return p.giveUp(ctx, m, unreadable)
+	}
+	if err != nil {
+		return p.failed(ctx, m, err)
+	}
+	err = p.Store.InTx(ctx, func(q repo.Queries) error {
+		locked, err := q.LockInboundMailState(ctx, id)
 		if errors.Is(err, repo.ErrNotFound) {
-			return nil // done, or another worker has it
+			return nil // done meanwhile, or another worker has it
 		}
-		if err != nil || !p.due(m) {
+		if err != nil || !p.due(locked) {
 			return err
 		}
-		locked = m
-		return p.processSafely(ctx, q, m)
+		return p.processSafely(ctx, q, m, parsed)
 	})
 	if err != nil {
-		return p.failed(ctx, locked, err)
+		return p.failed(ctx, m, err)
 	}
 	p.Events.Committed(ctx)
 	return nil
@@ -86,20 +112,19 @@ func (p *Processor) due(m *repo.InboundMail) bool {
 // mail alone: it is tried again and given up like any other failing mail,
 // and never takes down the worker (the sweep runs outside the job
 // runner's recovery).
-func (p *Processor) processSafely(ctx context.Context, q repo.Queries, m *repo.InboundMail) (err error) {
+func (p *Processor) processSafely(ctx context.Context, q repo.Queries, m *repo.InboundMail, parsed *email.Parsed) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			slog.Error("inbound mail processing panicked", "id", m.ID, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("mail: %s: processing panicked: %v", m.ID, v)
 		}
 	}()
-	return p.process(ctx, q, m)
+	return p.process(ctx, q, m, parsed)
 }
 
-// process turns one locked mail into messages and bounces, and marks it
-// processed.
-func (p *Processor) process(ctx context.Context, q repo.Queries, m *repo.InboundMail) error {
-	parsed := email.Parse(m.Raw)
+// process turns one locked mail, as read, into messages and bounces, and
+// marks it processed.
+func (p *Processor) process(ctx context.Context, q repo.Queries, m *repo.InboundMail, parsed *email.Parsed) error {
 	if (parsed.From == "" || !strings.Contains(parsed.From, "@")) && m.MailFrom != "" {
 		// No readable From: the envelope sender says who it is.
 		parsed.From = strings.ToLower(m.MailFrom)
