@@ -13,10 +13,30 @@ import (
 // TypeInboundMail processes one mail the SMTP listener stored.
 const TypeInboundMail = "email:inbound"
 
-// InboundMail queues the processing of a stored mail; its id is the task's,
-// so queuing it twice keeps one task.
+// MailQueue is the queue of a queue's inbound mail. Servers of its own
+// work it (NewMailServerOn), with MailConcurrency slots, so mail, however
+// slow to read, never holds a slot that webhook deliveries or other tasks
+// wait for.
+func MailQueue(queue string) string { return queue + "-mail" }
+
+// MailConcurrency is how many mails a worker processes at once.
+const MailConcurrency = 4
+
+// NewMailServerOn is an asynq server working the MailQueue of queue alone.
+func NewMailServerOn(opt asynq.RedisConnOpt, concurrency int, queue string) *asynq.Server {
+	return asynq.NewServer(opt, mailServerConfig(concurrency, queue))
+}
+
+func mailServerConfig(concurrency int, queue string) asynq.Config {
+	cfg := serverConfig(concurrency, queue)
+	cfg.Queues = map[string]int{MailQueue(queue): 1}
+	return cfg
+}
+
+// InboundMail queues the processing of a stored mail on the MailQueue; its
+// id is the task's, so queuing it twice keeps one task.
 func (c *Client) InboundMail(ctx context.Context, id string) error {
-	err := c.enqueue(ctx, asynq.NewTask(TypeInboundMail, []byte(id)), asynq.Queue(c.Queue),
+	err := c.enqueue(ctx, asynq.NewTask(TypeInboundMail, []byte(id)), asynq.Queue(MailQueue(c.Queue)),
 		asynq.TaskID("mail:"+id), asynq.MaxRetry(10))
 	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
 		return nil

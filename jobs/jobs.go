@@ -18,12 +18,12 @@ import (
 )
 
 // Queue is the asynq queue msgsvc uses (MSGSVC_QUEUE); webhook deliveries
-// go to WebhookQueue(Queue).
+// go to WebhookQueue(Queue), inbound mail to MailQueue(Queue).
 const Queue = "msgsvc"
 
 // WebhookQueue is the queue of a queue's webhook deliveries and fan-outs:
 // workers take from it first (serverConfig), so a delivery does not wait
-// behind the AI passes, inbound mail and Meta hooks of the queue itself.
+// behind the AI passes and Meta hooks of the queue itself.
 func WebhookQueue(queue string) string { return queue + "-webhooks" }
 
 // Client enqueues tasks; it is the resolvers' Enqueuer. The notice a commit
@@ -120,7 +120,7 @@ func (c *Client) RegisterQueues(ctx context.Context) error {
 	if c.redis == nil {
 		return nil
 	}
-	return c.redis.SAdd(ctx, allQueues, c.Queue, WebhookQueue(c.Queue)).Err()
+	return c.redis.SAdd(ctx, allQueues, c.Queue, WebhookQueue(c.Queue), MailQueue(c.Queue)).Err()
 }
 
 // DeleteArchived deletes the tasks asynq archived in the client's queue: a
@@ -132,7 +132,7 @@ func (c *Client) DeleteArchived(context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, q := range []string{c.Queue, WebhookQueue(c.Queue)} {
+	for _, q := range []string{c.Queue, WebhookQueue(c.Queue), MailQueue(c.Queue)} {
 		if !slices.Contains(queues, q) {
 			continue // a queue nothing was ever put in has nothing archived
 		}

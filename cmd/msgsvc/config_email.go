@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,28 @@ type SMTPSettings struct {
 	// OAuth is the relay's XOAUTH2 client (MSGSVC_SMTP_OAUTH_*); its
 	// TokenURL is "" without one.
 	OAuth email.OAuthConfig
+	// The inbound listener's limits: MSGSVC_SMTP_DATA_TIMEOUT,
+	// MSGSVC_SMTP_MAX_READING_PER_IP and MSGSVC_SMTP_MAX_SESSIONS_PER_IP.
+	DataTimeout                 time.Duration
+	ReadingPerIP, SessionsPerIP int
+}
+
+// loadListenerLimits reads the inbound listener's limits.
+func (s *SMTPSettings) loadListenerLimits(get func(name, def string) string) error {
+	var err error
+	v := get("MSGSVC_SMTP_DATA_TIMEOUT", email.DataTimeout.String())
+	if s.DataTimeout, err = time.ParseDuration(v); err != nil || s.DataTimeout < time.Second || s.DataTimeout > time.Hour {
+		return fmt.Errorf("MSGSVC_SMTP_DATA_TIMEOUT: %q is not a duration from 1s to 1h", v)
+	}
+	v = get("MSGSVC_SMTP_MAX_READING_PER_IP", strconv.Itoa(email.MaxMailsReadingPerIP))
+	if s.ReadingPerIP, err = strconv.Atoi(v); err != nil || s.ReadingPerIP < 1 || s.ReadingPerIP > email.MaxMailsReading {
+		return fmt.Errorf("MSGSVC_SMTP_MAX_READING_PER_IP: %q is not a number from 1 to %d", v, email.MaxMailsReading)
+	}
+	v = get("MSGSVC_SMTP_MAX_SESSIONS_PER_IP", strconv.Itoa(email.MaxSessionsPerIP))
+	if s.SessionsPerIP, err = strconv.Atoi(v); err != nil || s.SessionsPerIP < 1 || s.SessionsPerIP > 10000 {
+		return fmt.Errorf("MSGSVC_SMTP_MAX_SESSIONS_PER_IP: %q is not a number from 1 to 10000", v)
+	}
+	return nil
 }
 
 // loadSMTP reads and checks the SMTPSettings.
@@ -33,6 +56,9 @@ func loadSMTP(get func(name, def string) string) (SMTPSettings, error) {
 	s := SMTPSettings{ReturnPathDomain: strings.ToLower(get("MSGSVC_SMTP_RETURN_PATH_DOMAIN", ""))}
 	if err := mail.CheckReturnPathTemplate(s.ReturnPathDomain); err != nil {
 		return s, fmt.Errorf("MSGSVC_SMTP_RETURN_PATH_DOMAIN: %q %w", s.ReturnPathDomain, err)
+	}
+	if err := s.loadListenerLimits(get); err != nil {
+		return s, err
 	}
 	s.OAuth = email.OAuthConfig{TokenURL: get("MSGSVC_SMTP_OAUTH_TOKEN_URL", ""),
 		ClientID: get("MSGSVC_SMTP_OAUTH_CLIENT_ID", ""), ClientSecret: get("MSGSVC_SMTP_OAUTH_CLIENT_SECRET", ""),
@@ -110,7 +136,8 @@ func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, qu
 	if err != nil {
 		return fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
 	}
-	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname, TLSConfig: tlsConfig}
+	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname, TLSConfig: tlsConfig,
+		DataTimeout: cfg.SMTP.DataTimeout, MaxReadingPerIP: cfg.SMTP.ReadingPerIP, MaxSessionsPerIP: cfg.SMTP.SessionsPerIP}
 	go func() {
 		if err := l.Serve(ctx, ln); err != nil {
 			errs <- fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)

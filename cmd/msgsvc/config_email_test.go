@@ -103,3 +103,27 @@ func TestSMTPSettingsWithoutTheirCounterpart(t *testing.T) {
 		}
 	}
 }
+
+// The inbound listener's limits have their defaults, and a value out of
+// range stops the start naming its variable.
+func TestListenerLimitsConfig(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	cfg, err := loadConfig(get)
+	if s := cfg.Live.SMTP; err != nil || s.DataTimeout != email.DataTimeout || s.ReadingPerIP != email.MaxMailsReadingPerIP ||
+		s.SessionsPerIP != email.MaxSessionsPerIP {
+		t.Fatalf("defaults: %+v %v", s, err)
+	}
+	env = map[string]string{"MSGSVC_SMTP_DATA_TIMEOUT": "90s", "MSGSVC_SMTP_MAX_READING_PER_IP": "16", "MSGSVC_SMTP_MAX_SESSIONS_PER_IP": "500"}
+	if cfg, err = loadConfig(get); err != nil || cfg.Live.SMTP.DataTimeout != 90*time.Second || cfg.Live.SMTP.ReadingPerIP != 16 ||
+		cfg.Live.SMTP.SessionsPerIP != 500 {
+		t.Fatalf("set: %+v %v", cfg.Live.SMTP, err)
+	}
+	for name, bad := range map[string]string{"MSGSVC_SMTP_DATA_TIMEOUT": "0s", "MSGSVC_SMTP_MAX_READING_PER_IP": "17",
+		"MSGSVC_SMTP_MAX_SESSIONS_PER_IP": "0"} {
+		env = map[string]string{name: bad}
+		if _, err := loadConfig(get); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, bad, err)
+		}
+	}
+}

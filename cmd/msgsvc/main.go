@@ -290,6 +290,13 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	if err := srv.Start(mux); err != nil {
 		return nil, fmt.Errorf("REDIS_URL: start workers: %w", err)
 	}
+	// Inbound mail has slots of its own; the main server still runs a mail
+	// task queued on its queue by an older version.
+	mailSrv := jobs.NewMailServerOn(redisOpt, jobs.MailConcurrency, cfg.Queue)
+	if err := mailSrv.Start(mux); err != nil {
+		srv.Shutdown()
+		return nil, fmt.Errorf("REDIS_URL: start mail workers: %w", err)
+	}
 	go jobs.RunAIDispatch(ctx, client, time.Second)
 	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
 	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
@@ -304,5 +311,5 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 			return s.RunID + " " + s.Role, err
 		},
 		HandOverFailed: client.HandOverFailed, Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
-	return func() { srv.Shutdown(); queueRedis.Close() }, nil
+	return func() { srv.Shutdown(); mailSrv.Shutdown(); queueRedis.Close() }, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // BenchmarkInboundSMTPToWebhook is inbound email end to end: b.N small
@@ -92,8 +93,8 @@ func benchSMTPFlood(b *testing.B, conns, rate int) {
 	b.ReportMetric(float64(n)/last.Sub(start).Seconds(), "mails/s")
 }
 
-// startMailWorker starts a worker process's asynq server for the world's
-// queue with the inbound mail and webhook handlers, its fan-out attempting
+// startMailWorker starts a worker process's asynq servers for the world's
+// queues (its mail queue's too) with the inbound mail and webhook handlers, its fan-out attempting
 // what it finds due at once (webhook.Config.Here), as msgsvc's worker does.
 func startMailWorker(w *jobstest.World) {
 	ctx, stop := context.WithCancel(context.Background())
@@ -107,6 +108,12 @@ func startMailWorker(w *jobstest.World) {
 		w.T.Fatal(err)
 	}
 	w.T.Cleanup(srv.Shutdown)
+	w.T.Cleanup(func() { resttest.DropQueue(w.T, jobs.MailQueue(w.Queue)) })
+	mailSrv := jobs.NewMailServerOn(w.Redis, jobs.MailConcurrency, w.Queue)
+	if err := mailSrv.Start(mux); err != nil {
+		w.T.Fatal(err)
+	}
+	w.T.Cleanup(mailSrv.Shutdown)
 }
 
 // listenQueued starts the inbound listener on loopback, queuing each stored
