@@ -117,3 +117,25 @@ func TestMailOverItsBudgetIsGivenUpAtOnce(t *testing.T) {
 	}
 	givenUp(t, api, "im_slow", "took longer than 20ms")
 }
+
+// While this process reads a mail (its job), the sweep does not read it
+// too: its Process leaves it alone.
+func TestAMailIsReadOnceAtATime(t *testing.T) {
+	api := newLiveEmail(t)
+	storeMail(t, api, "im_once", []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: hi\r\n\r\nhello\r\n"))
+	job, sweep := api.Resolver.MailProcessor(), api.Resolver.MailProcessor()
+	reading, release := make(chan struct{}), make(chan struct{})
+	job.Parse = func(raw []byte) *email.Parsed { close(reading); <-release; return email.Parse(raw) }
+	sweep.Parse = func([]byte) *email.Parsed { t.Error("the sweep read the mail the job is reading"); return &email.Parsed{} }
+	done := make(chan error)
+	go func() { done <- job.Process(t.Context(), "im_once") }()
+	<-reading
+	if err := sweep.Process(t.Context(), "im_once"); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	conversationOf(t, api, "ada@example.com")
+}
