@@ -142,11 +142,11 @@ func (p *Processor) process(ctx context.Context, q repo.Queries, m *repo.Inbound
 	return q.FinishInboundMail(ctx, m.ID, p.Clock.Now(), note)
 }
 
-// failed counts a failed attempt at a mail (nil: the mail was not reached,
-// nothing was tried) and gives the mail up at its MaxMailAttempts-th. An
-// attempt cut short by ctx (a shutdown) is not counted.
+// failed counts a failed attempt at a mail and gives the mail up at its
+// MaxMailAttempts-th. An attempt cut short by ctx (a shutdown) is not
+// counted.
 func (p *Processor) failed(ctx context.Context, m *repo.InboundMail, failure error) error {
-	if m == nil || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return failure
 	}
 	n, err := p.Store.FailInboundMail(ctx, m.ID, failure.Error())
