@@ -126,7 +126,10 @@ func TestAMailIsReadOnceAtATime(t *testing.T) {
 	job, sweep := api.Resolver.MailProcessor(), api.Resolver.MailProcessor()
 	reading, release := make(chan struct{}), make(chan struct{})
 	job.Parse = func(raw []byte) *email.Parsed { close(reading); <-release; return email.Parse(raw) }
-	sweep.Parse = func([]byte) *email.Parsed { t.Error("the sweep read the mail the job is reading"); return &email.Parsed{} }
+	sweep.Parse = func([]byte) *email.Parsed {
+		t.Error("the sweep read the mail the job is reading")
+		return &email.Parsed{}
+	}
 	done := make(chan error)
 	go func() { done <- job.Process(t.Context(), "im_once") }()
 	<-reading
