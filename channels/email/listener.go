@@ -46,7 +46,8 @@ type Listener struct {
 	limits *limits
 }
 
-// Server is the go-smtp server of the listener.
+// Server is the go-smtp server of the listener; Serve also holds each
+// address to MaxSessionsPerIP connections.
 func (l *Listener) Server(addr string) *smtp.Server {
 	if l.limits == nil {
 		l.limits = newLimits(l)
