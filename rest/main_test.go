@@ -6,4 +6,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
-func TestMain(m *testing.M) { repotest.Main(m) }
+func TestMain(m *testing.M) {
+	trustStandInTLS()
+	repotest.Main(m)
+}
