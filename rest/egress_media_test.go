@@ -3,10 +3,8 @@ package rest_test
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,25 +13,6 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 )
-
-// trustStandInTLS makes the certificate of httptest's TLS servers a root
-// this test process trusts (SSL_CERT_FILE is read when TLS first verifies
-// a chain), so an httptest.NewTLSServer stands in for a host on the
-// internet with a valid certificate, as an attacker's would be.
-func trustStandInTLS() {
-	srv := httptest.NewTLSServer(http.NotFoundHandler())
-	cert := srv.Certificate()
-	srv.Close()
-	f, err := os.CreateTemp("", "msgsvc-standin-*.pem")
-	if err != nil {
-		panic(err)
-	}
-	if err := pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}); err != nil {
-		panic(err)
-	}
-	_ = f.Close()
-	_ = os.Setenv("SSL_CERT_FILE", f.Name())
-}
 
 // secretBytes is what the internal stand-in serves: an image, so nothing
 // but the egress rules can keep it out.
