@@ -57,23 +57,29 @@ func storedBytes(t *testing.T, db func(dest any, q string, args ...any) error, i
 }
 
 // A signed Instagram DM whose attachment link (https) redirects to an
-// internal address is not followed: the attachment fails, no byte of the
-// internal answer is stored, and the internal service gets no request.
+// internal address is not followed, nor is a redirect of the (trusted)
+// Graph host itself to one: the attachments fail, no byte of the internal
+// answer is stored, and the internal service gets no request.
 // (Payload shape: https://developers.facebook.com/docs/instagram-platform/webhooks/examples/)
 func TestInstagramAttachmentRedirectToLoopbackIsRefused(t *testing.T) {
 	t.Parallel()
 	inside, hits := internalService(t)
 	cdn := redirectingCDN(t, inside.URL+"/latest/meta-data/iam/security-credentials/", 0)
 	h := newIGHooks(t, channels.Credentials{Login: "instagram", IGUserID: igUser, AccessToken: igToken})
-	link := cdn.URL + "/ig_messaging_cdn/?asset_id=1&signature=s"
+	h.graph.Queue(metatest.Script{Method: http.MethodGet, Host: metatest.HostInstagram, PathSuffix: "/media-files/att-moved",
+		Status: http.StatusFound, Header: http.Header{"Location": {inside.URL + "/latest/meta-data/"}}, Body: []byte{}})
+	links := []string{cdn.URL + "/ig_messaging_cdn/?asset_id=1&signature=s", h.graph.Instagram.URL + "/media-files/att-moved"}
 	h.deliver(igDM(igUser, igCustomer, igUser, "mid.ssrf", h.Clock.Now().Add(-time.Minute), map[string]any{"text": "see this",
-		"attachments": []any{map[string]any{"type": "image", "payload": map[string]any{"url": link}}}}))
+		"attachments": []any{map[string]any{"type": "image", "payload": map[string]any{"url": links[0]}},
+			map[string]any{"type": "image", "payload": map[string]any{"url": links[1]}}}}))
 	atts := h.one("message.received", "see this")["attachments"].([]any)
-	if len(atts) != 1 || lookup(atts[0], "status") != "failed" || hits.Load() != 0 {
+	if len(atts) != 2 || hits.Load() != 0 {
 		t.Fatalf("attachments %v, %d internal requests", atts, hits.Load())
 	}
-	if n := storedBytes(t, h.Store.DB.Get, lookup(atts[0], "id").(string)); n != 0 {
-		t.Fatalf("%d bytes stored", n)
+	for _, a := range atts {
+		if lookup(a, "status") != "failed" || storedBytes(t, h.Store.DB.Get, lookup(a, "id").(string)) != 0 {
+			t.Fatalf("attachment %v", a)
+		}
 	}
 }
 

@@ -71,8 +71,10 @@ func (a answer) Problem(timeout time.Duration) string {
 		return fmt.Sprintf("the endpoint answered HTTP %d", a.Status)
 	case errors.As(a.Err, &refused):
 		return refused.Error()
-	case errors.As(a.Err, &guarded):
+	case errors.As(a.Err, &guarded) && guarded.Kind == egress.Address:
 		return refusedAddress(guarded).Error()
+	case errors.As(a.Err, &guarded):
+		return guarded.Error()
 	case errors.As(a.Err, &dns):
 		return dnsProblem(dns)
 	case errors.Is(a.Err, context.DeadlineExceeded), isTimeout(a.Err):
