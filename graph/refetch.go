@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 
@@ -27,18 +28,19 @@ func (r *Resolver) refetchFile(ctx context.Context, id string) (*model.Attachmen
 		}
 		prov, err := r.Store.AccountProvider(ctx, s.WorkspaceID, accountID)
 		if err != nil {
-			return "", nil, fmt.Errorf("the account's credentials: %w", err)
+			return "", nil, errors.New("the account's credentials could not be read")
 		}
 		creds, err := credentials.Vault{Key: r.Seal}.Open(prov)
 		if err != nil {
-			return "", nil, err
+			return "", nil, errors.New("the account's credentials could not be opened")
 		}
 		if channel == "instagram" {
-			return instagramRefetch(ctx, media, creds, mediaID)
+			ctype, content, err := instagramRefetch(ctx, media, creds, mediaID)
+			return ctype, content, mediaProblem(err)
 		}
 		got, err := r.WhatsApp.DownloadMedia(ctx, creds, mediaID, sha)
 		if err != nil {
-			return "", nil, err
+			return "", nil, mediaProblem(err)
 		}
 		return got.MimeType, got.Content, nil
 	}
@@ -58,4 +60,28 @@ func instagramRefetch(ctx context.Context, media instagram.Downloader, creds *ch
 		return "", nil, err
 	}
 	return got.ContentType, got.Content, nil
+}
+
+// mediaProblem is what the caller of a refetch is told of a failed
+// download, and what the attachment keeps: the cause as msgsvc names it
+// (its guard's refusal, the provider's answer, the connection's failure;
+// meta.Error carries no address, URL path or body), never a Go error's
+// own text.
+func mediaProblem(err error) error {
+	var e *meta.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, whatsapp.ErrDigestMismatch):
+		return errors.New("the media's bytes do not match the sha256 WhatsApp announced")
+	case errors.As(err, &e):
+		if reason := e.Reason(); reason != "" {
+			return errors.New(reason)
+		}
+		return errors.New("the provider could not be reached")
+	}
+	if _, ok := apierr.As(err); ok {
+		return err
+	}
+	return errors.New("the download failed")
 }

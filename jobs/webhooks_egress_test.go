@@ -104,3 +104,26 @@ func TestEgressFollowsNoRedirectAndReadsLittle(t *testing.T) {
 		t.Errorf("the redirect was followed %d times", n)
 	}
 }
+
+// A verification reason names the host the URL gives and the cause, never
+// an address DNS answered for it: refused by the egress rule, or a
+// connection the (insecure, development) endpoint refused.
+func TestEgressReasonsHideWhatANameResolvesTo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		insecure bool
+		url      string
+		want     string
+	}{
+		{false, "https://localhost:8443/hook", "msgsvc refused to connect to localhost: it resolves to a loopback address"},
+		{true, "http://localhost:1/hook", "the endpoint could not be reached: connection refused"},
+	}
+	for _, c := range cases {
+		w := jobstest.New(t, &webhook.Config{AllowInsecure: c.insecure})
+		d := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": c.url}), 201, "").Data()
+		reason, _ := d["verification"].(map[string]any)["reason"].(string)
+		if !strings.HasPrefix(reason, c.want) || strings.Contains(reason, "127.0.0.1") || strings.Contains(reason, "::1") {
+			t.Errorf("%s: reason %q, want %q and no address", c.url, reason, c.want)
+		}
+	}
+}

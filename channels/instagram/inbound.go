@@ -46,22 +46,19 @@ func Downloadable(kind string) bool {
 }
 
 // DownloadAttachment fetches a DM attachment from the URL its webhook
-// carries: an https CDN link, signed by Meta, fetched without the token; or
-// a link on one of the Graph API hosts themselves (a stand-in in tests),
+// carries: a CDN link, signed by Meta, fetched without the token; or a
+// link on one of the Graph API hosts themselves (a stand-in in tests),
 // fetched with the account's bearer token. The token never goes to any
-// other host.
+// other host, and the client's guard (meta.GuardedClient) keeps every
+// other link, and every redirect, to Meta's media hosts over https.
 func (a *Adapter) DownloadAttachment(ctx context.Context, creds *channels.Credentials, kind, rawURL string) (*Attachment, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return nil, &meta.Error{HTTPStatus: http.StatusOK, Message: "the attachment has no download URL"}
 	}
 	token := ""
-	if a.graphHost(u) {
-		if creds != nil {
-			token = creds.AccessToken
-		}
-	} else if u.Scheme != "https" {
-		return nil, &meta.Error{HTTPStatus: http.StatusOK, Message: "the attachment's URL is neither https nor a Graph API host"}
+	if a.graphHost(u) && creds != nil {
+		token = creds.AccessToken
 	}
 	content, contentType, err := a.Instagram.Fetch(ctx, rawURL, token, MaxAttachmentSize)
 	if err != nil {

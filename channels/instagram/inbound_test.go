@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,8 +67,10 @@ func TestDownloadAttachmentFromGraphHost(t *testing.T) {
 	}
 }
 
-// A CDN link (https, any other host) gets no token; plain http elsewhere
-// is refused before any request.
+// A CDN link (a host other than the Graph API's) gets no token; with the
+// guarded client, a link off the Graph hosts that is plain http, or on a
+// host that is not one of Meta's media hosts, is refused before any
+// request.
 func TestDownloadAttachmentFromCDN(t *testing.T) {
 	var auth []string
 	cdn := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -91,7 +94,17 @@ func TestDownloadAttachmentFromCDN(t *testing.T) {
 		t.Errorf("plain http fetched: %s", r.URL)
 	}))
 	t.Cleanup(plain.Close)
-	if _, err := a.DownloadAttachment(context.Background(), igLogin().Provider, "image", plain.URL+"/a.jpg"); err == nil {
-		t.Fatal("an http link off the Graph hosts was fetched")
+	guarded := instagram.New(g.Config(2 * time.Second))
+	for link, want := range map[string]string{
+		plain.URL + "/a.jpg": "msgsvc refused to fetch a URL that is not https://",
+		cdn.URL + "/a.jpg":   "msgsvc refused to fetch from 127.0.0.1, which is not one of Meta's media hosts",
+	} {
+		_, err := guarded.DownloadAttachment(context.Background(), igLogin().Provider, "image", link)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", link, err, want)
+		}
+	}
+	if len(auth) != 1 {
+		t.Fatalf("the CDN got %d requests", len(auth))
 	}
 }

@@ -12,21 +12,20 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/egress"
 )
 
 // Defaults of the operator configuration.
@@ -54,7 +53,8 @@ type Config struct {
 	Version string
 	// Timeout is MSGSVC_PROVIDER_TIMEOUT, the limit of one call.
 	Timeout time.Duration
-	// HTTP is the client to use (nil: a client of its own).
+	// HTTP is the client to use (nil: the guarded client, GuardedClient);
+	// tests give one to reach a stand-in as if it were Meta's CDN.
 	HTTP *http.Client
 	// Logger receives one line per call (nil: slog.Default()).
 	Logger *slog.Logger
@@ -84,7 +84,7 @@ func (c Config) client(base, def string) *Client {
 		cl.Timeout = DefaultTimeout
 	}
 	if cl.HTTP == nil {
-		cl.HTTP = &http.Client{Transport: transport}
+		cl.HTTP = c.GuardedClient(cl.Timeout)
 	}
 	if cl.Logger == nil {
 		cl.Logger = slog.Default()
@@ -285,8 +285,8 @@ func (c *Client) where(target string) string {
 
 // transportError describes a failed exchange of the provider named by
 // where, without its URL; written says the request went out whole, so the
-// provider may have acted on it. The cause is named: DNS, refused, reset,
-// TLS, timeout.
+// provider may have acted on it. The cause is named (egress.Cause): DNS,
+// refused, reset, TLS, timeout, or the guard's refusal.
 func transportError(ctx context.Context, err error, written bool, where string, timeout time.Duration) *Error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
@@ -302,31 +302,15 @@ func transportError(ctx context.Context, err error, written bool, where string, 
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	var refused *egress.Error
+	if errors.As(err, &refused) {
+		// msgsvc refused: the request, or the redirect, never left.
+		return &Error{Message: refused.Error(), Err: err}
+	}
 	if written {
-		return &Error{Unanswered: true, Message: "the connection to " + where + " was lost after the request was sent: " + cause(err), Err: err}
+		return &Error{Unanswered: true, Message: "the connection to " + where + " was lost after the request was sent: " + egress.Cause(err), Err: err}
 	}
-	return &Error{Message: where + " could not be reached: " + cause(err), Err: err}
-}
-
-// cause names why a connection failed, for an operator, without addresses
-// or URLs: DNS, refused, reset, TLS, or the error's own last words.
-func cause(err error) string {
-	var dnsErr *net.DNSError
-	var tlsErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	switch {
-	case errors.As(err, &dnsErr):
-		return "DNS lookup failed"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed"
-	case errors.As(err, &tlsErr), errors.As(err, &recErr):
-		return "TLS handshake failed"
-	}
-	return "network error"
+	return &Error{Message: where + " could not be reached: " + egress.Cause(err), Err: err}
 }
 
 // log writes one line per call: method, path (no query: it may carry a

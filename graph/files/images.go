@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/webhook"
+	"github.com/msgsvc/msgsvc/graph/egress"
 )
 
 // Limits of the email image proxy.
@@ -57,8 +55,9 @@ type RemoteImage struct {
 }
 
 // Image fetches the remote image a signed proxy link names, while the link
-// is valid: http or https, a public address (after DNS, at every redirect),
-// at most MaxProxiedImage bytes of PNG, JPEG, GIF or WebP. Nothing of the
+// is valid: http or https, a public address (after DNS, at every
+// redirect, each to https), at most MaxProxiedImage bytes of PNG, JPEG,
+// GIF or WebP. Nothing of the
 // reader (cookies, address, referrer) goes with the request.
 func (r *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
 	if !r.validLink("image:"+remote, expires, signature) {
@@ -100,17 +99,14 @@ func (r *Service) Image(ctx context.Context, remote, expires, signature string) 
 	return nil, gone("it is not a PNG, JPEG, GIF or WebP image")
 }
 
-// refusedError is a connection the egress rule did not allow.
-type refusedError struct{ why string }
-
-func (e *refusedError) Error() string { return e.why }
-
+// imageProblem names why an image could not be fetched: the guard's
+// refusal, or the server unreachable (never what DNS or it answered).
 func imageProblem(err error) string {
-	var refused *refusedError
+	var refused *egress.Error
 	if errors.As(err, &refused) {
-		return "its address is " + refused.why + ", which msgsvc does not reach"
+		return strings.TrimPrefix(refused.Error(), "msgsvc ")
 	}
-	return "the server could not be reached"
+	return "the server could not be reached (" + egress.Cause(err) + ")"
 }
 
 func (r *Service) imageClient() *http.Client {
@@ -120,28 +116,12 @@ func (r *Service) imageClient() *http.Client {
 	return guardedClient()
 }
 
-// guardedClient is the proxy's client: its dialer refuses what webhooks
-// may not reach (webhook.DialRefusal), checked after DNS resolution, so a name
-// that resolves to an internal address is refused; at most 3 redirects,
-// each to http(s); no proxy from the environment.
+// guardedClient is the proxy's client: the guarded client (graph/egress),
+// whose dialer refuses internal addresses after DNS resolution; an http
+// image may be asked for, and at most 3 redirects, each to https, are
+// followed.
 var guardedClient = sync.OnceValue(func() *http.Client {
-	dialer := &net.Dialer{Timeout: imageTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-		_, why, err := webhook.DialRefusal(address)
-		if why != "" {
-			return &refusedError{why}
-		}
-		return err
-	}}
-	return &http.Client{
-		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: imageTimeout,
-			ResponseHeaderTimeout: imageTimeout, MaxIdleConnsPerHost: 2},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > 3 || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
-				return errors.New("too many redirects, or one away from http(s)")
-			}
-			return nil
-		},
-	}
+	return egress.New(egress.Options{PlainHTTP: true, Redirects: 3, Timeout: imageTimeout})
 })
 
 // hasImages says the html holds remote image references to sign.

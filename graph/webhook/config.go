@@ -1,7 +1,8 @@
 // Package webhook delivers events to customers' endpoints: fan-out of
 // recorded events into deliveries, one signed attempt at a time on a retry
-// schedule, the egress rules, signing secrets, the verification handshake,
-// metadata-only redaction, and the endpoint and delivery API.
+// schedule through the guarded client (graph/egress), signing secrets, the
+// verification handshake, metadata-only redaction, and the endpoint and
+// delivery API.
 package webhook
 
 import (

@@ -1,0 +1,40 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/channels/meta"
+	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/graph/apierr"
+)
+
+// What a refetch says of a failed download is msgsvc's own sentence: the
+// provider's or the guard's reason, never a Go error's text (which names
+// addresses).
+func TestMediaProblem(t *testing.T) {
+	dial := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 9), Port: 80}, Err: errors.New("refused")}
+	expired := apierr.New(apierr.MediaExpired, "expired")
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&meta.Error{Message: "msgsvc refused to follow a redirect to a loopback address, which it does not reach", Err: dial},
+			"msgsvc refused to follow a redirect to a loopback address, which it does not reach"},
+		{&meta.Error{HTTPStatus: 404, Message: "the provider (lookaside.fbsbx.com) answered HTTP 404"}, "the provider (lookaside.fbsbx.com) answered HTTP 404"},
+		{&meta.Error{HTTPStatus: 500}, "the provider could not be reached"},
+		{whatsapp.ErrDigestMismatch, "the media's bytes do not match the sha256 WhatsApp announced"},
+		{fmt.Errorf("reading: %w", dial), "the download failed"},
+		{expired, expired.Error()},
+	}
+	for _, c := range cases {
+		if got := mediaProblem(c.err).Error(); got != c.want {
+			t.Errorf("mediaProblem(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	if mediaProblem(nil) != nil {
+		t.Error("no error became one")
+	}
+}
