@@ -1,0 +1,56 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// allocated is the bytes the process allocates while f runs.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A large body to any visitor route is refused with invalid_request
+// without being read or decoded: the call allocates a small fraction of
+// the body, whether the body says its length or not.
+func TestWidgetLargeBodyCostsLittle(t *testing.T) {
+	a := widgetAPI(t, 1000, time.Hour)
+	token := session(a, nil)["visitor_token"].(string)
+	h := a.Server.Handler()
+	big := []byte(`{"website_id":"web_main","name":"` + strings.Repeat("a", 14<<20) + `"}`)
+	for _, path := range []string{"/widget/v1/sessions", "/widget/v1/messages", "/widget/v1/rating"} {
+		for _, chunked := range []bool{false, true} {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest("POST", path, bytes.NewReader(big))
+			if chunked {
+				r.Body = io.NopCloser(bytes.NewReader(big)) // no length known
+				r.ContentLength = -1
+			}
+			r.Header.Set("Origin", mainOrigin)
+			r.Header.Set("Authorization", "Visitor "+token)
+			n := allocated(func() { h.ServeHTTP(w, r) })
+			var body struct {
+				Error struct{ Code string }
+			}
+			_ = json.Unmarshal(w.Body.Bytes(), &body)
+			if w.Code != http.StatusBadRequest || body.Error.Code != "invalid_request" {
+				t.Errorf("%s (chunked %v): %d %s", path, chunked, w.Code, w.Body)
+			}
+			if n > 2<<20 {
+				t.Errorf("%s (chunked %v): a %d MB body cost %d KB", path, chunked, len(big)>>20, n>>10)
+			}
+		}
+	}
+}
