@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msgsvc/msgsvc/graph/visitor"
 )
 
 // allocated is the bytes the process allocates while f runs.
@@ -52,5 +54,21 @@ func TestWidgetLargeBodyCostsLittle(t *testing.T) {
 				t.Errorf("%s (chunked %v): a %d MB body cost %d KB", path, chunked, len(big)>>20, n>>10)
 			}
 		}
+	}
+}
+
+// A verified user_id equal to an anonymous visitor's id (the website
+// vouches for whatever ids its users have) never reaches that visitor's
+// contact and chat: anonymous visitors' ids are a namespace of their own.
+func TestWidgetVerifiedUserIsNoAnonymousVisitor(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	anon := session(a, nil)
+	a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, anon["visitor_token"].(string), map[string]any{"text": "my secret"}), 201, "")
+	id := anon["visitor_id"].(string)
+	r := visitorDo(a, "POST", "/widget/v1/sessions", mainOrigin, "", map[string]any{"website_id": "web_main",
+		"user_id": id, "user_hash": visitor.UserHash([]byte(identitySecret), id)})
+	a.Want(r, 400, "invalid_request")
+	if msg := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "vis_") {
+		t.Errorf("the refusal does not say why: %q", msg)
 	}
 }

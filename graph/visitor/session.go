@@ -102,6 +102,9 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	if !verified(secret, userID, deref(in.UserHash)) {
 		return id, nil
 	}
+	if err := CheckUserID(userID); err != nil {
+		return id, err
+	}
 	id.userID = userID
 	if in.Email != nil && strings.TrimSpace(*in.Email) != "" {
 		if id.email, err = contact.NormalizeEmail(*in.Email); err != nil {
@@ -120,7 +123,7 @@ func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id iden
 		return "", nil, err
 	}
 	now := r.Clock.Now()
-	v := &repo.Visitor{ID: repo.NewID("vis_", now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
+	v := &repo.Visitor{ID: repo.NewID(visitorPrefix, now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
 		TokenHash: hash, CreatedAt: now, LastSeenAt: now}
 	ref := v.ID
 	if id.userID != "" {

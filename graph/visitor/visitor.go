@@ -96,6 +96,20 @@ func verified(secret []byte, userID, userHash string) bool {
 	return hmac.Equal([]byte(UserHash(secret, userID)), []byte(strings.ToLower(userHash)))
 }
 
+// visitorPrefix begins every visitor id, which is also an anonymous
+// visitor's identity (its contact's external_id).
+const visitorPrefix = "vis_"
+
+// CheckUserID refuses a verified user_id in the namespace of anonymous
+// visitors' ids: such a user would be known as that visitor, with its
+// contact and chats.
+func CheckUserID(userID string) error {
+	if strings.HasPrefix(userID, visitorPrefix) {
+		return apierr.New(apierr.InvalidRequest, "user_id %q begins with %q, which only anonymous visitors' ids do; give your users ids without it.", userID, visitorPrefix)
+	}
+	return nil
+}
+
 // newToken is a visitor token and the hash it is stored under.
 func newToken() (token, hash string, err error) {
 	b := make([]byte, 32)
