@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/visitor"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/widget"
 )
 
 // allocated is the bytes the process allocates while f runs.
@@ -70,5 +72,50 @@ func TestWidgetVerifiedUserIsNoAnonymousVisitor(t *testing.T) {
 	a.Want(r, 400, "invalid_request")
 	if msg := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "vis_") {
 		t.Errorf("the refusal does not say why: %q", msg)
+	}
+}
+
+// countContacts is the live contacts of the main workspace and its
+// contact.created events.
+func countContacts(a *resttest.API) (contacts, created int) {
+	a.T.Helper()
+	if err := a.Store.DB.Get(&contacts, `SELECT count(*) FROM contacts WHERE workspace_id = 'ws_main' AND livemode`); err != nil {
+		a.T.Fatal(err)
+	}
+	for _, e := range a.Events("ws_main") {
+		if e.Type == "contact.created" {
+			created++
+		}
+	}
+	return contacts, created
+}
+
+// A session that never writes stores no contact and records no
+// contact.created; the first message does both, with the session's name,
+// and the visitor's socket, opened before, gets the reply.
+func TestWidgetContactOnFirstMessage(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	contacts, created := countContacts(a)
+	for range 3 {
+		session(a, map[string]any{"name": "Just looking"})
+	}
+	s := session(a, map[string]any{"name": "Ada"})
+	token := s["visitor_token"].(string)
+	c := dialWidget(t, a.HTTP.URL, token)
+	if n, e := countContacts(a); n != contacts || e != created {
+		t.Fatalf("sessions without a message made %d contacts and %d contact.created", n-contacts, e-created)
+	}
+	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "hi"}), 201, "").Data()
+	if n, e := countContacts(a); n != contacts+1 || e != created+1 {
+		t.Fatalf("the first message made %d contacts and %d contact.created, want 1 and 1", n-contacts, e-created)
+	}
+	a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, token, map[string]any{"text": "again"}), 201, "")
+	conv := a.Want(a.Do("GET", "/v1/conversations/"+in["conversation_id"].(string), "live_all", nil), 200, "").Data()
+	if ct := conv["contact"].(map[string]any); ct["name"] != "Ada" || ct["external_id"] != s["visitor_id"] || conv["message_count"] != float64(2) {
+		t.Errorf("the visitor's chat %v", conv)
+	}
+	sent := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": in["conversation_id"], "text": "hello Ada"}), 201, "").Data()
+	if p := next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" }); p.Message.ID != sent["id"] {
+		t.Errorf("pushed %s, want %s", p.Message.ID, sent["id"])
 	}
 }

@@ -65,7 +65,7 @@ func (h *Hub) Serve(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub
 	defer h.unregister(s)
 	go func() {
 		defer cancel()
-		h.read(ctx, c, v, pub)
+		h.read(ctx, c, s, pub)
 	}()
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
@@ -118,7 +118,7 @@ func (h *Hub) write(ctx context.Context, c *websocket.Conn, p Push) bool {
 // forward: message ids sort by creation time, and the widget reports
 // messages in the order it shows them, so a receipt repeated, or for a
 // message older than one already reported, changes nothing.
-func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub Publish) {
+func (h *Hub) read(ctx context.Context, c *websocket.Conn, s *sub, pub Publish) {
 	var lastTyping time.Time
 	var frames budget
 	mark := ""
@@ -131,6 +131,7 @@ func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub 
 			c.Close(websocket.StatusPolicyViolation, "too many frames")
 			return
 		}
+		v := h.visitorOf(s) // given its contact by its first message
 		switch f.Type {
 		case "typing":
 			if time.Since(lastTyping) < typingEvery || pub.Redis == nil {
@@ -162,6 +163,9 @@ func isAPIError(err error) bool {
 // openChat is the visitor's open chat on its website ("" when none is
 // open: the visitor types before the first message starts one).
 func (h *Hub) openChat(ctx context.Context, v *repo.Visitor) string {
+	if v.ContactID == noContact {
+		return ""
+	}
 	chats, err := h.Visitors.Chats(ctx, []string{v.ContactID})
 	if err != nil {
 		slog.Warn("widget: the visitor's chat", "err", err)

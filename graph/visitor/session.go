@@ -1,6 +1,7 @@
 package visitor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,9 +115,9 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	return id, nil
 }
 
-// newVisitor stores a visitor with a new token, and its contact when the
-// visitor is new to the workspace: anonymous visitors are known by their
-// visitor id, verified users by their user_id (external_id).
+// newVisitor stores a visitor with a new token. It has no contact until
+// its first message (giveContact), except a verified user known already
+// (another browser of the user wrote before): that user's contact.
 func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id identity) (string, *repo.Visitor, error) {
 	token, hash, err := newToken()
 	if err != nil {
@@ -124,30 +125,72 @@ func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id iden
 	}
 	now := r.Clock.Now()
 	v := &repo.Visitor{ID: repo.NewID(visitorPrefix, now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
-		TokenHash: hash, CreatedAt: now, LastSeenAt: now}
-	ref := v.ID
+		TokenHash: hash, Name: id.name, CreatedAt: now, LastSeenAt: now}
 	if id.userID != "" {
-		ref, v.UserID = id.userID, &id.userID
+		v.UserID = &id.userID
+		if id.email != "" {
+			v.Email = &id.email
+		}
 	}
-	s := scope(w.WorkspaceID)
 	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		ct, err := q.ContactBy(ctx, s, "external_id", ref)
-		if errors.Is(err, repo.ErrNotFound) {
-			if ct, err = r.newContact(ctx, q, s, ref, id); err != nil {
+		if v.UserID != nil {
+			ct, err := q.ContactBy(ctx, scope(w.WorkspaceID), "external_id", *v.UserID)
+			if err != nil && !errors.Is(err, repo.ErrNotFound) {
 				return err
 			}
+			if ct != nil {
+				v.ContactID = ct.ID
+			}
 		}
-		if err != nil {
-			return err
-		}
-		v.ContactID = ct.ID
 		return q.InsertVisitor(ctx, v)
 	})
 	if err != nil {
 		return "", nil, err
 	}
-	r.Events.Committed(ctx)
 	return token, v, nil
+}
+
+// giveContact gives a visitor without one its contact, on its first
+// message: the live contact of its identity (a verified user's user_id,
+// else its visitor id), created with contact.created when missing, with
+// the name and verified email of its session. Two first messages at once
+// (two tabs, two browsers of a user) end with the same contact.
+func (r *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
+	s := scope(v.WorkspaceID)
+	created := false
+	give := func(q repo.Queries) error {
+		locked, err := q.LockVisitor(ctx, v.ID)
+		if err != nil {
+			return err
+		}
+		if locked.ContactID != "" {
+			v.ContactID = locked.ContactID
+			return nil
+		}
+		ref := cmp.Or(deref(locked.UserID), locked.ID)
+		ct, err := q.ContactBy(ctx, s, "external_id", ref)
+		if errors.Is(err, repo.ErrNotFound) {
+			id := identity{userID: deref(locked.UserID), email: deref(locked.Email), name: locked.Name}
+			ct, err = r.newContact(ctx, q, s, ref, id)
+			created = err == nil
+		}
+		if err != nil {
+			return err
+		}
+		v.ContactID = ct.ID
+		return q.SetVisitorContact(ctx, v.ID, ct.ID)
+	}
+	err := r.Store.InTx(ctx, give)
+	var conflict *repo.ConflictError
+	if errors.As(err, &conflict) {
+		// Another visitor of the identity made its contact meanwhile.
+		created = false
+		err = r.Store.InTx(ctx, give)
+	}
+	if err == nil && created {
+		r.Events.Committed(ctx)
+	}
+	return err
 }
 
 // newContact captures a visitor as a live contact and records

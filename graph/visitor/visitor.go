@@ -42,6 +42,7 @@ type Store interface {
 	UndeliveredWebsiteMessages(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error)
 	LatestWebsiteChats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error)
 	WebsiteChanges(ctx context.Context, since time.Time) ([]string, error)
+	VisitorContacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error)
 }
 
 // Inbound takes a visitor's message; inbound.Service is one.
