@@ -115,9 +115,9 @@ func (h *Hub) write(ctx context.Context, c *websocket.Conn, p Push) bool {
 // are ignored. Every frame spends the socket's budget.
 //
 // A receipt costs a store call only when it moves the socket's read mark
-// forward: message ids sort by creation time, and the widget reports
-// messages in the order it shows them, so a receipt repeated, or for a
-// message older than one already reported, changes nothing.
+// forward: message ids sort by creation time, and the widget reports the
+// messages it shows oldest first, so a receipt repeated, or for a message
+// older than one already reported, is dropped.
 func (h *Hub) read(ctx context.Context, c *websocket.Conn, s *sub, pub Publish) {
 	var lastTyping time.Time
 	var frames budget
