@@ -80,6 +80,9 @@ func (r *Service) Session(ctx context.Context, in SessionInput, origin string) (
 			return nil, err
 		}
 	}
+	if err := r.knownContact(ctx, v); err != nil {
+		return nil, err
+	}
 	out := &Session{VisitorToken: token, VisitorID: v.ID, Identified: v.UserID != nil,
 		Widget: WidgetConfig{Color: w.Color, Greeting: w.Greeting}, Messages: []*Message{}}
 	return out, r.history(ctx, v, out)
@@ -115,9 +118,9 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	return id, nil
 }
 
-// newVisitor stores a visitor with a new token. It has no contact until
-// its first message (giveContact), except a verified user known already
-// (another browser of the user wrote before): that user's contact.
+// newVisitor stores a visitor with a new token, without a contact: it is
+// given one by its first message (giveContact), or by its session when it
+// is a verified user known already (knownContact).
 func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id identity) (string, *repo.Visitor, error) {
 	token, hash, err := newToken()
 	if err != nil {
@@ -132,22 +135,31 @@ func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id iden
 			v.Email = &id.email
 		}
 	}
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		if v.UserID != nil {
-			ct, err := q.ContactBy(ctx, scope(w.WorkspaceID), "external_id", *v.UserID)
-			if err != nil && !errors.Is(err, repo.ErrNotFound) {
-				return err
-			}
-			if ct != nil {
-				v.ContactID = ct.ID
-			}
-		}
-		return q.InsertVisitor(ctx, v)
-	})
+	err = r.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertVisitor(ctx, v) })
 	if err != nil {
 		return "", nil, err
 	}
 	return token, v, nil
+}
+
+// knownContact gives a verified user's visitor without a contact the
+// contact of its user, when another browser of the user made it: every
+// browser of the user shares the same chats.
+func (r *Service) knownContact(ctx context.Context, v *repo.Visitor) error {
+	if v.ContactID != "" || v.UserID == nil {
+		return nil
+	}
+	return r.Store.InTx(ctx, func(q repo.Queries) error {
+		ct, err := q.ContactBy(ctx, scope(v.WorkspaceID), "external_id", *v.UserID)
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v.ContactID = ct.ID
+		return q.SetVisitorContact(ctx, v.ID, ct.ID)
+	})
 }
 
 // giveContact gives a visitor without one its contact, on its first

@@ -119,3 +119,17 @@ func TestWidgetContactOnFirstMessage(t *testing.T) {
 		t.Errorf("pushed %s, want %s", p.Message.ID, sent["id"])
 	}
 }
+
+// A verified user's browser that has not written yet shares the chat its
+// other browser started, once it comes back.
+func TestWidgetVerifiedUserBrowsersShareTheChat(t *testing.T) {
+	a := widgetAPI(t, 30, time.Hour)
+	hash := visitor.UserHash([]byte(identitySecret), "user-7")
+	first := session(a, map[string]any{"user_id": "user-7", "user_hash": hash})
+	second := session(a, map[string]any{"user_id": "user-7", "user_hash": hash})
+	in := a.Want(visitorDo(a, "POST", "/widget/v1/messages", mainOrigin, second["visitor_token"].(string), map[string]any{"text": "hi"}), 201, "").Data()
+	back := session(a, map[string]any{"user_id": "user-7", "user_hash": hash, "visitor_token": first["visitor_token"]})
+	if back["visitor_id"] != first["visitor_id"] || back["conversation"] == nil || back["conversation"].(map[string]any)["id"] != in["conversation_id"] {
+		t.Errorf("the first browser, back: %v", back)
+	}
+}
