@@ -104,7 +104,9 @@ func TestDecodeWidgetAllocations(t *testing.T) {
 			_ = decodeWidget(httptest.NewRequest("POST", "/", bytes.NewReader(body)), &in)
 		}
 	}).AllocedBytesPerOp()
-	if perCall > 4*int64(len(body)) {
+	// About 3.3 times the body (the buffer, the decoder's copy), a little
+	// more under the race detector; a generic decode costs about 40 times.
+	if perCall > 8*int64(len(body)) {
 		t.Errorf("refusing a %d-byte body allocates %d bytes", len(body), perCall)
 	}
 }
