@@ -24,9 +24,9 @@ func widgetBodyTooLarge() error {
 }
 
 // limitWidgetBody refuses a visitor request whose Content-Length passes
-// MaxWidgetBody before reading any of it, and caps the body of the others:
-// a body without a length is refused once MaxWidgetBody is passed, and the
-// connection is then closed rather than drained.
+// MaxWidgetBody before reading any of it (closing the connection rather
+// than draining it), and caps the body of the others: a body without a
+// length is refused once MaxWidgetBody is passed.
 func limitWidgetBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxWidgetBody {
