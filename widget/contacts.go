@@ -20,6 +20,7 @@ const noContact = ""
 // under it, and asks for a full check of them.
 func (h *Hub) resolve(ctx context.Context) {
 	h.mu.Lock()
+	delete(h.fresh, noContact) // registered without a contact: nothing to ask
 	var ids []string
 	for s := range h.subs[noContact] {
 		ids = append(ids, s.visitor.ID)

@@ -34,8 +34,8 @@ func TestHubFindsTheContactOfANewVisitor(t *testing.T) {
 	h := &Hub{Visitors: f}
 	s := h.register(&repo.Visitor{ID: "vis_new", WebsiteID: "web_a"})
 	h.check(ctx, Lag, false)
-	if got := drain(s); len(got) != 0 || f.asked != 1 {
-		t.Fatalf("without a contact: pushed %v, asked %d times", got, f.asked)
+	if got := drain(s); len(got) != 0 || f.asked != 1 || len(f.fakeVisitors.asked) != 0 {
+		t.Fatalf("without a contact: pushed %v, asked %d times, pending asked for %q", got, f.asked, f.fakeVisitors.asked)
 	}
 	f.contacts["vis_new"] = "ct_new"
 	h.check(ctx, Lag, false)
