@@ -57,6 +57,7 @@ var columnLists = map[string]columnList{
 	"nullContact":           {nullContact{}, contactColumns, "contacts"},
 	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},
 	"MessageInConversation": {MessageInConversation{}, messageInConversationColumns, messageInConversationFrom},
+	"VisitorContact":        {VisitorContact{}, visitorContactColumns, visitorContactFrom},
 	// A delivery with its endpoint's row and its event's envelope and time.
 	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }

@@ -18,7 +18,8 @@ type WebsiteWidget struct {
 	IdentitySecretSealed *string `db:"identity_secret_sealed"`
 }
 
-// Visitor is one browser on one website: its token's hash and its contact.
+// Visitor is one browser on one website: its token's hash and its contact
+// ("" until its first message; Name and Email are kept for that contact).
 type Visitor struct {
 	ID          string    `db:"id"`
 	WorkspaceID string    `db:"workspace_id"`
@@ -26,6 +27,8 @@ type Visitor struct {
 	TokenHash   string    `db:"token_hash"`
 	ContactID   string    `db:"contact_id"`
 	UserID      *string   `db:"user_id"`
+	Name        string    `db:"name"`
+	Email       *string   `db:"email"`
 	CreatedAt   time.Time `db:"created_at"`
 	LastSeenAt  time.Time `db:"last_seen_at"`
 }
@@ -64,12 +67,14 @@ func (q Queries) OriginAllowed(ctx context.Context, origin string) (bool, error)
 	return ok, q.get(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM websites WHERE $1 = ANY(domains))`, origin)
 }
 
-const visitorColumns = `id, workspace_id, website_id, token_hash, contact_id, user_id, created_at, last_seen_at`
+const visitorColumns = `id, workspace_id, website_id, token_hash, coalesce(contact_id, '') AS contact_id,
+	user_id, name, email, created_at, last_seen_at`
 
-// InsertVisitor stores a new visitor.
+// InsertVisitor stores a new visitor (without a contact when ContactID is "").
 func (q Queries) InsertVisitor(ctx context.Context, v *Visitor) error {
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO widget_visitors (`+visitorColumns+`) VALUES (:id,
-		:workspace_id, :website_id, :token_hash, :contact_id, :user_id, :created_at, :last_seen_at)`, v)
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO widget_visitors (id, workspace_id, website_id, token_hash,
+		contact_id, user_id, name, email, created_at, last_seen_at) VALUES (:id, :workspace_id, :website_id,
+		:token_hash, nullif(:contact_id, ''), :user_id, :name, :email, :created_at, :last_seen_at)`, v)
 	return err
 }
 
@@ -77,6 +82,37 @@ func (q Queries) InsertVisitor(ctx context.Context, v *Visitor) error {
 func (q Queries) VisitorByToken(ctx context.Context, tokenHash string, now time.Time) (*Visitor, error) {
 	return one[Visitor](ctx, q, `UPDATE widget_visitors SET last_seen_at = $2 WHERE token_hash = $1
 		RETURNING `+visitorColumns, tokenHash, now)
+}
+
+// LockVisitor reads a visitor, locked until the transaction ends.
+func (q Queries) LockVisitor(ctx context.Context, id string) (*Visitor, error) {
+	return one[Visitor](ctx, q, `SELECT `+visitorColumns+` FROM widget_visitors WHERE id = $1 FOR UPDATE`, id)
+}
+
+// SetVisitorContact gives a visitor its contact.
+func (q Queries) SetVisitorContact(ctx context.Context, visitorID, contactID string) error {
+	_, err := q.exec(ctx, `UPDATE widget_visitors SET contact_id = $2 WHERE id = $1`, visitorID, contactID)
+	return err
+}
+
+// VisitorContact is the contact a visitor is known as.
+type VisitorContact struct {
+	VisitorID string `db:"id"`
+	ContactID string `db:"contact_id"`
+}
+
+const visitorContactColumns = `v.id, CASE WHEN v.contact_id IS NULL THEN c.id ELSE v.contact_id END AS contact_id`
+
+const visitorContactFrom = `widget_visitors v LEFT JOIN contacts c ON c.workspace_id = v.workspace_id AND c.livemode
+	AND c.external_id = coalesce(v.user_id, v.id)`
+
+// VisitorContacts returns the contacts of those visitors that have one: its
+// own, or the live contact of its identity (a verified user's user_id, an
+// anonymous visitor's id) made since by another of its browsers.
+func (q Queries) VisitorContacts(ctx context.Context, visitorIDs []string) ([]VisitorContact, error) {
+	var out []VisitorContact
+	return out, q.selectRows(ctx, &out, `SELECT `+visitorContactColumns+` FROM `+visitorContactFrom+`
+		WHERE v.id = ANY($1) AND (v.contact_id IS NOT NULL OR c.id IS NOT NULL)`, array(visitorIDs))
 }
 
 // InsertRating stores a rating; a second one for the conversation is a

@@ -60,7 +60,7 @@ func (s *Server) mountWidget(r chi.Router) {
 	}
 	r.Get("/widget.js", widget.ServeScript)
 	r.Route("/widget/v1", func(v chi.Router) {
-		v.Use(wg.cors, wg.perIP)
+		v.Use(wg.cors, wg.perIP, limitWidgetBody)
 		v.Options("/*", wg.preflight)
 		v.Post("/sessions", wg.handle(http.StatusOK, wg.session))
 		v.Post("/messages", wg.handle(http.StatusCreated, wg.message))
@@ -152,7 +152,7 @@ func origin(r *http.Request) string { return strings.TrimRight(r.Header.Get("Ori
 
 func (wg *Widget) session(r *http.Request) (any, error) {
 	var in visitor.SessionInput
-	if _, err := decode(r, &in); err != nil {
+	if err := decodeWidget(r, &in); err != nil {
 		return nil, err
 	}
 	return wg.Visitors.Session(r.Context(), in, origin(r))
@@ -178,7 +178,7 @@ func (wg *Widget) message(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var in visitorMessageInput
-	if _, err := decode(r, &in); err != nil {
+	if err := decodeWidget(r, &in); err != nil {
 		return nil, err
 	}
 	if in.Text == nil {
@@ -199,7 +199,7 @@ func (wg *Widget) rating(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var in visitor.RatingInput
-	if _, err := decode(r, &in); err != nil {
+	if err := decodeWidget(r, &in); err != nil {
 		return nil, err
 	}
 	return wg.Visitors.Rate(r.Context(), v, in)

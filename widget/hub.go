@@ -36,6 +36,7 @@ type Visitors interface {
 	Chats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error)
 	Delivered(ctx context.Context, workspaceID, messageID string) error
 	Read(ctx context.Context, v *repo.Visitor, messageID string) error
+	Contacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error)
 	MessageView(m *repo.Message) *visitor.Message
 }
 
@@ -244,6 +245,7 @@ func (h *Hub) unregister(s *sub) {
 // received, and the close of its latest chat.
 func (h *Hub) check(ctx context.Context, lag time.Duration, periodic bool) {
 	h.init()
+	h.resolve(ctx)
 	now := h.Clock.Now()
 	h.mu.Lock()
 	since := h.began.Add(-lag)

@@ -48,6 +48,9 @@ func (f *fakeVisitors) Chats(_ context.Context, contacts []string) ([]repo.ChatS
 }
 func (f *fakeVisitors) Delivered(context.Context, string, string) error   { return nil }
 func (f *fakeVisitors) Read(context.Context, *repo.Visitor, string) error { return nil }
+func (f *fakeVisitors) Contacts(context.Context, []string) ([]repo.VisitorContact, error) {
+	return nil, nil
+}
 func (f *fakeVisitors) MessageView(m *repo.Message) *visitor.Message {
 	return &visitor.Message{ID: m.ID, ConversationID: m.ConversationID}
 }

@@ -23,7 +23,35 @@ const (
 	writeTimeout = 10 * time.Second
 	pingEvery    = 25 * time.Second
 	typingEvery  = 2 * time.Second
+
+	// frameBurst and frameRate are a socket's budget of frames from its
+	// widget: a burst (a reloaded widget reports up to 50 messages read
+	// at once), then frameRate a second. A socket past its budget is
+	// closed with StatusPolicyViolation (1008), reason "too many frames".
+	frameBurst = 100
+	frameRate  = 2
 )
+
+// budget is a token bucket of frames, on the hub's clock.
+type budget struct {
+	tokens float64
+	at     time.Time
+}
+
+// spend takes one frame from the budget; false when none is left.
+func (b *budget) spend(now time.Time) bool {
+	if b.at.IsZero() {
+		b.tokens = frameBurst
+	} else if now.After(b.at) {
+		b.tokens = min(frameBurst, b.tokens+now.Sub(b.at).Seconds()*frameRate)
+	}
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
 
 // Serve runs one accepted widget connection of visitor v until it closes
 // or ctx ends: pushes go out as they come, each pushed message becomes
@@ -37,7 +65,7 @@ func (h *Hub) Serve(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub
 	defer h.unregister(s)
 	go func() {
 		defer cancel()
-		h.read(ctx, c, v, pub)
+		h.read(ctx, c, s, pub)
 	}()
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
@@ -84,14 +112,26 @@ func (h *Hub) write(ctx context.Context, c *websocket.Conn, p Push) bool {
 
 // read is the connection's one reader: typing is published (at most every
 // typingEvery), read receipts move their message to read. Unknown frames
-// are ignored.
-func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub Publish) {
+// are ignored. Every frame spends the socket's budget.
+//
+// A receipt costs a store call only when it moves the socket's read mark
+// forward: message ids sort by creation time, and the widget reports the
+// messages it shows oldest first, so a receipt repeated, or for a message
+// older than one already reported, is dropped.
+func (h *Hub) read(ctx context.Context, c *websocket.Conn, s *sub, pub Publish) {
 	var lastTyping time.Time
+	var frames budget
+	mark := ""
 	for {
 		var f Frame
 		if err := wsjson.Read(ctx, c, &f); err != nil {
 			return
 		}
+		if !frames.spend(h.Clock.Now()) {
+			c.Close(websocket.StatusPolicyViolation, "too many frames")
+			return
+		}
+		v := h.visitorOf(s) // given its contact by its first message
 		switch f.Type {
 		case "typing":
 			if time.Since(lastTyping) < typingEvery || pub.Redis == nil {
@@ -104,6 +144,10 @@ func (h *Hub) read(ctx context.Context, c *websocket.Conn, v *repo.Visitor, pub 
 				slog.Warn("widget: publish typing", "err", err)
 			}
 		case "read":
+			if f.MessageID <= mark {
+				continue
+			}
+			mark = f.MessageID
 			if err := h.Visitors.Read(ctx, v, f.MessageID); err != nil && !isAPIError(err) {
 				slog.Warn("widget: read receipt", "message_id", f.MessageID, "err", err)
 			}
@@ -119,6 +163,9 @@ func isAPIError(err error) bool {
 // openChat is the visitor's open chat on its website ("" when none is
 // open: the visitor types before the first message starts one).
 func (h *Hub) openChat(ctx context.Context, v *repo.Visitor) string {
+	if v.ContactID == noContact {
+		return ""
+	}
 	chats, err := h.Visitors.Chats(ctx, []string{v.ContactID})
 	if err != nil {
 		slog.Warn("widget: the visitor's chat", "err", err)

@@ -100,6 +100,11 @@ func (r *Service) Send(ctx context.Context, v *repo.Visitor, text string) (*Mess
 	if err := CheckText(text); err != nil {
 		return nil, err
 	}
+	if v.ContactID == "" {
+		if err := r.giveContact(ctx, v); err != nil {
+			return nil, err
+		}
+	}
 	s := scope(v.WorkspaceID)
 	ct, err := r.Store.Contact(ctx, s, v.ContactID)
 	if err != nil {

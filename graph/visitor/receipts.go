@@ -35,6 +35,10 @@ func (r *Service) Delivered(ctx context.Context, workspaceID, messageID string) 
 // saw: sent or delivered becomes read (delivered_at is set too when it was
 // missing). A message of another visitor is message_not_found.
 func (r *Service) Read(ctx context.Context, v *repo.Visitor, messageID string) error {
+	if v.ContactID == "" {
+		// A visitor without a contact (no message yet) has no chat.
+		return apierr.New(apierr.MessageNotFound, "No message %q of this visitor.", messageID)
+	}
 	return r.advance(ctx, v.WorkspaceID, messageID, "read", v.ContactID)
 }
 
@@ -110,6 +114,12 @@ func (r *Service) Pending(ctx context.Context, contactIDs []string) ([]repo.Pend
 // message written, or a live website chat closed, since a time.
 func (r *Service) Changed(ctx context.Context, since time.Time) ([]string, error) {
 	return r.Store.WebsiteChanges(ctx, since)
+}
+
+// Contacts returns the contacts of those visitors that have one by now
+// (visitors are given theirs on their first message).
+func (r *Service) Contacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error) {
+	return r.Store.VisitorContacts(ctx, visitorIDs)
 }
 
 // Chats returns the latest website chat of each contact and website.

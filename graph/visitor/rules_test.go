@@ -100,3 +100,12 @@ func TestTokens(t *testing.T) {
 		t.Errorf("hash %q of %q", ha, a)
 	}
 }
+
+func TestCheckUserID(t *testing.T) {
+	for id, ok := range map[string]bool{"user-1": true, "42": true, "visitor-7": true, "VIS_x": true,
+		"vis_06h274d1f1zwspeeh8pdjdm5y7vz2": false, "vis_": false} {
+		if err := CheckUserID(id); (err == nil) != ok || (err != nil && code(err) != apierr.InvalidRequest) {
+			t.Errorf("user_id %q: %v", id, err)
+		}
+	}
+}

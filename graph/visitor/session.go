@@ -1,6 +1,7 @@
 package visitor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +80,9 @@ func (r *Service) Session(ctx context.Context, in SessionInput, origin string) (
 			return nil, err
 		}
 	}
+	if err := r.knownContact(ctx, v); err != nil {
+		return nil, err
+	}
 	out := &Session{VisitorToken: token, VisitorID: v.ID, Identified: v.UserID != nil,
 		Widget: WidgetConfig{Color: w.Color, Greeting: w.Greeting}, Messages: []*Message{}}
 	return out, r.history(ctx, v, out)
@@ -102,6 +106,9 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	if !verified(secret, userID, deref(in.UserHash)) {
 		return id, nil
 	}
+	if err := CheckUserID(userID); err != nil {
+		return id, err
+	}
 	id.userID = userID
 	if in.Email != nil && strings.TrimSpace(*in.Email) != "" {
 		if id.email, err = contact.NormalizeEmail(*in.Email); err != nil {
@@ -111,40 +118,91 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	return id, nil
 }
 
-// newVisitor stores a visitor with a new token, and its contact when the
-// visitor is new to the workspace: anonymous visitors are known by their
-// visitor id, verified users by their user_id (external_id).
+// newVisitor stores a visitor with a new token, without a contact: it is
+// given one by its first message (giveContact), or by its session when it
+// is a verified user known already (knownContact).
 func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id identity) (string, *repo.Visitor, error) {
 	token, hash, err := newToken()
 	if err != nil {
 		return "", nil, err
 	}
 	now := r.Clock.Now()
-	v := &repo.Visitor{ID: repo.NewID("vis_", now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
-		TokenHash: hash, CreatedAt: now, LastSeenAt: now}
-	ref := v.ID
+	v := &repo.Visitor{ID: repo.NewID(visitorPrefix, now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
+		TokenHash: hash, Name: id.name, CreatedAt: now, LastSeenAt: now}
 	if id.userID != "" {
-		ref, v.UserID = id.userID, &id.userID
+		v.UserID = &id.userID
+		if id.email != "" {
+			v.Email = &id.email
+		}
 	}
-	s := scope(w.WorkspaceID)
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		ct, err := q.ContactBy(ctx, s, "external_id", ref)
+	err = r.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertVisitor(ctx, v) })
+	if err != nil {
+		return "", nil, err
+	}
+	return token, v, nil
+}
+
+// knownContact gives a verified user's visitor without a contact the
+// contact of its user, when another browser of the user made it: every
+// browser of the user shares the same chats.
+func (r *Service) knownContact(ctx context.Context, v *repo.Visitor) error {
+	if v.ContactID != "" || v.UserID == nil {
+		return nil
+	}
+	return r.Store.InTx(ctx, func(q repo.Queries) error {
+		ct, err := q.ContactBy(ctx, scope(v.WorkspaceID), "external_id", *v.UserID)
 		if errors.Is(err, repo.ErrNotFound) {
-			if ct, err = r.newContact(ctx, q, s, ref, id); err != nil {
-				return err
-			}
+			return nil
 		}
 		if err != nil {
 			return err
 		}
 		v.ContactID = ct.ID
-		return q.InsertVisitor(ctx, v)
+		return q.SetVisitorContact(ctx, v.ID, ct.ID)
 	})
-	if err != nil {
-		return "", nil, err
+}
+
+// giveContact gives a visitor without one its contact, on its first
+// message: the live contact of its identity (a verified user's user_id,
+// else its visitor id), created with contact.created when missing, with
+// the name and verified email of its session. Two first messages at once
+// (two tabs, two browsers of a user) end with the same contact.
+func (r *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
+	s := scope(v.WorkspaceID)
+	created := false
+	give := func(q repo.Queries) error {
+		locked, err := q.LockVisitor(ctx, v.ID)
+		if err != nil {
+			return err
+		}
+		if locked.ContactID != "" {
+			v.ContactID = locked.ContactID
+			return nil
+		}
+		ref := cmp.Or(deref(locked.UserID), locked.ID)
+		ct, err := q.ContactBy(ctx, s, "external_id", ref)
+		if errors.Is(err, repo.ErrNotFound) {
+			id := identity{userID: deref(locked.UserID), email: deref(locked.Email), name: locked.Name}
+			ct, err = r.newContact(ctx, q, s, ref, id)
+			created = err == nil
+		}
+		if err != nil {
+			return err
+		}
+		v.ContactID = ct.ID
+		return q.SetVisitorContact(ctx, v.ID, ct.ID)
 	}
-	r.Events.Committed(ctx)
-	return token, v, nil
+	err := r.Store.InTx(ctx, give)
+	var conflict *repo.ConflictError
+	if errors.As(err, &conflict) {
+		// Another visitor of the identity made its contact meanwhile.
+		created = false
+		err = r.Store.InTx(ctx, give)
+	}
+	if err == nil && created {
+		r.Events.Committed(ctx)
+	}
+	return err
 }
 
 // newContact captures a visitor as a live contact and records

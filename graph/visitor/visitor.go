@@ -42,6 +42,7 @@ type Store interface {
 	UndeliveredWebsiteMessages(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error)
 	LatestWebsiteChats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error)
 	WebsiteChanges(ctx context.Context, since time.Time) ([]string, error)
+	VisitorContacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error)
 }
 
 // Inbound takes a visitor's message; inbound.Service is one.
@@ -94,6 +95,20 @@ func verified(secret []byte, userID, userHash string) bool {
 		return false
 	}
 	return hmac.Equal([]byte(UserHash(secret, userID)), []byte(strings.ToLower(userHash)))
+}
+
+// visitorPrefix begins every visitor id, which is also an anonymous
+// visitor's identity (its contact's external_id).
+const visitorPrefix = "vis_"
+
+// CheckUserID refuses a verified user_id in the namespace of anonymous
+// visitors' ids: such a user would be known as that visitor, with its
+// contact and chats.
+func CheckUserID(userID string) error {
+	if strings.HasPrefix(userID, visitorPrefix) {
+		return apierr.New(apierr.InvalidRequest, "user_id %q begins with %q, which only anonymous visitors' ids do; give your users ids without it.", userID, visitorPrefix)
+	}
+	return nil
 }
 
 // newToken is a visitor token and the hash it is stored under.
