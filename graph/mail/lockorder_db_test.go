@@ -18,14 +18,16 @@ func TestMain(m *testing.M) { repotest.Main(m) }
 func TestBounceLocksTheConversationFirst(t *testing.T) {
 	store := repotest.NewStore(t)
 	conv := repotest.Conversation("ws_1", "conv_1", "email", true)
-	repotest.Thread(t, store, conv, repotest.Message(conv, "msg_1", "outbound", "sent", `{"sent_at": "2026-03-04T05:06:07.000Z"}`))
+	msg := repotest.Message(conv, "msg_1", "outbound", "sent", `{"sent_at": "2026-03-04T05:06:07.000Z"}`)
+	msg.Email = repo.JSONB(`{"from": "support@verified.test", "to": ["ada@example.com"], "cc": []}`)
+	repotest.Thread(t, store, conv, msg)
 	if err := store.UpsertEmailDomain(t.Context(), &repo.EmailDomain{WorkspaceID: "ws_1", Domain: "verified.test",
 		Verified: true}); err != nil {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC) }
 	p := &Processor{Store: store, Clock: now, Events: event.Recorder{Clock: now}}
-	dsn := &email.Parsed{DSN: &email.DSN{Recipients: []email.DSNRecipient{{Action: "failed", Status: "4.4.7"}}}}
+	dsn := &email.Parsed{DSN: &email.DSN{Recipients: []email.DSNRecipient{{Recipient: "ada@example.com", Action: "failed", Status: "4.4.7"}}}}
 	if err := repotest.ConversationFirst(t, store, "conv_1", "msg_1", func() error {
 		return store.InTx(t.Context(), func(q repo.Queries) error {
 			return p.bounce(t.Context(), q, "msg_1", "verified.test", dsn)
