@@ -119,12 +119,9 @@ type Email struct {
 	// Domain is the sending domain: Message-ID <{id}@{domain}>.
 	Domain string
 	// ReturnPath is the domain of the envelope sender,
-	// bounces+{id}-{token}@{return path}, whose MX receives the bounces; ""
-	// is Domain.
+	// bounces+{id}@{return path}, whose MX receives the bounces; "" is
+	// Domain.
 	ReturnPath string
-	// BounceToken proves a bounce is about this message: only who saw
-	// the envelope sender knows it.
-	BounceToken string
 	// InReplyTo and References thread a reply.
 	InReplyTo  string
 	References []string

@@ -10,14 +10,10 @@ func (r *Resolver) unsubscribeLinks() mail.Links {
 	return mail.Links{Secrets: r.secrets(), PublicURL: r.PublicURL}
 }
 
-// bounces signs and checks the bounce addresses of outbound mail.
-func (r *Resolver) bounces() mail.Bounces { return mail.Bounces{Secrets: r.secrets()} }
-
 // mailEnvelope completes outbound emails (DKIM key, thread headers,
 // unsubscribe link).
 func (r *Resolver) mailEnvelope() *mail.Envelope {
-	return &mail.Envelope{Keys: mail.DKIMKeys{Seal: r.Seal}, Links: r.unsubscribeLinks(), ReturnPath: r.Mail.ReturnPath,
-		Bounces: r.bounces()}
+	return &mail.Envelope{Keys: mail.DKIMKeys{Seal: r.Seal}, Links: r.unsubscribeLinks(), ReturnPath: r.Mail.ReturnPath}
 }
 
 // senderDNS lists the DNS records of sending domains.
@@ -27,13 +23,12 @@ func (r *Resolver) senderDNS() mail.DNS {
 
 // MailProcessor turns stored inbound mail into messages and bounces.
 func (r *Resolver) MailProcessor() *mail.Processor {
-	return &mail.Processor{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound(), ReturnPath: r.Mail.ReturnPath,
-		Bounces: r.bounces()}
+	return &mail.Processor{Store: r.Store, Clock: r.Clock, Events: r.events(), Inbound: r.inbound(), ReturnPath: r.Mail.ReturnPath}
 }
 
 // MailInbox is the SMTP listener's side of the service.
 func (r *Resolver) MailInbox(queue mail.MailQueue) *mail.Inbox {
-	return &mail.Inbox{Store: r.Store, Queue: queue, Clock: r.Clock, ReturnPath: r.Mail.ReturnPath, Bounces: r.bounces()}
+	return &mail.Inbox{Store: r.Store, Queue: queue, Clock: r.Clock, ReturnPath: r.Mail.ReturnPath}
 }
 
 // Unsubscriber answers the List-Unsubscribe links.

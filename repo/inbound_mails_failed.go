@@ -34,7 +34,7 @@ const (
 			AND lower(a.address) IN (SELECT lower(r) FROM unnest(m.recipients) r)
 		UNION
 		SELECT g.workspace_id FROM messages g
-			WHERE g.id IN (SELECT substring(lower(r) FROM '^bounces\+([^@-]+)-[^@]*@.') FROM unnest(m.recipients) r)
+			WHERE g.id IN (SELECT substring(lower(r) FROM '^bounces\+([^@]+)@.') FROM unnest(m.recipients) r)
 		ORDER BY 1) AS workspace_ids) w`
 	failedInboundMailFrom = `inbound_mails m` + mailWorkspacesJoin
 )

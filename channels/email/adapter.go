@@ -61,7 +61,7 @@ func (a *Adapter) Send(ctx context.Context, m *channels.Message) (*channels.Rece
 	if returnPath == "" {
 		returnPath = e.Domain
 	}
-	reply, err := a.Relay.SubmitReply(ctx, BounceAddress(m.ID, e.BounceToken, returnPath), Recipients(e.To, e.Cc), raw)
+	reply, err := a.Relay.SubmitReply(ctx, BounceAddress(m.ID, returnPath), Recipients(e.To, e.Cc), raw)
 	if err != nil {
 		if channels.OutcomeUnknown(err) {
 			return nil, err // the relay may have the mail: no refusal

@@ -21,32 +21,9 @@ import (
 func MessageID(msgID, domain string) string { return msgID + "@" + domain }
 
 // BounceAddress is the envelope sender of an outbound message,
-// bounces+{msg_id}-{token}@{return path domain}, so that a bounce names the
-// message it is about and proves, by the message's token (graph/mail signs
-// it), that whoever sent it saw that message's envelope. Without a token
-// (a message composed outside msgsvc's envelope) the address has none, and
-// no bounce to it is believed.
-func BounceAddress(msgID, token, domain string) string {
-	if token != "" {
-		msgID += "-" + token
-	}
-	return bouncePrefix + msgID + "@" + domain
-}
-
-const bouncePrefix = "bounces+"
-
-// ParseBounceAddress reads a bounce address, in any case: isBounce says it
-// has the shape bounces+…@domain; msgID and token are what it holds before
-// and after its first '-' (ids hold none), empty when missing.
-func ParseBounceAddress(address string) (msgID, token, domain string, isBounce bool) {
-	local, domain, found := strings.Cut(strings.ToLower(address), "@")
-	rest, prefixed := strings.CutPrefix(local, bouncePrefix)
-	if !found || !prefixed || domain == "" {
-		return "", "", "", false
-	}
-	msgID, token, _ = strings.Cut(rest, "-")
-	return msgID, token, domain, true
-}
+// bounces+{msg_id}@{return path domain}, so that a bounce names the message
+// it is about.
+func BounceAddress(msgID, domain string) string { return "bounces+" + msgID + "@" + domain }
 
 // Compose builds the mail of an outbound message: the headers docs/email.md
 // lists,

@@ -20,7 +20,6 @@ type Envelope struct {
 	Keys       DKIMKeys
 	Links      Links
 	ReturnPath ReturnPath
-	Bounces    Bounces
 }
 
 // DomainOf is the domain of an address.
@@ -28,11 +27,10 @@ func DomainOf(address string) string {
 	return strings.ToLower(address[strings.LastIndex(address, "@")+1:])
 }
 
-// Complete fills e for the message msgID of the conversation
-// (conversationID empty for a new thread) to the contact.
-func (v *Envelope) Complete(ctx context.Context, q repo.Queries, s repo.Scope, msgID, conversationID, contactID string, e *channels.Email) error {
+// Complete fills e for a message of the conversation (conversationID empty
+// for a new thread) to the contact.
+func (v *Envelope) Complete(ctx context.Context, q repo.Queries, s repo.Scope, conversationID, contactID string, e *channels.Email) error {
 	e.Domain = DomainOf(e.From)
-	e.BounceToken = v.Bounces.Token(msgID)
 	if contactID != "" {
 		e.UnsubscribeURL = v.Links.URL(Unsubscribe{WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
 			ContactID: contactID, Domain: e.Domain})

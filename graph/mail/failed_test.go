@@ -142,7 +142,7 @@ func TestFailedInboundMailsListedAndRetried(t *testing.T) {
 	if err := api.Store.DB.GetContext(ctx, &msgID, `SELECT id FROM messages WHERE workspace_id = 'ws_main' LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
-	failMail(t, api, mailTo("im_bounce", bounceAddress(api, msgID, "verified.test"), time.Second), mail.MaxMailAttempts)
+	failMail(t, api, mailTo("im_bounce", "bounces+"+msgID+"@verified.test", time.Second), mail.MaxMailAttempts)
 	bounce := listed("(limit: 1)")[0].(map[string]any)
 	if ws := bounce["workspaceIds"].([]any); bounce["id"] != "im_bounce" || len(ws) != 1 || ws[0] != "ws_main" {
 		t.Fatalf("a given-up bounce: %v", bounce)

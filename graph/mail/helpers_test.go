@@ -53,9 +53,3 @@ func list(r interface{ Items() []any }) []map[string]any {
 	}
 	return out
 }
-
-// bounceAddress is the envelope sender api gives the message id sent
-// through returnPath.
-func bounceAddress(api *liveEmail, id, returnPath string) string {
-	return "bounces+" + id + "-" + api.Resolver.MailProcessor().Bounces.Token(id) + "@" + returnPath
-}

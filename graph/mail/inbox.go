@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/repo"
@@ -26,21 +27,22 @@ type Inbox struct {
 	Store InboxStore
 	Queue MailQueue // nil: the sweep picks the mail up
 	Clock clock.Clock
-	// ReturnPath reads the domains of bounce addresses, Bounces their
-	// tokens.
+	// ReturnPath reads the domains of bounce addresses.
 	ReturnPath ReturnPath
-	Bounces    Bounces
 }
 
-// Accepts takes an email account's address, or a bounce address whose
-// token is its message's, at the return path of a verified domain (or at
-// the domain itself); anything else, a bounce address made up or from
-// before tokens too, is a stranger (550 5.1.1).
+// bounceID reads bounces+{msg_id}@{domain}, domain being a return path.
+func bounceID(address string) (msgID, domain string, ok bool) {
+	local, domain, found := strings.Cut(strings.ToLower(address), "@")
+	id, isBounce := strings.CutPrefix(local, "bounces+")
+	return id, domain, found && isBounce && id != "" && domain != ""
+}
+
+// Accepts takes an email account's address, or a bounces+ address at the
+// return path of a verified domain (or at the domain itself); anything else
+// is a stranger (550 5.1.1).
 func (b *Inbox) Accepts(ctx context.Context, rcpt string) (bool, error) {
-	if _, domain, isBounce, ok := b.Bounces.Parse(rcpt); isBounce {
-		if !ok {
-			return false, nil
-		}
+	if _, domain, ok := bounceID(rcpt); ok {
 		routes, err := b.Store.BounceRoutes(ctx, b.ReturnPath.Sending(domain), domain)
 		return len(routes) > 0, err
 	}

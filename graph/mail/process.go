@@ -32,10 +32,8 @@ type Processor struct {
 	Clock   clock.Clock
 	Events  event.Recorder
 	Inbound *inbound.Service
-	// ReturnPath reads the domains of bounce addresses, Bounces their
-	// tokens.
+	// ReturnPath reads the domains of bounce addresses.
 	ReturnPath ReturnPath
-	Bounces    Bounces
 }
 
 // A mail whose processing fails (an error or a panic) is tried again
@@ -153,13 +151,7 @@ func reasonClass(err error) string {
 // recipient delivers the mail to one envelope recipient: a bounce, or the
 // email accounts with that address.
 func (p *Processor) recipient(ctx context.Context, q repo.Queries, rcpt string, parsed *email.Parsed) error {
-	if msgID, domain, isBounce, ok := p.Bounces.Parse(rcpt); isBounce {
-		if !ok {
-			// Stored before the listener checked tokens, or the secret
-			// that signed it is no longer listed.
-			slog.Info("mail to a bounce address without a valid token; ignored")
-			return nil
-		}
+	if msgID, domain, ok := bounceID(rcpt); ok {
 		return p.bounce(ctx, q, msgID, domain, parsed)
 	}
 	routes, err := q.MailRoutes(ctx, rcpt)

@@ -14,7 +14,7 @@ import (
 // In-Reply-To and References from the thread, and unsubscribe link;
 // mail.Envelope is one.
 type EmailEnvelope interface {
-	Complete(ctx context.Context, q repo.Queries, s repo.Scope, msgID, conversationID, contactID string, e *channels.Email) error
+	Complete(ctx context.Context, q repo.Queries, s repo.Scope, conversationID, contactID string, e *channels.Email) error
 }
 
 // SenderDNS lists the DNS records a sending domain publishes and its
@@ -23,9 +23,9 @@ type SenderDNS interface {
 	Records(ctx context.Context, workspaceID string, d repo.EmailDomain) (string, []*model.DNSRecord, error)
 }
 
-// emailEnvelope fills an outbound email's headers from its thread and its
-// bounce token; without an EmailEnvelope only the domain is set.
-func (r *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, msgID string, e *channels.Email) error {
+// emailEnvelope fills an outbound email's headers from its thread; without
+// an EmailEnvelope only the domain is set.
+func (r *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, e *channels.Email) error {
 	if r.Email == nil {
 		e.Domain = mail.DomainOf(e.From)
 		return nil
@@ -37,7 +37,7 @@ func (r *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Act
 	if t.contact != nil {
 		contactID = t.contact.ID
 	}
-	return r.Email.Complete(ctx, q, a.Scope(), msgID, convID, contactID, e)
+	return r.Email.Complete(ctx, q, a.Scope(), convID, contactID, e)
 }
 
 // emailFiles gives a live email's attachments their bytes: a mail carries

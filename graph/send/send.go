@@ -191,7 +191,7 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		}
 		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc,
 			AutoReplied: msg.SenderType == "ai"}
-		if err := r.emailEnvelope(ctx, q, a, t, msgID, ob.Email); err != nil {
+		if err := r.emailEnvelope(ctx, q, a, t, ob.Email); err != nil {
 			return nil, nil, err
 		}
 		cc := req.cc
