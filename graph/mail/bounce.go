@@ -15,12 +15,12 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// bounce applies a DSN sent to a message's bounce address (its token
-// checked): a failed recipient of that message fails it (bounced, the
-// status code in the message); a permanent failure (5.x.x) also suppresses
-// that address. A DSN naming anyone else changes nothing, since whoever
-// read the bounce address (any recipient of the mail) may have written
-// it; nor does any other Action, or mail that is not a DSN.
+// bounce applies a DSN sent to bounces+{msg_id}@{return path}: a failed
+// recipient of that message fails it (bounced, the status code in the
+// message); a permanent failure (5.x.x) also suppresses that address. A
+// DSN naming anyone else changes nothing, since whoever read the bounce
+// address (any recipient of the mail) may have written it; nor does any
+// other Action, or mail that is not a DSN.
 func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain string, parsed *email.Parsed) error {
 	if parsed.DSN == nil {
 		slog.Info("mail to a bounce address that is not a DSN; ignored", "message_id", msgID)
