@@ -84,26 +84,39 @@ func (q Queries) InsertEmailMessageID(ctx context.Context, m *EmailMessageID) (b
 // scope named by one of the Message-IDs: an inbound mail's, or one of our
 // outbound messages (ids ours, its msg_ ids).
 func (q Queries) ThreadByHeaderIDs(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
-	return q.threadBy(ctx, s, headerIDs, ours, nil)
+	return q.threadBy(ctx, s, headerIDs, ours, nil, "t")
 }
 
-// ThreadByReferences is ThreadByHeaderIDs for the ids a reply names, which
-// may also be the Message-ID a relay gave our message: one whose local part
+// ThreadByReferences is ThreadByHeaderIDs for the ids a reply from sender
+// (an address in lower case, whose contact is contactID) names, which may
+// also be the Message-ID a relay gave our message: one whose local part
 // is an id the relay answered the data with (Amazon SES replaces
-// Message-ID with <{its id}@…amazonses.com>).
-func (q Queries) ThreadByReferences(ctx context.Context, s Scope, headerIDs, ours []string) (string, error) {
+// Message-ID with <{its id}@…amazonses.com>). Only a conversation sender
+// takes part in counts (ErrNotFound otherwise): its contact's, or one with
+// sender in From, To or Cc of one of its mails, sender being none of the
+// workspace's own email addresses.
+func (q Queries) ThreadByReferences(ctx context.Context, s Scope, headerIDs, ours []string, sender, contactID string) (string, error) {
 	var locals []string
 	for _, id := range headerIDs {
 		if local, _, ok := strings.Cut(id, "@"); ok && local != "" {
 			locals = append(locals, local)
 		}
 	}
-	return q.threadBy(ctx, s, headerIDs, ours, locals)
+	return q.threadBy(ctx, s, headerIDs, ours, locals, `t JOIN conversations c ON c.id = t.conversation_id
+		WHERE c.contact_id = $6 OR (
+			NOT EXISTS (SELECT 1 FROM channel_accounts a WHERE a.workspace_id = $1 AND a.channel = 'email'
+				AND lower(a.address) = $7)
+			AND EXISTS (SELECT 1 FROM messages pm WHERE pm.workspace_id = $1 AND pm.conversation_id = t.conversation_id
+				AND pm.channel = 'email' AND ($7 = lower(pm.email->>'from') OR $7 IN (SELECT lower(a) FROM
+					jsonb_array_elements_text(COALESCE(pm.email->'to', '[]') || COALESCE(pm.email->'cc', '[]')) a))))`,
+		contactID, sender)
 }
 
-func (q Queries) threadBy(ctx context.Context, s Scope, headerIDs, ours, relayIDs []string) (string, error) {
+// threadBy is the latest conversation of the ids, among those where
+// (over t, its candidates) holds.
+func (q Queries) threadBy(ctx context.Context, s Scope, headerIDs, ours, relayIDs []string, where string, args ...any) (string, error) {
 	var conv string
-	err := q.get(ctx, &conv, `SELECT conversation_id FROM (
+	err := q.get(ctx, &conv, `SELECT t.conversation_id FROM (
 		SELECT conversation_id, created_at FROM email_message_ids
 		WHERE workspace_id = $1 AND livemode = $2 AND header_id = ANY($3)
 		UNION ALL
@@ -112,7 +125,8 @@ func (q Queries) threadBy(ctx context.Context, s Scope, headerIDs, ours, relayID
 		UNION ALL
 		SELECT m.conversation_id, m.created_at FROM provider_messages p JOIN messages m ON m.id = p.message_id
 		WHERE p.channel = 'email' AND p.provider_id = ANY($5) AND m.workspace_id = $1 AND m.livemode = $2
-	) t ORDER BY created_at DESC LIMIT 1`, s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours), array(relayIDs))
+	) `+where+` ORDER BY t.created_at DESC LIMIT 1`,
+		append([]any{s.WorkspaceID, s.Livemode, pq.StringArray(headerIDs), array(ours), array(relayIDs)}, args...)...)
 	return conv, err
 }
 

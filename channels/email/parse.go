@@ -452,14 +452,15 @@ func controls(b []byte, invalid bool) int {
 // moreText adds a further text part of a mail that is not, as a whole, an
 // alternative to its text (alternative: the mail is multipart/alternative),
 // as enmime does ("--" on a line between); a named one is kept as an
-// attachment too. False when it is not such a part or would pass
-// MaxBodyBytes.
+// attachment too, once. False when it is not such a part, would pass
+// MaxBodyBytes, or is named and past MaxAttachments (the caller then
+// counts it dropped).
 func (p *Parsed) moreText(part *enmime.Part, alternative bool) bool {
 	if alternative || len(p.Text)+len(part.Content) > MaxBodyBytes || undecodable(part) {
 		return false
 	}
 	p.Text += "\n\n--\n" + strings.TrimRight(clean(p, string(part.Content)), "\r\n")
-	return part.FileName == "" || !p.attach(part, "text/plain")
+	return part.FileName == "" || p.attach(part, "text/plain")
 }
 
 func (p *Parsed) warnf(code, format string, args ...any) {
@@ -475,8 +476,14 @@ func (p *Parsed) attach(part *enmime.Part, ct string) bool {
 	if name == "" {
 		name = fmt.Sprintf("attachment-%d%s", len(p.Attachments)+1, extension(ct))
 	}
+	content := part.Content
+	if content == nil {
+		// Base64 that decodes to nothing (one stray character): an empty
+		// file, its repair among the warnings.
+		content = []byte{}
+	}
 	p.Attachments = append(p.Attachments, File{Filename: clean(p, name), ContentType: ct,
-		ContentID: clean(p, strings.Trim(strings.TrimSpace(part.ContentID), "<>")), Content: part.Content})
+		ContentID: clean(p, strings.Trim(strings.TrimSpace(part.ContentID), "<>")), Content: content})
 	return true
 }
 

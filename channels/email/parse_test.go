@@ -193,3 +193,42 @@ func TestParseDropsAnOverlongMessageID(t *testing.T) {
 		t.Errorf("a Message-ID of %d characters was not kept (%d)", email.MaxMessageID, len(ok.MessageID))
 	}
 }
+
+// mixedMail is a multipart/mixed mail: a text part, then one more part
+// with the given header lines and body.
+func mixedMail(headers, body string) []byte {
+	return []byte(strings.ReplaceAll("From: ada@example.com\nTo: support@verified.test\nSubject: parts\nMIME-Version: 1.0\n"+
+		"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nhello\n--b\n"+
+		headers+"\n\n"+body+"\n--b--\n", "\n", "\r\n"))
+}
+
+// An attachment whose base64 decodes to nothing (one character) is an
+// empty file, never a missing one (the store refuses a file without
+// content), with the repair noted.
+func TestAttachmentDecodingToNothingIsEmpty(t *testing.T) {
+	for _, body := range []string{"A", "!!!!", ""} {
+		p := email.Parse(mixedMail("Content-Type: application/pdf; name=\"a.pdf\"\nContent-Transfer-Encoding: base64\n"+
+			"Content-Disposition: attachment; filename=\"a.pdf\"", body))
+		if len(p.Attachments) != 1 || p.Attachments[0].Content == nil || len(p.Attachments[0].Content) != 0 ||
+			p.Attachments[0].Filename != "a.pdf" {
+			t.Errorf("%q: attachments %+v", body, p.Attachments)
+		}
+	}
+}
+
+// A part is one attachment, whatever its headers say twice: a named text
+// part marked both inline and attachment is added to the text and kept
+// once.
+func TestPartWithTwoDispositionsIsOneAttachment(t *testing.T) {
+	for _, headers := range []string{
+		"Content-Type: text/plain; name=\"a.txt\"\nContent-Disposition: inline\nContent-Disposition: attachment; filename=\"a.txt\"",
+		"Content-Type: text/plain\nContent-Disposition: inline; filename=\"a.txt\"",
+		"Content-Type: text/plain; name=\"a.txt\"\nContent-Disposition: attachment; filename=\"a.txt\"\nContent-Disposition: inline",
+		"Content-Type: image/png; name=\"a.txt\"\nContent-Disposition: inline\nContent-Disposition: attachment; filename=\"a.txt\"",
+	} {
+		p := email.Parse(mixedMail(headers, "more"))
+		if len(p.Attachments) != 1 || p.Attachments[0].Filename != "a.txt" || string(p.Attachments[0].Content) != "more" {
+			t.Errorf("%q: %d attachments %+v", headers, len(p.Attachments), p.Attachments)
+		}
+	}
+}

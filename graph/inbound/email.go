@@ -57,8 +57,8 @@ var errStoredMeanwhile = errors.New("inbound: the same mail was stored meanwhile
 
 // ReceiveEmail stores an inbound mail as a message of acc's workspace in the
 // live mode: In-Reply-To or References naming a Message-ID of the workspace
-// join that conversation (reopening it); otherwise a new conversation with
-// the subject. The caller commits q and calls Events.Committed.
+// join that conversation (reopening it) when the sender takes part in it;
+// otherwise a new conversation with the subject. The caller commits q and calls Events.Committed.
 func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Account, in EmailIn) (*model.InboundResult, error) {
 	s := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	now := r.Clock.Now()
@@ -134,12 +134,15 @@ func (r *Service) emailCustomer(ctx context.Context, q repo.Queries, s repo.Scop
 }
 
 // emailThread is the conversation the mail joins (reopened when closed;
-// changed names what that changed), or a new one with the subject.
+// changed names what that changed), or a new one with the subject. Only a
+// participant joins by naming a Message-ID (repo.ThreadByReferences): the
+// ids are in every copy of a mail, and a stranger who read them must not
+// write into that customer's conversation.
 func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, ct *repo.Contact, in EmailIn) (conv *repo.Conversation, changed []string, created bool, err error) {
 	ids := append(append([]string{}, in.InReplyTo...), in.References...)
 	if len(ids) > 0 || len(in.OurIDs) > 0 {
 		var id string
-		id, err = q.ThreadByReferences(ctx, s, ids, in.OurIDs)
+		id, err = q.ThreadByReferences(ctx, s, ids, in.OurIDs, strings.ToLower(in.From), ct.ID)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, nil, false, err
 		}

@@ -43,6 +43,10 @@ func TestBadMailOverTheListener(t *testing.T) {
 			"no boundary ever\n\n[msgsvc: The body could not be read as MIME; its raw text is kept.]", 0},
 		{"multipart without a boundary", "noboundary@example.com", badMail("noboundary@example.com", "Content-Type: multipart/mixed\r\n", "just text\r\n"),
 			"just text\n\n[msgsvc: The mail could not be read as MIME (Failed to EnvelopeFromPart: unable to locate boundary param in Content-Type header); its raw text is kept.]", 0},
+		{"an attachment decoding to nothing", "empty@example.com", badMail("empty@example.com", "Content-Type: multipart/mixed; boundary=\"b\"\r\n",
+			"--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n--b\r\nContent-Type: application/pdf; name=\"a.pdf\"\r\n"+
+				"Content-Transfer-Encoding: base64\r\n\r\nA\r\n--b--\r\n"),
+			"see attached", 1}, // an empty file, with a malformed_base64 warning
 		{"not a mail at all", "nomail@example.com", []byte("From: nomail@example.com\r\nthis line is no header\r\n\r\nbody\r\n"),
 			"body", 0}, // the line is read as a badly folded From (a warning)
 	} {

@@ -16,22 +16,14 @@ import (
 )
 
 // bounce applies a DSN sent to bounces+{msg_id}@{return path}: a failed
-// recipient fails the message (bounced, the status code in the message);
-// a permanent failure (5.x.x) also suppresses the address. Any other Action
-// changes nothing, nor does mail that is not a DSN.
+// recipient of that message fails it (bounced, the status code in the
+// message); a permanent failure (5.x.x) also suppresses that address. A
+// DSN naming anyone else changes nothing, since whoever read the bounce
+// address (any recipient of the mail) may have written it; nor does any
+// other Action, or mail that is not a DSN.
 func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain string, parsed *email.Parsed) error {
 	if parsed.DSN == nil {
 		slog.Info("mail to a bounce address that is not a DSN; ignored", "message_id", msgID)
-		return nil
-	}
-	var failed *email.DSNRecipient
-	for i, r := range parsed.DSN.Recipients {
-		if r.Action == "failed" {
-			failed = &parsed.DSN.Recipients[i]
-			break
-		}
-	}
-	if failed == nil {
 		return nil
 	}
 	routes, err := q.BounceRoutes(ctx, p.ReturnPath.Sending(domain), domain)
@@ -52,16 +44,46 @@ func (p *Processor) bounce(ctx context.Context, q repo.Queries, msgID, domain st
 		if msg.Channel != "email" || msg.Direction != "outbound" {
 			continue
 		}
+		failed, err := failedRecipient(msg, parsed.DSN)
+		if err != nil {
+			return err
+		}
+		if failed == nil {
+			slog.Info("DSN names no failed recipient of its message; ignored", "message_id", msgID)
+			continue
+		}
 		if err := p.failMessage(ctx, q, s, conv, msg, *failed); err != nil {
 			return err
 		}
 		if failed.Permanent() {
-			if err := p.suppress(ctx, q, s, msg, failed.Recipient); err != nil {
+			if err := p.suppress(ctx, q, s, failed.Recipient); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// failedRecipient is the first recipient the DSN reports failed that is
+// one of msg's own (To or Cc, in any case); nil when there is none.
+func failedRecipient(msg *repo.Message, dsn *email.DSN) (*email.DSNRecipient, error) {
+	var h model.EmailHeaders
+	if len(msg.Email) > 0 {
+		if err := json.Unmarshal(msg.Email, &h); err != nil {
+			return nil, fmt.Errorf("mail: email headers of %s: %w", msg.ID, err)
+		}
+	}
+	for i, r := range dsn.Recipients {
+		if r.Action != "failed" || r.Recipient == "" {
+			continue
+		}
+		for _, a := range append(h.To, h.Cc...) {
+			if strings.EqualFold(a, r.Recipient) {
+				return &dsn.Recipients[i], nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // failMessage moves a sent or delivered message to failed with the bounce.
@@ -95,20 +117,10 @@ func (p *Processor) failMessage(ctx context.Context, q repo.Queries, s repo.Scop
 	return p.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))
 }
 
-// suppress sets email_suppressed on the bounced address's contact.
-func (p *Processor) suppress(ctx context.Context, q repo.Queries, s repo.Scope, msg *repo.Message, address string) error {
-	var ct *repo.Contact
-	var err error
-	if address != "" {
-		ct, err = q.ContactBy(ctx, s, "email", address)
-	}
-	if address == "" || errors.Is(err, repo.ErrNotFound) {
-		conv, cerr := q.Conversation(ctx, s, msg.ConversationID)
-		if cerr != nil || conv.ContactID == nil {
-			return cerr
-		}
-		ct, err = q.Contact(ctx, s, *conv.ContactID)
-	}
+// suppress sets email_suppressed on the bounced address's contact (none
+// when no contact has it).
+func (p *Processor) suppress(ctx context.Context, q repo.Queries, s repo.Scope, address string) error {
+	ct, err := q.ContactBy(ctx, s, "email", address)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil
 	}

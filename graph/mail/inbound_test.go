@@ -130,20 +130,19 @@ func TestReplyThreadsAndReopens(t *testing.T) {
 func TestBouncesFailAndSuppress(t *testing.T) {
 	api := newLiveEmail(t)
 	addr := listen(t, api)
-	sent := api.Want(api.Do("POST", "/v1/messages", "live_all", map[string]any{"channel": "email",
-		"to": "gone@example.com", "from": "support@verified.test", "subject": "Hi", "text": "x"}), 201, "").Data()
+	sent, bounce := sendTo(t, api, "gone@example.com")
 	id := sent["id"].(string)
 	dsn, _ := os.ReadFile("../../channels/email/testdata/dsn.eml")
 	delayed := strings.ReplaceAll(strings.ReplaceAll(string(dsn), "msg_PLACEHOLDER", id), "Action: failed", "Action: delayed")
 	delayed = strings.ReplaceAll(delayed, "dsn-1@", "dsn-0@")
-	if err := deliver(t, api, addr, "", []string{"bounces+" + id + "@verified.test"}, []byte(delayed)); err != nil {
+	if err := deliver(t, api, addr, "", []string{bounce}, []byte(delayed)); err != nil {
 		t.Fatal(err)
 	}
 	if m := api.Do("GET", "/v1/messages/"+id, "live_all", nil).Data(); m["status"] != "sent" {
 		t.Fatalf("a delayed DSN changed the message: %v", m)
 	}
 	failed := strings.ReplaceAll(string(dsn), "msg_PLACEHOLDER", id)
-	if err := deliver(t, api, addr, "", []string{"bounces+" + id + "@verified.test"}, []byte(failed)); err != nil {
+	if err := deliver(t, api, addr, "", []string{bounce}, []byte(failed)); err != nil {
 		t.Fatal(err)
 	}
 	m := api.Do("GET", "/v1/messages/"+id, "live_all", nil).Data()

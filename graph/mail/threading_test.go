@@ -55,3 +55,48 @@ func TestRepliesThreadThroughARelayRewritingMessageID(t *testing.T) {
 		t.Fatalf("an unknown SES id joined the thread: %d messages", n)
 	}
 }
+
+// Only a participant's mail joins a thread by naming its Message-IDs: the
+// conversation's contact or an address in From, To or Cc of one of its
+// mails (not the workspace's own). A stranger naming our Message-ID, or the
+// customer's, in In-Reply-To or References starts a conversation of its
+// own.
+func TestStrangerNamingAThreadStartsItsOwnConversation(t *testing.T) {
+	api := newLiveEmail(t)
+	addr := listen(t, api)
+	sent := api.Want(api.Do("POST", "/v1/messages", "live_all", map[string]any{"channel": "email",
+		"to": "dan@example.com", "cc": []string{"Eve@example.com"}, "from": "support@verified.test",
+		"subject": "Your parcel", "text": "On its way."}), 201, "").Data()
+	ours, convID := "<"+sent["id"].(string)+"@verified.test>", sent["conversation_id"].(string)
+	n := 1
+	for i, c := range []struct {
+		from, cc, refs string
+		joins          bool
+	}{
+		{"mallory@example.com", "", "In-Reply-To: " + ours, false},
+		{"mallory@example.com", "", "References: <x@example.com> " + ours, false},
+		{"support@verified.test", "", "In-Reply-To: " + ours, false}, // our own address, forged
+		{"dan@example.com", "frank@example.com", "In-Reply-To: " + ours, true},
+		{"mallory@example.com", "", "In-Reply-To: <m3@example.com>", false}, // dan's stored reply
+		{"eve@example.com", "", "References: " + ours, true},                // in Cc of our mail
+		{"frank@example.com", "", "In-Reply-To: <m3@example.com>", true},    // in Cc of dan's
+	} {
+		raw := "From: " + c.from + "\r\nTo: support@verified.test\r\n"
+		if c.cc != "" {
+			raw += "Cc: " + c.cc + "\r\n"
+		}
+		raw += "Subject: Re: Your parcel\r\nMessage-ID: <m" + string(rune('0'+i)) + "@example.com>\r\n" + c.refs + "\r\n\r\nHello\r\n"
+		if err := deliver(t, api, addr, c.from, []string{"support@verified.test"}, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if c.joins {
+			n++
+		}
+		if got := len(list(api.Do("GET", "/v1/conversations/"+convID+"/messages", "live_all", nil))); got != n {
+			t.Fatalf("mail %d from %s (%s): the thread has %d messages, want %d", i, c.from, c.refs, got, n)
+		}
+	}
+	if conv := conversationOf(t, api, "mallory@example.com"); conv["id"] == convID || conv["subject"] != "Re: Your parcel" {
+		t.Fatalf("the stranger's conversation %v", conv)
+	}
+}
