@@ -46,9 +46,14 @@ func TestMatches(t *testing.T) {
 		{"other channel", endpoint(func(e *repo.WebhookEndpoint) { e.Channels = []string{"email"} }), live, false},
 		{"its channel", endpoint(func(e *repo.WebhookEndpoint) { e.Channels = []string{"whatsapp"} }), live, true},
 		{"other website", endpoint(func(e *repo.WebhookEndpoint) { e.WebsiteIDs = []string{"web_2"} }), live, false},
-		{"contact event reaches a limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
-			e.Channels, e.WebsiteIDs = []string{"email"}, []string{"web_2"}
+		{"contact event reaches a channel-limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
+			e.Channels = []string{"email"}
 		}), contactEvent, true},
+		// Contacts belong to every website: an endpoint limited to some
+		// websites, as a website-limited key makes, gets none of them.
+		{"contact event skips a website-limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
+			e.Channels, e.WebsiteIDs = []string{"email"}, []string{"web_2"}
+		}), contactEvent, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
