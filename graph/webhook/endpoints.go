@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -270,42 +269,6 @@ func webhookEvents(in []string) ([]string, error) {
 		}
 		return nil
 	})
-}
-
-// webhookChannels checks the channels asked for. A key limited to some
-// channels may not name others, and its "all" is all it may use.
-func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
-	out, err := checkedSet(in, func(c string) error {
-		if !channels.Valid(c) {
-			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
-		}
-		return a.CheckChannel(c)
-	})
-	if err == nil && len(out) == 0 {
-		out = append(out, a.Channels...)
-	}
-	return out, err
-}
-
-// webhookWebsites checks the websites asked for, as webhookChannels does.
-func (r *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
-	var sites []repo.Website
-	if len(in) > 0 {
-		var err error
-		if sites, err = r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
-			return nil, err
-		}
-	}
-	out, err := checkedSet(in, func(id string) error {
-		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
-			return apierr.New(apierr.InvalidRequest, "website_ids: %s is not a website of this workspace.", id)
-		}
-		return a.CheckWebsite(id)
-	})
-	if err == nil && len(out) == 0 {
-		out = append(out, a.WebsiteIDs...)
-	}
-	return out, err
 }
 
 // checkedSet checks each value and drops repeats, keeping the order.

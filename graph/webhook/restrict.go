@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -47,4 +48,40 @@ func lockEndpoint(ctx context.Context, q repo.Queries, a *auth.Actor, id string)
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
 	return e, nil
+}
+
+// webhookChannels checks the channels asked for. A key limited to some
+// channels may not name others, and its "all" is all it may use.
+func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
+	out, err := checkedSet(in, func(c string) error {
+		if !channels.Valid(c) {
+			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
+		}
+		return a.CheckChannel(c)
+	})
+	if err == nil && len(out) == 0 {
+		out = append(out, a.Channels...)
+	}
+	return out, err
+}
+
+// webhookWebsites checks the websites asked for, as webhookChannels does.
+func (r *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
+	var sites []repo.Website
+	if len(in) > 0 {
+		var err error
+		if sites, err = r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := checkedSet(in, func(id string) error {
+		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
+			return apierr.New(apierr.InvalidRequest, "website_ids: %s is not a website of this workspace.", id)
+		}
+		return a.CheckWebsite(id)
+	})
+	if err == nil && len(out) == 0 {
+		out = append(out, a.WebsiteIDs...)
+	}
+	return out, err
 }
