@@ -81,8 +81,7 @@ func (r *Resolver) getEvent(ctx context.Context, id string) (*model.Event, error
 	e, err := r.Store.Event(ctx, a.Scope(), id)
 	// An event outside the key, or past retention (whether or not the purge
 	// has run yet), is not found.
-	if err == nil && ((e.Channel != nil && !a.AllowsChannel(*e.Channel)) || (e.WebsiteID != nil && !a.AllowsWebsite(*e.WebsiteID)) ||
-		r.WebhookService().Expired(e.CreatedAt)) {
+	if err == nil && (!a.AllowsEvent(e.Channel, e.WebsiteID) || r.WebhookService().Expired(e.CreatedAt)) {
 		err = repo.ErrNotFound
 	}
 	if err != nil {

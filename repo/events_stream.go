@@ -22,7 +22,9 @@ type StreamEvent struct {
 }
 
 // StreamFilter narrows the stream: a key's channels and websites (empty
-// means all) and event types (empty means all).
+// means all) and event types (empty means all). It keeps events as
+// auth.EventVisible does: an event of no website (contact.*) only when no
+// websites are named.
 type StreamFilter struct {
 	Channels   []string
 	WebsiteIDs []string
@@ -96,7 +98,7 @@ func (q Queries) EventsForStream(ctx context.Context, s Scope, after StreamCurso
 		  AND (xid, seq) > ($3::text::xid8, $4)
 		  AND xid < $9::text::xid8
 		  AND (coalesce(cardinality($5::text[]), 0) = 0 OR channel IS NULL OR channel = ANY($5))
-		  AND (coalesce(cardinality($6::text[]), 0) = 0 OR website_id IS NULL OR website_id = ANY($6))
+		  AND (coalesce(cardinality($6::text[]), 0) = 0 OR website_id = ANY($6))
 		  AND (coalesce(cardinality($7::text[]), 0) = 0 OR type = ANY($7))
 		ORDER BY xid, seq LIMIT $8`,
 		s.WorkspaceID, s.Livemode, strconv.FormatUint(after.XID, 10), after.Seq,

@@ -8,14 +8,17 @@ import (
 // IdempotencyRecord is one Idempotency-Key of one API key: the hash of the
 // request that claimed it and, once final, its response.
 type IdempotencyRecord struct {
-	APIKeyID       string    `db:"api_key_id"`
-	Key            string    `db:"key"`
-	WorkspaceID    string    `db:"workspace_id"`
-	Livemode       bool      `db:"livemode"`
-	RequestHash    string    `db:"request_hash"`
-	RequestID      string    `db:"request_id"`
-	ResponseStatus *int      `db:"response_status"`
-	ResponseBody   []byte    `db:"response_body"`
+	APIKeyID       string `db:"api_key_id"`
+	Key            string `db:"key"`
+	WorkspaceID    string `db:"workspace_id"`
+	Livemode       bool   `db:"livemode"`
+	RequestHash    string `db:"request_hash"`
+	RequestID      string `db:"request_id"`
+	ResponseStatus *int   `db:"response_status"`
+	ResponseBody   []byte `db:"response_body"`
+	// ResponseSealed says ResponseBody is sealed (graph/seal's base64);
+	// answers stored before sealing began are plain.
+	ResponseSealed bool      `db:"response_sealed"`
 	CreatedAt      time.Time `db:"created_at"`
 	// MessageID is the message a send reserved under the key (nil before
 	// its reserve, and for other requests).
@@ -23,7 +26,7 @@ type IdempotencyRecord struct {
 }
 
 const idempotencyColumns = `api_key_id, key, workspace_id, livemode, request_hash, request_id,
-	response_status, response_body, created_at, message_id`
+	response_status, response_body, response_sealed, created_at, message_id`
 
 // ClaimIdempotencyKey inserts the record unless the key exists; it reports
 // whether this request now owns the key. It runs as its own statement, so a
@@ -47,7 +50,7 @@ func (q Queries) IdempotencyKey(ctx context.Context, apiKeyID, key string) (*Ide
 // message (or answered) is never retaken.
 func (q Queries) RetakeIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, oldRequestID string, expired bool) (bool, error) {
 	n, err := q.exec(ctx, `UPDATE idempotency_keys SET workspace_id = $4, livemode = $5, request_hash = $6,
-		request_id = $7, response_status = NULL, response_body = NULL, created_at = $8, message_id = NULL
+		request_id = $7, response_status = NULL, response_body = NULL, response_sealed = false, created_at = $8, message_id = NULL
 		WHERE api_key_id = $1 AND key = $2 AND request_id = $3
 		AND ($9 OR (message_id IS NULL AND response_status IS NULL))`,
 		rec.APIKeyID, rec.Key, oldRequestID, rec.WorkspaceID, rec.Livemode, rec.RequestHash, rec.RequestID, rec.CreatedAt, expired)
@@ -64,10 +67,11 @@ func (q Queries) BindIdempotencyKey(ctx context.Context, apiKeyID, key, requestI
 	return n == 1, err
 }
 
-// FinishIdempotencyKey stores the final response of the request owning a key.
-func (q Queries) FinishIdempotencyKey(ctx context.Context, apiKeyID, key, requestID string, status int, body []byte) error {
-	_, err := q.exec(ctx, `UPDATE idempotency_keys SET response_status = $4, response_body = $5
-		WHERE api_key_id = $1 AND key = $2 AND request_id = $3`, apiKeyID, key, requestID, status, body)
+// FinishIdempotencyKey stores the final response of the request owning a
+// key, its body sealed by the caller.
+func (q Queries) FinishIdempotencyKey(ctx context.Context, apiKeyID, key, requestID string, status int, sealedBody []byte) error {
+	_, err := q.exec(ctx, `UPDATE idempotency_keys SET response_status = $4, response_body = $5, response_sealed = true
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3`, apiKeyID, key, requestID, status, sealedBody)
 	return err
 }
 

@@ -64,12 +64,14 @@ func (q Queries) InsertWebhookDelivery(ctx context.Context, d *WebhookDelivery) 
 }
 
 // WebhookDelivery returns a delivery of the scope's workspace and mode,
-// unless its event's channel or website is outside the scope.
+// unless its event's channel or website is outside the scope (as
+// auth.EventVisible decides: a scope limited to some websites has no
+// delivery of an event of no website, contact.*).
 func (q Queries) WebhookDelivery(ctx context.Context, s Scope, id string) (*WebhookDelivery, error) {
 	return one[WebhookDelivery](ctx, q, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
 		WHERE id = $1 AND workspace_id = $2 AND livemode = $3
 		AND (cardinality($4::text[]) = 0 OR channel IS NULL OR channel = ANY($4))
-		AND (cardinality($5::text[]) = 0 OR website_id IS NULL OR website_id = ANY($5))`,
+		AND (cardinality($5::text[]) = 0 OR website_id = ANY($5))`,
 		id, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
 }
 
@@ -78,7 +80,7 @@ func (q Queries) WebhookDeliveries(ctx context.Context, s Scope, f WebhookDelive
 	l := &list{}
 	l.add(`workspace_id = ? AND livemode = ?
 		AND (cardinality(?::text[]) = 0 OR channel IS NULL OR channel = ANY(?))
-		AND (cardinality(?::text[]) = 0 OR website_id IS NULL OR website_id = ANY(?))`,
+		AND (cardinality(?::text[]) = 0 OR website_id = ANY(?))`,
 		s.WorkspaceID, s.Livemode, array(s.Channels), array(s.Channels), array(s.WebsiteIDs), array(s.WebsiteIDs))
 	if f.EndpointID != nil {
 		l.add("endpoint_id = ?", *f.EndpointID)

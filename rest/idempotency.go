@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -89,11 +90,16 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 		writeError(w, r, inProgress(key))
 	case prior != nil:
 		// The first answer, as it was sent, request id included.
+		body, err := s.openAnswer(prior)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
 		w.Header().Set("X-Request-Id", prior.RequestID)
 		w.Header().Set("Idempotent-Replayed", "true")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(*prior.ResponseStatus)
-		if _, err := w.Write(prior.ResponseBody); err != nil {
+		if _, err := w.Write(body); err != nil {
 			slog.Debug("write response; the client went away", "err", err)
 		}
 	default:
@@ -178,15 +184,47 @@ func (s *Server) release(ctx context.Context, r *http.Request, rec *repo.Idempot
 // release) is tried before it is given up.
 const finishAttempts = 3
 
-// finish stores the final answer of a request under its key.
+// finish stores the final answer of a request under its key, sealed.
 func (s *Server) finish(ctx context.Context, r *http.Request, rec *repo.IdempotencyRecord, rw *recorder) bool {
+	sealed, err := s.sealAnswer(rec, rw.body.Bytes())
+	if err != nil {
+		slog.Error("seal idempotent answer; not stored", "request_id", requestID(r.Context()), "err", err)
+		return false
+	}
 	if keyWrite(r, "store idempotent answer", func() error {
-		return s.Resolver.Store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, rw.body.Bytes())
+		return s.Resolver.Store.FinishIdempotencyKey(ctx, rec.APIKeyID, rec.Key, rec.RequestID, rw.status, sealed)
 	}) {
 		return true
 	}
 	slog.Error("idempotent answer not stored", "request_id", requestID(r.Context()))
 	return false
+}
+
+// A stored answer can carry a secret (a new endpoint's or a rolled
+// signing secret), so every answer is stored sealed with the key of
+// credentials at rest (graph/seal), bound to its API key and
+// Idempotency-Key: a copy moved to another row does not open. A replay
+// opens it and answers it as it was first sent, secret included: the
+// caller holds the same API key and key, and a caller that lost the first
+// answer needs the secret it carried.
+func answerAAD(apiKeyID, key string) string { return "idempotency_keys:" + apiKeyID + ":" + key }
+
+func (s *Server) sealAnswer(rec *repo.IdempotencyRecord, body []byte) ([]byte, error) {
+	sealed, err := s.Resolver.Seal.Seal(body, answerAAD(rec.APIKeyID, rec.Key))
+	return []byte(sealed), err
+}
+
+// openAnswer returns a stored answer as it was sent; one stored before
+// answers were sealed is plain.
+func (s *Server) openAnswer(rec *repo.IdempotencyRecord) ([]byte, error) {
+	if !rec.ResponseSealed {
+		return rec.ResponseBody, nil
+	}
+	body, err := s.Resolver.Seal.Open(string(rec.ResponseBody), answerAAD(rec.APIKeyID, rec.Key))
+	if err != nil {
+		return nil, fmt.Errorf("the answer stored under this Idempotency-Key does not open (was MSGSVC_ENCRYPTION_KEY changed within 24 hours?): %w", err)
+	}
+	return body, nil
 }
 
 // keyWrite runs a write of a key up to finishAttempts times, logging every

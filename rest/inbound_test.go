@@ -58,6 +58,11 @@ func TestInboundRulesAndErrors(t *testing.T) {
 		code      string
 	}{
 		{"live key", "live_all", map[string]any{"channel": "website", "from": "v", "text": "hi"}, 403, "test_key_required"},
+		// A simulated customer message writes a conversation and a
+		// message: a read-only key may not make one.
+		{"read-only key", "conv_read", map[string]any{"channel": "website", "from": "v", "text": "hi"}, 403, "insufficient_scope"},
+		{"contacts key", "contacts_write", map[string]any{"channel": "website", "from": "v", "text": "hi"}, 403, "insufficient_scope"},
+		{"messages:write key", "msg_write", map[string]any{"channel": "website", "from": "v-write", "text": "hi"}, 201, ""},
 		{"unknown channel", "test_all", map[string]any{"channel": "sms", "from": "v", "text": "hi"}, 400, "invalid_request"},
 		{"no from", "test_all", map[string]any{"channel": "website", "text": "hi"}, 400, "invalid_request"},
 		{"no text", "test_all", map[string]any{"channel": "website", "from": "v"}, 400, "invalid_request"},

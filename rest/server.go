@@ -104,7 +104,7 @@ func (s *Server) Handler() http.Handler {
 		v.Method("POST", "/webhook-endpoints/{id}/verify", s.api("webhooks:manage", s.verifyWebhookEndpoint))
 		v.Method("GET", "/webhook-deliveries", s.api("webhooks:manage", s.listWebhookDeliveries))
 		v.Method("POST", "/webhook-deliveries/{id}/replay", s.api("webhooks:manage", s.replayWebhookDelivery))
-		v.Method("POST", "/test/inbound", s.api("", s.inbound))
+		v.Method("POST", "/test/inbound", s.api("messages:write", s.inbound))
 		v.Method("POST", "/messages", s.api("messages:write", s.sendMessage))
 		v.Method("GET", "/messages/{id}", s.api("messages:read", s.getMessage))
 		v.Method("GET", "/messaging-window", s.api("messages:read", s.messagingWindow))

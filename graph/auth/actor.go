@@ -65,6 +65,34 @@ func (a *Actor) AllowsWebsite(id string) bool {
 	return len(a.WebsiteIDs) == 0 || slices.Contains(a.WebsiteIDs, id)
 }
 
+// AllowsEvent says whether the key may read an event of a channel and a
+// website (nil when the event has none); see EventVisible.
+func (a *Actor) AllowsEvent(channel, websiteID *string) bool {
+	return EventVisible(a.Channels, a.WebsiteIDs, channel, websiteID)
+}
+
+// EventVisible says whether an event of a channel and a website (nil when
+// the event has none) is inside limits to some channels and websites (empty
+// means all), a key's or a webhook endpoint's. Contact events have neither:
+// they describe contacts, which belong to the whole workspace, so they are
+// visible exactly where contacts may be used (CheckContacts), never under a
+// limit to some websites.
+func EventVisible(channels, websiteIDs []string, channel, websiteID *string) bool {
+	inside := func(limit []string, v *string) bool {
+		return len(limit) == 0 || (v != nil && slices.Contains(limit, *v))
+	}
+	return (channel == nil || inside(channels, channel)) && inside(websiteIDs, websiteID)
+}
+
+// CheckContacts answers 403 for a key that may not use contacts: they
+// belong to the whole workspace, so a key limited to some websites may not.
+func (a *Actor) CheckContacts() error {
+	if len(a.WebsiteIDs) > 0 {
+		return apierr.New(apierr.ContactsNeedAllWebsites, "Contacts need a key that is not limited to some websites.")
+	}
+	return nil
+}
+
 // CheckChannel answers 403 for a channel outside the key.
 func (a *Actor) CheckChannel(channel string) error {
 	if !a.AllowsChannel(channel) {
@@ -81,15 +109,14 @@ func (a *Actor) CheckWebsite(id string) error {
 	return nil
 }
 
-// ForContacts returns the caller if it may use contacts: they belong to the
-// whole workspace, so a key limited to some websites may not.
+// ForContacts returns the caller if it may use contacts (CheckContacts).
 func ForContacts(ctx context.Context) (*Actor, error) {
 	a, err := From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(a.WebsiteIDs) > 0 {
-		return nil, apierr.New(apierr.ContactsNeedAllWebsites, "Contacts need a key that is not limited to some websites.")
+	if err := a.CheckContacts(); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

@@ -54,6 +54,42 @@ func TestRestrictions(t *testing.T) {
 	}
 }
 
+// Contact events belong to no channel and no website: a key sees them
+// exactly when it may use the contacts they describe.
+func TestEventVisibility(t *testing.T) {
+	whatsapp, email, web1, web2 := "whatsapp", "email", "web_1", "web_2"
+	byWebsite := &Actor{Scopes: []string{"*"}, WebsiteIDs: []string{"web_1"}}
+	byChannel := &Actor{Scopes: []string{"*"}, Channels: []string{"whatsapp"}}
+	open := &Actor{Scopes: []string{"*"}}
+	tests := []struct {
+		name             string
+		a                *Actor
+		channel, website *string
+		want             bool
+	}{
+		{"open key, contact event", open, nil, nil, true},
+		{"website-limited key, contact event", byWebsite, nil, nil, false},
+		{"channel-limited key, contact event", byChannel, nil, nil, true},
+		{"website-limited key, its website", byWebsite, &whatsapp, &web1, true},
+		{"website-limited key, another website", byWebsite, &whatsapp, &web2, false},
+		{"channel-limited key, its channel", byChannel, &whatsapp, &web2, true},
+		{"channel-limited key, another channel", byChannel, &email, &web1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.a.AllowsEvent(tt.channel, tt.website); got != tt.want {
+				t.Errorf("AllowsEvent = %v, want %v", got, tt.want)
+			}
+			if tt.channel == nil {
+				_, err := ForContacts(WithActor(context.Background(), tt.a))
+				if (err == nil) != tt.want {
+					t.Errorf("ForContacts = %v, but a contact event is visible: %v", err, tt.want)
+				}
+			}
+		})
+	}
+}
+
 // keys is a KeyStore of fixed keys and workspaces.
 type keys struct {
 	byID       map[string]*repo.APIKey

@@ -57,6 +57,11 @@ func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, re
 			return nil, repo.ErrNotFound // what Account answers for an account that is gone
 		}
 		t.lastInbound = t.conv.LastInboundAt
+	} else if in.ContactID != nil && a.CheckContacts() != nil {
+		// Contacts belong to the whole workspace: a key limited to some
+		// websites may not name one (known or not), or it would reach,
+		// and read back, a customer of another website.
+		return nil, a.CheckContacts()
 	} else if err := r.lookupRecipient(ctx, q, s, req, t); err != nil {
 		return nil, err
 	}

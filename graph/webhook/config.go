@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -166,19 +167,21 @@ func toWebhookDelivery(d *repo.WebhookDelivery) *model.WebhookDelivery {
 
 // Matches says whether an event goes to an endpoint: the endpoint was
 // verified by the time the event happened, wants the event's type, covers
-// its channel and website (events outside any, like contact.*, go to every
-// endpoint), and takes sandbox events if the event is one.
+// its channel and website as a key with the endpoint's limits would
+// (auth.EventVisible: contact.* events, of no channel or website, go to
+// every endpoint not limited to some websites), and takes sandbox events if
+// the event is one; a live event goes to live endpoints only.
 func Matches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
 	switch {
 	case !e.Enabled || e.DeletedAt != nil || e.VerifiedAt == nil || e.VerifiedAt.After(ev.CreatedAt):
 		return false
-	case !ev.Livemode && !e.TestEvents:
+	case ev.Livemode && !e.Livemode, !ev.Livemode && !e.TestEvents:
+		// A test endpoint gets no live event; sandbox events go only
+		// where test_events is on (a live endpoint takes them too then).
 		return false
 	case !slices.Contains(e.Events, "*") && !slices.Contains(e.Events, ev.Type):
 		return false
-	case ev.Channel != nil && len(e.Channels) > 0 && !slices.Contains(e.Channels, *ev.Channel):
-		return false
-	case ev.WebsiteID != nil && len(e.WebsiteIDs) > 0 && !slices.Contains(e.WebsiteIDs, *ev.WebsiteID):
+	case !auth.EventVisible(e.Channels, e.WebsiteIDs, ev.Channel, ev.WebsiteID):
 		return false
 	}
 	return true

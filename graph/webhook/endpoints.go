@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
@@ -24,7 +23,7 @@ const (
 	defaultGraceHours = 24
 )
 
-// ListEndpoints is GET /v1/webhook-endpoints: every endpoint of the workspace, with the egress addresses.
+// ListEndpoints is GET /v1/webhook-endpoints: the endpoints of the workspace the key manages (its mode, within its restrictions), with the egress addresses.
 func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
@@ -46,7 +45,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 		return nil, err
 	}
 	now := r.Clock.Now()
-	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Enabled: true, CreatedAt: now}
+	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Enabled: true, CreatedAt: now}
 	if e.URL, err = r.webhookURL(in.URL); err != nil {
 		return nil, err
 	}
@@ -65,7 +64,12 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 		return nil, err
 	}
 	e.MetadataOnly = in.MetadataOnly != nil && *in.MetadataOnly
-	e.TestEvents = in.TestEvents != nil && *in.TestEvents
+	// A test key's endpoint receives sandbox events only, so it takes
+	// them unless told otherwise.
+	e.TestEvents = !a.Livemode
+	if in.TestEvents != nil {
+		e.TestEvents = *in.TestEvents
+	}
 	secret, err := chosenSecret(in.Secret)
 	if err != nil {
 		return nil, err
@@ -265,42 +269,6 @@ func webhookEvents(in []string) ([]string, error) {
 		}
 		return nil
 	})
-}
-
-// webhookChannels checks the channels asked for. A key limited to some
-// channels may not name others, and its "all" is all it may use.
-func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
-	out, err := checkedSet(in, func(c string) error {
-		if !channels.Valid(c) {
-			return apierr.New(apierr.InvalidRequest, "channels: %q is not one of website, whatsapp, instagram, email.", c)
-		}
-		return a.CheckChannel(c)
-	})
-	if err == nil && len(out) == 0 {
-		out = append(out, a.Channels...)
-	}
-	return out, err
-}
-
-// webhookWebsites checks the websites asked for, as webhookChannels does.
-func (r *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
-	var sites []repo.Website
-	if len(in) > 0 {
-		var err error
-		if sites, err = r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
-			return nil, err
-		}
-	}
-	out, err := checkedSet(in, func(id string) error {
-		if !slices.ContainsFunc(sites, func(w repo.Website) bool { return w.ID == id }) {
-			return apierr.New(apierr.InvalidRequest, "website_ids: %s is not a website of this workspace.", id)
-		}
-		return a.CheckWebsite(id)
-	})
-	if err == nil && len(out) == 0 {
-		out = append(out, a.WebsiteIDs...)
-	}
-	return out, err
 }
 
 // checkedSet checks each value and drops repeats, keeping the order.

@@ -19,7 +19,7 @@ func TestMatches(t *testing.T) {
 	before, after := at.Add(-time.Hour), at.Add(time.Hour)
 	whatsapp, web1 := "whatsapp", "web_1"
 	endpoint := func(change func(*repo.WebhookEndpoint)) *repo.WebhookEndpoint {
-		e := &repo.WebhookEndpoint{Enabled: true, VerifiedAt: &before, Events: []string{"*"}, TestEvents: true}
+		e := &repo.WebhookEndpoint{Livemode: true, Enabled: true, VerifiedAt: &before, Events: []string{"*"}, TestEvents: true}
 		if change != nil {
 			change(e)
 		}
@@ -42,14 +42,24 @@ func TestMatches(t *testing.T) {
 		{"verified at the event", endpoint(func(e *repo.WebhookEndpoint) { e.VerifiedAt = &at }), live, true},
 		{"sandbox event, no test events", endpoint(func(e *repo.WebhookEndpoint) { e.TestEvents = false }), sandbox, false},
 		{"sandbox event, test events", endpoint(nil), sandbox, true},
+		// An endpoint has the mode of the key that made it: a test
+		// endpoint never gets a live event, whatever its test_events.
+		{"test endpoint, live event", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode = false }), live, false},
+		{"test endpoint, sandbox event", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode = false }), sandbox, true},
+		{"test endpoint, test events off", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode, e.TestEvents = false, false }), sandbox, false},
 		{"other type", endpoint(func(e *repo.WebhookEndpoint) { e.Events = []string{"message.received"} }), live, false},
 		{"named type", endpoint(func(e *repo.WebhookEndpoint) { e.Events = []string{"message.sent"} }), live, true},
 		{"other channel", endpoint(func(e *repo.WebhookEndpoint) { e.Channels = []string{"email"} }), live, false},
 		{"its channel", endpoint(func(e *repo.WebhookEndpoint) { e.Channels = []string{"whatsapp"} }), live, true},
 		{"other website", endpoint(func(e *repo.WebhookEndpoint) { e.WebsiteIDs = []string{"web_2"} }), live, false},
-		{"contact event reaches a limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
-			e.Channels, e.WebsiteIDs = []string{"email"}, []string{"web_2"}
+		{"contact event reaches a channel-limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
+			e.Channels = []string{"email"}
 		}), contactEvent, true},
+		// Contacts belong to every website: an endpoint limited to some
+		// websites, as a website-limited key makes, gets none of them.
+		{"contact event skips a website-limited endpoint", endpoint(func(e *repo.WebhookEndpoint) {
+			e.Channels, e.WebsiteIDs = []string{"email"}, []string{"web_2"}
+		}), contactEvent, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +134,8 @@ func TestWithinKeyRestrictions(t *testing.T) {
 	ep := func(channels, websites []string) *repo.WebhookEndpoint {
 		return &repo.WebhookEndpoint{Channels: channels, WebsiteIDs: websites}
 	}
+	testEndpoint := &repo.WebhookEndpoint{Livemode: false}
+	liveEndpoint := &repo.WebhookEndpoint{Livemode: true}
 	wa := &auth.Actor{Channels: []string{"whatsapp"}}
 	web := &auth.Actor{WebsiteIDs: []string{"web_main"}}
 	tests := []struct {
@@ -141,6 +153,10 @@ func TestWithinKeyRestrictions(t *testing.T) {
 		{"website key, its website", web, ep(nil, []string{"web_main"}), true},
 		{"website key, its website and another", web, ep(nil, []string{"web_main", "web_second"}), false},
 		{"website key, its website, any channel", web, ep([]string{"email"}, []string{"web_main"}), true},
+		{"test key, test endpoint", &auth.Actor{Livemode: false}, testEndpoint, true},
+		{"test key, live endpoint", &auth.Actor{Livemode: false}, liveEndpoint, false},
+		{"live key, test endpoint", &auth.Actor{Livemode: true}, testEndpoint, false},
+		{"live key, live endpoint", &auth.Actor{Livemode: true}, liveEndpoint, true},
 	}
 	for _, tt := range tests {
 		if got := within(tt.a, tt.e); got != tt.want {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
@@ -99,7 +100,11 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	rdb := redis.NewClient(opt)
 	t.Cleanup(func() { rdb.Close() })
 	a := &API{T: t, Store: store, Clock: clock, Redis: rdb, Prefix: "test:" + hex.EncodeToString(b) + ":"}
-	a.Resolver = &graph.Resolver{Store: store, Secret: "test-secret-0123456789", Clock: clock.Now}
+	sealKey, err := seal.New("", "test-secret-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Resolver = &graph.Resolver{Store: store, Secret: "test-secret-0123456789", Seal: sealKey, Clock: clock.Now}
 	limiter := rest.NewRedisLimiter(rdb)
 	limiter.Prefix = a.Prefix
 	a.Server = &rest.Server{Resolver: a.Resolver, Limiter: limiter, AdminToken: "admin-token"}
