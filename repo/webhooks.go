@@ -10,12 +10,8 @@ import (
 // WebhookEndpoint is a customer URL that receives events, as stored. Its
 // secrets are sealed; graph opens them.
 type WebhookEndpoint struct {
-	ID          string `db:"id"`
-	WorkspaceID string `db:"workspace_id"`
-	// Livemode is the mode of the key that made the endpoint: only keys of
-	// that mode see and change it, and a test endpoint gets sandbox events
-	// only.
-	Livemode            bool           `db:"livemode"`
+	ID                  string         `db:"id"`
+	WorkspaceID         string         `db:"workspace_id"`
 	URL                 string         `db:"url"`
 	Description         string         `db:"description"`
 	Channels            pq.StringArray `db:"channels"`
@@ -34,23 +30,23 @@ type WebhookEndpoint struct {
 	DeletedAt           *time.Time     `db:"deleted_at"`
 }
 
-const webhookEndpointColumns = `id, workspace_id, livemode, url, description, channels, events, website_ids,
+const webhookEndpointColumns = `id, workspace_id, url, description, channels, events, website_ids,
 	metadata_only, test_events, enabled, disabled_reason, verified_at, failing_since, secret,
 	previous_secret, previous_secret_until, created_at, deleted_at`
 
 // InsertWebhookEndpoint stores a new endpoint.
 func (q Queries) InsertWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error {
 	e.Channels, e.Events, e.WebsiteIDs = array(e.Channels), array(e.Events), array(e.WebsiteIDs)
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_endpoints (id, workspace_id, livemode, url, description,
+	_, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_endpoints (id, workspace_id, url, description,
 		channels, events, website_ids, metadata_only, test_events, enabled, disabled_reason, verified_at,
-		secret, created_at) VALUES (:id, :workspace_id, :livemode, :url, :description, :channels, :events,
+		secret, created_at) VALUES (:id, :workspace_id, :url, :description, :channels, :events,
 		:website_ids, :metadata_only, :test_events, :enabled, :disabled_reason, :verified_at, :secret,
 		:created_at)`, e)
 	return err
 }
 
-// WebhookEndpoints lists the endpoints of a workspace that are not
-// deleted, of both modes, oldest first.
+// WebhookEndpoints lists the live (not deleted) endpoints of a workspace,
+// oldest first.
 func (q Queries) WebhookEndpoints(ctx context.Context, workspaceID string) ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
 	return out, q.selectRows(ctx, &out, `SELECT `+webhookEndpointColumns+` FROM webhook_endpoints

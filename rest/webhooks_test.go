@@ -49,10 +49,9 @@ func TestWebhookEndpointCreateAndList(t *testing.T) {
 	if id, _ := d["id"].(string); !strings.HasPrefix(id, "we_") || d["verified_at"] == nil || d["created_at"] == nil {
 		t.Errorf("created %v", d)
 	}
-	// Defaults: every event, all channels and websites, and for a test
-	// key's endpoint, which gets sandbox events only, test events on.
+	// Defaults: every event, all channels and websites, live events only.
 	plain := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 201, "").Data()
-	if !equalJSON(plain["events"], []any{"*"}) || !equalJSON(plain["channels"], []any{}) || plain["test_events"] != true || plain["metadata_only"] != false {
+	if !equalJSON(plain["events"], []any{"*"}) || !equalJSON(plain["channels"], []any{}) || plain["test_events"] != false || plain["metadata_only"] != false {
 		t.Errorf("defaults: %v", plain)
 	}
 
@@ -72,9 +71,9 @@ func TestWebhookEndpointCreateAndList(t *testing.T) {
 			t.Errorf("a listed endpoint shows its secret")
 		}
 	}
-	// Endpoints belong to the mode of the key that made them: live keys
-	// do not see these, nor do other workspaces.
-	if n := len(w.Want(w.Do("GET", "/v1/webhook-endpoints", "live_all", nil), 200, "").Items()); n != 0 {
+	// Endpoints are workspace configuration: live keys see them too, other
+	// workspaces do not.
+	if n := len(w.Want(w.Do("GET", "/v1/webhook-endpoints", "live_all", nil), 200, "").Items()); n != 2 {
 		t.Errorf("the live key lists %d endpoints", n)
 	}
 	if n := len(w.Want(w.Do("GET", "/v1/webhook-endpoints", "other_test", nil), 200, "").Items()); n != 0 {

@@ -4632,7 +4632,7 @@ type FailedProviderHook {
 # events to them (spec "Webhook endpoint", "Webhook delivery", decisions 7).
 
 extend type Query {
-  "The webhook endpoints of the caller's mode (an endpoint belongs to the mode that made it), oldest first, with the egress IPs."
+  "Every webhook endpoint of the workspace, oldest first, with the egress IPs."
   webhookEndpoints: WebhookEndpointList!
   "Webhook deliveries of the caller's mode, newest first."
   webhookDeliveries(filter: WebhookDeliveryFilter, limit: Int, after: String): WebhookDeliveryPage!
@@ -4730,7 +4730,6 @@ input CreateWebhookEndpointInput {
   events: [String!]
   websiteIds: [ID!]
   metadataOnly: Boolean
-  "Whether sandbox events are sent too; true by default in the sandbox mode, whose endpoints receive sandbox events only, false in live mode."
   testEvents: Boolean
   "The signing secret to use (whsec_ and 24 to 128 characters of A-Z, a-z, 0-9, +, /, =, _ or -); one is made when absent."
   secret: String

@@ -170,14 +170,12 @@ func toWebhookDelivery(d *repo.WebhookDelivery) *model.WebhookDelivery {
 // its channel and website as a key with the endpoint's limits would
 // (auth.EventVisible: contact.* events, of no channel or website, go to
 // every endpoint not limited to some websites), and takes sandbox events if
-// the event is one; a live event goes to live endpoints only.
+// the event is one.
 func Matches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
 	switch {
 	case !e.Enabled || e.DeletedAt != nil || e.VerifiedAt == nil || e.VerifiedAt.After(ev.CreatedAt):
 		return false
-	case ev.Livemode && !e.Livemode, !ev.Livemode && !e.TestEvents:
-		// A test endpoint gets no live event; sandbox events go only
-		// where test_events is on (a live endpoint takes them too then).
+	case !ev.Livemode && !e.TestEvents:
 		return false
 	case !slices.Contains(e.Events, "*") && !slices.Contains(e.Events, ev.Type):
 		return false

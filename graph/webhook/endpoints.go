@@ -23,7 +23,7 @@ const (
 	defaultGraceHours = 24
 )
 
-// ListEndpoints is GET /v1/webhook-endpoints: the endpoints of the workspace the key manages (its mode, within its restrictions), with the egress addresses.
+// ListEndpoints is GET /v1/webhook-endpoints: every endpoint of the workspace, with the egress addresses.
 func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
@@ -45,7 +45,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 		return nil, err
 	}
 	now := r.Clock.Now()
-	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Enabled: true, CreatedAt: now}
+	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Enabled: true, CreatedAt: now}
 	if e.URL, err = r.webhookURL(in.URL); err != nil {
 		return nil, err
 	}
@@ -64,12 +64,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 		return nil, err
 	}
 	e.MetadataOnly = in.MetadataOnly != nil && *in.MetadataOnly
-	// A test key's endpoint receives sandbox events only, so it takes
-	// them unless told otherwise.
-	e.TestEvents = !a.Livemode
-	if in.TestEvents != nil {
-		e.TestEvents = *in.TestEvents
-	}
+	e.TestEvents = in.TestEvents != nil && *in.TestEvents
 	secret, err := chosenSecret(in.Secret)
 	if err != nil {
 		return nil, err

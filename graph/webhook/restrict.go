@@ -11,17 +11,12 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// within says whether an endpoint lies inside a key's restrictions: it is
-// of the key's mode (a test key that could change a live endpoint's URL
-// would receive live events), and a key limited to some channels (or
-// websites) manages only endpoints limited to some of those, never one
-// that covers all of them. A restricted key that could change the URL or
-// roll the secret of a wider endpoint would receive events it may not
-// read.
+// within says whether an endpoint lies inside a key's restrictions: a key
+// limited to some channels (or websites) manages only endpoints limited to
+// some of those, never one that covers all of them. A restricted key that
+// could change the URL or roll the secret of a wider endpoint would receive
+// events it may not read (issue 15).
 func within(a *auth.Actor, e *repo.WebhookEndpoint) bool {
-	if e.Livemode != a.Livemode {
-		return false
-	}
 	inside := func(mine, theirs []string) bool {
 		if len(mine) == 0 {
 			return true
@@ -37,8 +32,8 @@ func visible(a *auth.Actor, rows []repo.WebhookEndpoint) []repo.WebhookEndpoint 
 }
 
 // lockEndpoint locks an endpoint of the caller's workspace for a change;
-// one of the other mode or outside the key's restrictions is as unknown as
-// one that does not exist (404).
+// one outside the key's restrictions is as unknown as one that does not
+// exist (404, decisions 2).
 func lockEndpoint(ctx context.Context, q repo.Queries, a *auth.Actor, id string) (*repo.WebhookEndpoint, error) {
 	e, err := q.LockWebhookEndpoint(ctx, a.WorkspaceID, id)
 	if err == nil && !within(a, e) {

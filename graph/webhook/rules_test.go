@@ -19,7 +19,7 @@ func TestMatches(t *testing.T) {
 	before, after := at.Add(-time.Hour), at.Add(time.Hour)
 	whatsapp, web1 := "whatsapp", "web_1"
 	endpoint := func(change func(*repo.WebhookEndpoint)) *repo.WebhookEndpoint {
-		e := &repo.WebhookEndpoint{Livemode: true, Enabled: true, VerifiedAt: &before, Events: []string{"*"}, TestEvents: true}
+		e := &repo.WebhookEndpoint{Enabled: true, VerifiedAt: &before, Events: []string{"*"}, TestEvents: true}
 		if change != nil {
 			change(e)
 		}
@@ -42,11 +42,6 @@ func TestMatches(t *testing.T) {
 		{"verified at the event", endpoint(func(e *repo.WebhookEndpoint) { e.VerifiedAt = &at }), live, true},
 		{"sandbox event, no test events", endpoint(func(e *repo.WebhookEndpoint) { e.TestEvents = false }), sandbox, false},
 		{"sandbox event, test events", endpoint(nil), sandbox, true},
-		// An endpoint has the mode of the key that made it: a test
-		// endpoint never gets a live event, whatever its test_events.
-		{"test endpoint, live event", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode = false }), live, false},
-		{"test endpoint, sandbox event", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode = false }), sandbox, true},
-		{"test endpoint, test events off", endpoint(func(e *repo.WebhookEndpoint) { e.Livemode, e.TestEvents = false, false }), sandbox, false},
 		{"other type", endpoint(func(e *repo.WebhookEndpoint) { e.Events = []string{"message.received"} }), live, false},
 		{"named type", endpoint(func(e *repo.WebhookEndpoint) { e.Events = []string{"message.sent"} }), live, true},
 		{"other channel", endpoint(func(e *repo.WebhookEndpoint) { e.Channels = []string{"email"} }), live, false},
@@ -134,8 +129,6 @@ func TestWithinKeyRestrictions(t *testing.T) {
 	ep := func(channels, websites []string) *repo.WebhookEndpoint {
 		return &repo.WebhookEndpoint{Channels: channels, WebsiteIDs: websites}
 	}
-	testEndpoint := &repo.WebhookEndpoint{Livemode: false}
-	liveEndpoint := &repo.WebhookEndpoint{Livemode: true}
 	wa := &auth.Actor{Channels: []string{"whatsapp"}}
 	web := &auth.Actor{WebsiteIDs: []string{"web_main"}}
 	tests := []struct {
@@ -153,10 +146,6 @@ func TestWithinKeyRestrictions(t *testing.T) {
 		{"website key, its website", web, ep(nil, []string{"web_main"}), true},
 		{"website key, its website and another", web, ep(nil, []string{"web_main", "web_second"}), false},
 		{"website key, its website, any channel", web, ep([]string{"email"}, []string{"web_main"}), true},
-		{"test key, test endpoint", &auth.Actor{Livemode: false}, testEndpoint, true},
-		{"test key, live endpoint", &auth.Actor{Livemode: false}, liveEndpoint, false},
-		{"live key, test endpoint", &auth.Actor{Livemode: true}, testEndpoint, false},
-		{"live key, live endpoint", &auth.Actor{Livemode: true}, liveEndpoint, true},
 	}
 	for _, tt := range tests {
 		if got := within(tt.a, tt.e); got != tt.want {

@@ -2612,10 +2612,8 @@ type CreateWebhookEndpointJSONBody struct {
 	MetadataOnlySnakeCase *bool `json:"metadata_only,omitempty"`
 
 	// Secret A signing secret of your choosing (whsec_ followed by 24 to 128 characters of A-Z, a-z, 0-9, +, /, =, _ or -); msgsvc makes one up when left out. Install it in your receiver before creating the endpoint and the verification challenge passes at once.
-	Secret *string `json:"secret,omitempty"`
-
-	// TestEvents Whether sandbox events are sent too. Defaults to true for a test key's endpoint (a test endpoint receives sandbox events only) and false for a live key's.
-	TestEvents *bool `json:"testEvents,omitempty"`
+	Secret     *string `json:"secret,omitempty"`
+	TestEvents *bool   `json:"testEvents,omitempty"`
 
 	// TestEventsSnakeCase testEvents as the endpoint object spells it; give one of the two.
 	TestEventsSnakeCase *bool     `json:"test_events,omitempty"`
@@ -3374,8 +3372,6 @@ type ClientInterface interface {
 
 	// ListWebhookEndpoints Webhook endpoints and egress IPs
 	//
-	// The endpoints of the key's mode (an endpoint belongs to the mode of the key that made it) that the key's channel and website limits cover.
-	//
 	// Corresponds with GET /v1/webhook-endpoints (the `ListWebhookEndpoints` operationId).
 	ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3951,8 +3947,6 @@ func (c *Client) ReplayWebhookDelivery(ctx context.Context, id string, params *R
 }
 
 // ListWebhookEndpoints Webhook endpoints and egress IPs
-//
-// The endpoints of the key's mode (an endpoint belongs to the mode of the key that made it) that the key's channel and website limits cover.
 //
 // Corresponds with GET /v1/webhook-endpoints (the `ListWebhookEndpoints` operationId).
 func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6171,8 +6165,6 @@ type ClientWithResponsesInterface interface {
 	ReplayWebhookDeliveryWithResponse(ctx context.Context, id string, params *ReplayWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayWebhookDeliveryResponse, error)
 
 	// ListWebhookEndpointsWithResponse Webhook endpoints and egress IPs
-	//
-	// The endpoints of the key's mode (an endpoint belongs to the mode of the key that made it) that the key's channel and website limits cover.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12763,8 +12755,6 @@ func (c *ClientWithResponses) ReplayWebhookDeliveryWithResponse(ctx context.Cont
 }
 
 // ListWebhookEndpointsWithResponse Webhook endpoints and egress IPs
-//
-// The endpoints of the key's mode (an endpoint belongs to the mode of the key that made it) that the key's channel and website limits cover.
 //
 // Returns a wrapper object for the known response body format(s).
 //
