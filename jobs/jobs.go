@@ -144,8 +144,8 @@ func (c *Client) DeleteArchived(context.Context) error {
 }
 
 // NewServer returns an asynq server polling scheduled work every 200 ms, so
-// delayed tasks (webhook retries) run within a second of their due time
-// (decisions 4).
+// delayed tasks (webhook retries, sandbox steps) run within a second of
+// their due time.
 func NewServer(opt asynq.RedisConnOpt, concurrency int) *asynq.Server {
 	return NewServerOn(opt, concurrency, Queue)
 }

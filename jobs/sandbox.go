@@ -8,7 +8,7 @@ import (
 )
 
 // SandboxEvery is how often each worker completes the sandbox messages that
-// are due (decisions 4): a message becomes delivered or failed no earlier
+// are due: a message becomes delivered or failed no earlier
 // than MSGSVC_SANDBOX_DELIVERY_DELAY after it was sent, and at most about
 // this interval (plus a pass's own time) later, well within the second the
 // decisions allow. A pass that finds nothing due is one indexed statement.
@@ -30,9 +30,9 @@ func RunSandboxDeliveries(ctx context.Context, d SandboxDeliverer, delay time.Du
 	runEvery(ctx, SandboxEvery, "sandbox delivery", func(ctx context.Context) error { return d.DeliverSandbox(ctx, delay) })
 }
 
-// legacySandboxTask is the type of the per-message task that versions
-// before the batched pass (issue 16) queued in Redis for each sandbox send,
-// to run at its due time. Decision for upgrades: such a task, still queued
+// legacySandboxTask is the type of a per-message task that older versions
+// queued in Redis for each sandbox send, to run at its due time. Such a
+// task, still queued
 // when a new worker takes it, is acknowledged and dropped, since the message
 // it names is completed by RunSandboxDeliveries from Postgres like any
 // other (left unhandled, asynq would retry it for hours, logging each

@@ -1,6 +1,6 @@
 // Package repo is the Postgres storage of msgsvc: sqlx over lib/pq, raw SQL,
 // one file per aggregate. Every query over customer data is scoped by
-// workspace and mode (decisions 2), so no caller can forget it.
+// workspace and mode, so no caller can forget it.
 package repo
 
 import (

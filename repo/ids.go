@@ -16,7 +16,7 @@ var (
 )
 
 // NewID returns prefix + 48 bits of milliseconds + 96 random bits, encoded so
-// that ids sort by creation time (decisions 1). Within one millisecond the
+// that ids sort by creation time. Within one millisecond the
 // random part counts up, so rows made in order list in order, by a random
 // step of 62 bits: one id does not tell the next (an outbound email's id
 // is its bounce address, which a recipient reads).

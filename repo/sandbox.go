@@ -18,7 +18,7 @@ var (
 )
 
 // dueSandboxMessages selects and locks the sandbox messages waiting for
-// their delivered/failed step (decisions 4) that were sent at or before $1,
+// their delivered/failed step that were sent at or before $1,
 // oldest first, at most $2, with their conversations. The partial index
 // messages_sandbox_due (migration 0018) holds exactly the messages waiting,
 // in this order, so a pass reads only what it takes at any table size

@@ -16,7 +16,7 @@ import (
 
 // Text that Postgres cannot store (a NUL, bytes that are not UTF-8) is
 // refused at the edge, naming where it was, rather than answered 500 by the
-// database (issue 15).
+// database.
 
 // storable says whether Postgres can store s as text.
 func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

@@ -20,7 +20,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// Idempotency-Key rules (spec Limits, decisions 3).
+// Idempotency-Key rules (docs/api.md, Idempotency).
 const (
 	maxIdempotencyKey = 255
 	// idempotencyTTL is how long a key is remembered.
@@ -38,7 +38,8 @@ const (
 )
 
 // sendRoutes check an over-long Idempotency-Key among their own field rules,
-// where decisions 3 puts it; other routes refuse it before they run.
+// in the order of a send's checks (docs/api.md, Sending); other routes
+// refuse it before they run.
 var sendRoutes = map[string]bool{"/v1/messages": true, "/v1/whatsapp/marketing-messages": true}
 
 // serve runs an endpoint and writes its answer.
@@ -277,7 +278,7 @@ func (s *Server) claim(ctx context.Context, rec *repo.IdempotencyRecord, isSend 
 }
 
 // keyTooLong answers an over-long key, unless the body is not even a JSON
-// object: the body's shape is checked before field rules (decisions 3).
+// object: the body's shape is checked before field rules.
 func keyTooLong(r *http.Request, body []byte) error {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var obj map[string]json.RawMessage

@@ -5,7 +5,8 @@ import (
 	"net/http"
 )
 
-// openAPI is the OpenAPI 3.1 description of /v1 (decisions 8).
+// openAPI is the OpenAPI 3.1 description of /v1 (docs/api.md, The OpenAPI
+// document).
 //
 //go:embed openapi.json
 var openAPI []byte

@@ -123,7 +123,7 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := repo.NewID("req_", time.Now())
 		w.Header().Set("X-Request-Id", id)
-		// Every response names the version it was served in (decisions 8);
+		// Every response names the version it was served in;
 		// a key's own version replaces this once the key is known.
 		w.Header().Set("Service-Version", auth.ServedVersion)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
@@ -131,8 +131,8 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 }
 
 // api wraps an endpoint in the pipeline every /v1 route shares, in the order
-// decisions 3 gives: authentication, version, rate limit, scope; then a
-// POST's Idempotency-Key.
+// of docs/api.md (Requests and errors): authentication, version, rate
+// limit, scope; then a POST's Idempotency-Key.
 func (s *Server) api(scope string, h endpoint) http.Handler {
 	return s.authorized(scope, func(w http.ResponseWriter, r *http.Request, a *auth.Actor) {
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {

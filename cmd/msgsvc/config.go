@@ -22,7 +22,7 @@ import (
 )
 
 // Config is the service's configuration, read from the environment
-// (decisions 9).
+// (docs/configuration.md).
 type Config struct {
 	DatabaseURL string
 	RedisURL    string

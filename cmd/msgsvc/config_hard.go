@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// SweepConfig is how the sweeps that catch up lost tasks run (issue 15).
+// SweepConfig is how the sweeps that catch up lost tasks run.
 type SweepConfig struct {
 	// Grace is how long a due webhook delivery may wait for its task
 	// before the sweep hands it to the queue again (MSGSVC_SWEEP_GRACE).

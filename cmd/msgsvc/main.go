@@ -1,5 +1,5 @@
 // Command msgsvc is the one binary of the service: run, serve, worker,
-// migrate, seed and rekey (decisions 9).
+// migrate, seed and rekey (docs/configuration.md).
 package main
 
 import (

@@ -1,4 +1,4 @@
 package auth
 
-// ServedVersion is the one API version this service serves (decisions 8).
+// ServedVersion is the one API version this service serves.
 const ServedVersion = "2026-10-01"

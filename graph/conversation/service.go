@@ -186,7 +186,7 @@ func Processing(ctx context.Context, q Accounts, acc *repo.Account) (bool, error
 }
 
 // Update applies a PATCH: status first, then mode, assignment and
-// tags (decisions 5), and records conversation.updated with what changed.
+// tags, and records conversation.updated with what changed.
 func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// Event types (decisions 7).
+// Event types (docs/api.md, Events).
 const (
 	MessageReceived     = "message.received"
 	MessageSent         = "message.sent"

@@ -4629,7 +4629,7 @@ type FailedProviderHook {
 }
 `, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks: endpoints that receive signed events, and the deliveries of
-# events to them (spec "Webhook endpoint", "Webhook delivery", decisions 7).
+# events to them (docs/api.md, Webhooks).
 
 extend type Query {
   "Every webhook endpoint of the workspace, oldest first, with the egress IPs."

@@ -206,7 +206,7 @@ func continued(ctx context.Context, q repo.Queries, s repo.Scope, ct *repo.Conta
 		return nil, nil, fmt.Errorf("inbound: latest conversation: %w", err)
 	}
 	// A closed website chat stays closed: the visitor starts a new one.
-	// Other channels reopen the thread (decisions 5).
+	// Other channels reopen the thread.
 	if conv != nil && conv.Status == "closed" && m.Echo == nil {
 		if acc.Channel == "website" {
 			conv = nil

@@ -1,5 +1,5 @@
 // Package instagram processes what Meta's webhooks say of an Instagram
-// account (issue 10): comments and live comments become
+// account: comments and live comments become
 // "comment" messages, one conversation per commenter and media; DMs become
 // messages of the customer's direct conversation (dm.go: attachments,
 // echoes, unsent messages), each stored once per Meta id. The provider side

@@ -1,6 +1,6 @@
 package model
 
-// SendMessageInput is the body of POST /v1/messages (decisions 3).
+// SendMessageInput is the body of POST /v1/messages (docs/api.md, Sending).
 type SendMessageInput struct {
 	ConversationID    *string            `json:"conversation_id"`
 	Channel           *string            `json:"channel"`

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TimestampLayout is how every timestamp is written (decisions 1).
+// TimestampLayout is how every timestamp is written: UTC, milliseconds.
 const TimestampLayout = "2006-01-02T15:04:05.000Z"
 
 // Timestamp is a UTC instant written with milliseconds and a Z.

@@ -10,7 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
-// Fixture is a workspace fixture file (decisions 9).
+// Fixture is a workspace fixture file (docs/api.md, Fixtures).
 type Fixture struct {
 	Workspaces []FixtureWorkspace `json:"workspaces"`
 }

@@ -1,4 +1,4 @@
-// Package seed loads workspace fixtures (decisions 9): parsed strictly,
+// Package seed loads workspace fixtures (docs/api.md, Fixtures): parsed strictly,
 // validated with the JSON path of every bad field, written in one
 // transaction, idempotently.
 package seed

@@ -9,7 +9,7 @@ import (
 )
 
 // SandboxAdapter accepts every message without calling anyone: test keys
-// never reach a provider (decisions 4). The sandbox delivery job moves the
+// never reach a provider. The sandbox delivery job moves the
 // message on to delivered or failed.
 type SandboxAdapter struct{}
 

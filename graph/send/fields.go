@@ -53,7 +53,7 @@ type longKeyKey struct{}
 
 // WithLongIdempotencyKey marks a send whose Idempotency-Key is too long, so
 // that its field rules answer invalid_idempotency_key in its place in the
-// order of decisions 3. The send then always fails before it writes.
+// order of the field rules. The send then always fails before it writes.
 func WithLongIdempotencyKey(ctx context.Context, length int) context.Context {
 	return context.WithValue(ctx, longKeyKey{}, length)
 }
@@ -65,9 +65,9 @@ func nonBlank(s *string) *string {
 	return s
 }
 
-// sendFields checks the body shape and the field rules of decisions 3, in
-// order, before anything is looked up (but the key's WhatsApp numbers, which
-// whatsapp_account_required needs).
+// sendFields checks the body shape and the field rules (docs/api.md,
+// Sending), in order, before anything is looked up (but the key's WhatsApp
+// numbers, which whatsapp_account_required needs).
 func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
 	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
 	reply := in.ConversationID != nil
@@ -103,7 +103,7 @@ func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMe
 			return nil, err
 		}
 	}
-	// Field rules, in the order of decisions 3.
+	// Field rules, in their documented order.
 	if req.text == nil && req.html == nil && in.Template == nil && len(in.Attachments) == 0 && in.Reaction == nil && in.Location == nil && len(in.Contacts) == 0 && in.Interactive == nil {
 		return nil, apierr.New(apierr.TextRequired, "The message has no content: give text, html (email), a template (WhatsApp) or attachments.")
 	}
@@ -238,7 +238,7 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 }
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With
-// several and none named, the caller must say which (decisions 3).
+// several and none named, the caller must say which.
 func (r *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
 	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {

@@ -34,8 +34,8 @@ type sendContent struct {
 	templateParams channels.TemplateParameters
 }
 
-// channelRules refuses what the channel would refuse, in the order of
-// decisions 3; the first failing rule answers.
+// channelRules refuses what the channel would refuse, in the documented
+// order (docs/api.md, Sending); the first failing rule answers.
 func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
 	now := r.Clock.Now()
 	out := &sendContent{}

@@ -23,10 +23,10 @@ var sandboxBatch = 200
 
 // sandboxDueBy is the latest send time of a sandbox message due for its
 // delivered/failed step at now: a message sent at t is due once now reaches
-// t + delay, never before (decisions 4).
+// t + delay, never before.
 func sandboxDueBy(now time.Time, delay time.Duration) time.Time { return now.Add(-delay) }
 
-// DeliverSandbox is the second step of sandbox sends (decisions 4), for
+// DeliverSandbox is the second step of sandbox sends, for
 // every sandbox message due at the clock's now: each message still sent
 // becomes delivered, or failed with simulated_failure when its text asks
 // for it, and message.status is recorded. It works in transactions of up

@@ -1,6 +1,7 @@
-// Package send is the send pipeline: the field rules and channel rules of
-// decisions 3 in order, quota, template rendering, the choice of adapter
-// (the sandbox for test keys, the channel's provider for live ones), and
+// Package send is the send pipeline: the field rules and channel rules in
+// their documented order (docs/api.md, Sending), quota, template rendering,
+// the choice of adapter (the sandbox for test keys, the channel's provider
+// for live ones), and
 // the one place where a provider's refusal becomes an API error.
 package send
 
@@ -73,7 +74,7 @@ type Service struct {
 // body as given.
 var htmlPolicy = bluemonday.UGCPolicy()
 
-// Send is POST /v1/messages: the checks of decisions 3 in order, then
+// Send is POST /v1/messages: the field and channel checks in order, then
 // quota, then the channel's adapter, in the steps of pipeline.go so that no
 // transaction is open while a provider is called and a refused send keeps
 // no message and counts nothing.

@@ -129,7 +129,7 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	}
 	page := &model.TemplatePage{Items: []*model.WhatsappTemplate{}}
 	if f.WhatsappAccountID != nil && len(ids) == 0 {
-		// A number outside the key is a 403, as for any filter (decisions 2).
+		// A number outside the key is a 403, as for any filter.
 		acc, err := r.Store.Account(ctx, a.WorkspaceID, "whatsapp", *f.WhatsappAccountID)
 		if err == nil {
 			if err := a.CheckChannel("whatsapp"); err != nil {

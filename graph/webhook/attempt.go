@@ -195,8 +195,8 @@ func (r *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o 
 }
 
 // nextInOrder finds the next delivery of a failed one's conversation,
-// which waited for this one (decisions 7, ordering). It runs after the
-// failure committed, so a successor fanned out meanwhile is either seen
+// which waited for this one (docs/api.md, Delivery guarantees). It runs
+// after the failure committed, so a successor fanned out meanwhile is either seen
 // here or saw this one finished (fanOutOnce). A success finds its next
 // delivery as it is recorded (repo.RecordWebhookSuccess).
 func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) string {

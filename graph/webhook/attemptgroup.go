@@ -9,17 +9,15 @@ import (
 // MaxAttemptsInFlight bounds the deliveries one process attempts at once,
 // over all the tasks its worker slots run. A task carries up to
 // jobs.DeliverGroupSize (10) deliveries, all attempted at the same time, so
-// 10 slots could otherwise have 100 requests in flight. Twenty: since the
-// process's claims and records go to Postgres in batches (repo.batcher), an
-// attempt in flight no longer holds a connection of its own for each; with
-// 10, deliveries ended about a second after a 5 s burst of sends on two
-// cores, with 20 a few tenths; before the batches, 20 made the lag at 100
-// sends a second worse (the history of docs/performance.md),
-// which it no longer does. It is also the idle
-// connections per host the HTTP client keeps (httpClient), so connections
-// to a busy endpoint are reused, not opened and dropped. While every place
-// is taken, a delivery waits for one, and its task in its slot. A chain
-// (AttemptDelivery) holds one place throughout, as it held one slot before.
+// 10 slots could otherwise have 100 requests in flight. Twenty: the
+// process's claims and records go to Postgres in batches (repo.batcher), so
+// an attempt in flight holds no connection of its own; with 10, deliveries
+// ended about a second after a 5 s burst of sends on two cores, with 20 a
+// few tenths. It is also the idle connections per host the HTTP client
+// keeps (httpClient), so connections to a busy endpoint are reused, not
+// opened and dropped. While every place is taken, a delivery waits for one,
+// and its task in its slot. A chain (AttemptDelivery) holds one place
+// throughout.
 const MaxAttemptsInFlight = 20
 
 // attemptPlaces returns the process's places for attempts in flight: one

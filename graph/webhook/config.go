@@ -26,18 +26,18 @@ import (
 // recorded, and no endpoint can subscribe to it.
 const EventEndpointVerification = "endpoint.verification"
 
-// subscribable are the event types an endpoint may ask for (decisions 7).
+// subscribable are the event types an endpoint may ask for.
 var subscribable = []string{
 	event.MessageReceived, event.MessageSent, event.MessageStatus, event.ConversationCreated,
 	event.ConversationUpdated, event.ContactCreated, event.ContactUpdated, event.ContactDeleted,
 }
 
 // DefaultRetrySchedule is the wait after each failed attempt; the last value
-// repeats (decisions 7).
+// repeats.
 var DefaultRetrySchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
 
-// Config configures webhooks (decisions 9). A zero duration or an
+// Config configures webhooks (docs/configuration.md). A zero duration or an
 // empty schedule means the default.
 type Config struct {
 	// AllowInsecure lets http:// URLs and private, loopback and link-local

@@ -39,8 +39,8 @@ func webhookBody(stored []byte, metadataOnly bool) ([]byte, error) {
 }
 
 // redact drops from event data what a metadata-only endpoint may not see
-// (decisions 7): message text and bodies, email headers, attachment names
-// and links, the sender's name, every contact's name, email and phone, and
+// (docs/api.md, Webhooks): message text and bodies, email headers,
+// attachment names and links, the sender's name, every contact's name, email and phone, and
 // a conversation's subject, which is content too. Ids, types, channels,
 // status and times stay.
 func redact(data []byte) ([]byte, error) {

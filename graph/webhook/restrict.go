@@ -15,7 +15,7 @@ import (
 // limited to some channels (or websites) manages only endpoints limited to
 // some of those, never one that covers all of them. A restricted key that
 // could change the URL or roll the secret of a wider endpoint would receive
-// events it may not read (issue 15).
+// events it may not read.
 func within(a *auth.Actor, e *repo.WebhookEndpoint) bool {
 	inside := func(mine, theirs []string) bool {
 		if len(mine) == 0 {
@@ -33,7 +33,7 @@ func visible(a *auth.Actor, rows []repo.WebhookEndpoint) []repo.WebhookEndpoint 
 
 // lockEndpoint locks an endpoint of the caller's workspace for a change;
 // one outside the key's restrictions is as unknown as one that does not
-// exist (404, decisions 2).
+// exist (404).
 func lockEndpoint(ctx context.Context, q repo.Queries, a *auth.Actor, id string) (*repo.WebhookEndpoint, error) {
 	e, err := q.LockWebhookEndpoint(ctx, a.WorkspaceID, id)
 	if err == nil && !within(a, e) {
