@@ -11,7 +11,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Adapter sends outbound messages of one channel.

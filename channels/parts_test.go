@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // lost is a provider call whose answer never came.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,7 +17,7 @@ import (
 // deletes it, leaving other queues alone.
 func TestDeleteArchivedDropsFailedTasks(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	ins := asynq.NewInspector(w.Redis)
 	defer ins.Close()
 	// Nothing was ever queued: no error.
@@ -38,7 +38,7 @@ func TestDeleteArchivedDropsFailedTasks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	jobstest.Eventually(t, "three archived tasks", func() bool {
+	resttest.Eventually(t, "three archived tasks", func() bool {
 		info, err := ins.GetQueueInfo(w.Queue)
 		return err == nil && info.Archived == 3
 	})
@@ -56,7 +56,7 @@ func TestDeleteArchivedDropsFailedTasks(t *testing.T) {
 // does.
 func TestRegisterQueuesAfterRedisLostThem(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	ins := asynq.NewInspector(w.Redis)
 	defer ins.Close()
 	if err := w.Client.MetaHookStored(t.Context(), "hook_1"); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -47,11 +46,11 @@ func TestMailNeverHoldsAWebhookSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	jobstest.Eventually(t, "the mail server's slots to fill", func() bool { return mails.Load() == jobs.MailConcurrency })
+	resttest.Eventually(t, "the mail server's slots to fill", func() bool { return mails.Load() == jobs.MailConcurrency })
 	if err := c.DeliveryDue(t.Context(), "whd_1", 0); err != nil {
 		t.Fatal(err)
 	}
-	jobstest.Eventually(t, "the delivery", func() bool { return len(delivered) == 1 })
+	resttest.Eventually(t, "the delivery", func() bool { return len(delivered) == 1 })
 	if got := mails.Load(); got != jobs.MailConcurrency {
 		t.Fatalf("%d mails running, want the mail server's %d slots only", got, jobs.MailConcurrency)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/channels/email/emailtest"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // TestSwitchedOffEndpointNoticeReachesTheRelay: the owner's email about an
@@ -21,10 +21,10 @@ import (
 func TestSwitchedOffEndpointNoticeReachesTheRelay(t *testing.T) {
 	t.Parallel()
 	sink := emailtest.NewSink().Start(t)
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.Resolver.Adapters = map[string]channels.Adapter{"email": &email.Adapter{
 		Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "mx.msgsvc.test"}, Timeout: 5 * time.Second}}
-	rc := jobstest.NewReceiver(t, always(410))
+	rc := resttest.NewReceiver(t, always(410))
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-a", "one")
 	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {

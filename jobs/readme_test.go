@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // registerReadmeReceiver is the README's receiver, as printed there (the
@@ -74,7 +74,7 @@ func TestReadmeReceiverVerifiesAndReceives(t *testing.T) {
 	}
 	registerReadmeReceiver()
 	srv := httptestServer(t, http.DefaultServeMux)
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.Clock.Set(time.Now()) // the receiver checks the signature's time against its own clock
 	w.StartWorker()
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/webhook"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // txCounter is a webhook store that counts the transactions it begins, so a
@@ -26,10 +26,10 @@ func (s *txCounter) InTx(ctx context.Context, fn func(repo.Queries) error) error
 // oneDelivery records an inbound message from a new visitor and fans it out
 // to a new endpoint at a receiver that answers 200, with no worker, so the
 // test makes the attempt itself; it returns the delivery's id.
-func oneDelivery(t *testing.T, from string) (*jobstest.World, *jobstest.Receiver, jobstest.Endpoint, string) {
+func oneDelivery(t *testing.T, from string) (*resttest.World, *resttest.Receiver, resttest.Endpoint, string) {
 	t.Helper()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", from, "hi")
 	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {

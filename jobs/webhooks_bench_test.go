@@ -8,7 +8,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // BenchmarkWebhookDelivery measures deliveries per second end to end, from
@@ -16,9 +16,9 @@ import (
 // worker process (one asynq server, as msgsvc runs it) on real Postgres and
 // Redis. Each event is a new conversation, so ordering holds nothing back.
 func BenchmarkWebhookDelivery(b *testing.B) {
-	w := jobstest.New(b, nil)
+	w := resttest.NewWorld(b, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(b, nil)
+	rc := resttest.NewReceiver(b, nil)
 	w.CreateEndpoint(rc.URL, onlyMessages)
 	ctx := auth.WithActor(b.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
 	text := "benchmark"
@@ -67,8 +67,8 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 // is the time of one step, events/s its inverse (one conversation's
 // ceiling), stmts/step the SQL statements of a step.
 func BenchmarkWebhookChainStep(b *testing.B) {
-	w := jobstest.New(b, nil)
-	rc := jobstest.NewReceiver(b, nil)
+	w := resttest.NewWorld(b, nil)
+	rc := resttest.NewReceiver(b, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	n := max(b.N, 100)
 	var conv string

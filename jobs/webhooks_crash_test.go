@@ -13,7 +13,6 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -43,7 +42,7 @@ func TestHelperWebhookWorkerProcess(t *testing.T) {
 	client := jobs.NewClient(opt)
 	client.Queue = os.Getenv("WEBHOOK_WORKER_QUEUE")
 	r := &graph.Resolver{Store: store, Jobs: client, Secret: os.Getenv("WEBHOOK_WORKER_SECRET"),
-		Clock: func() time.Time { return now }, Webhooks: jobstest.Config()}
+		Clock: func() time.Time { return now }, Webhooks: resttest.WebhookConfig()}
 	srv := jobs.NewServerOn(opt, 2, client.Queue)
 	mux := asynq.NewServeMux()
 	jobs.RegisterWebhooks(mux, r.WebhookService())
@@ -55,9 +54,9 @@ func TestHelperWebhookWorkerProcess(t *testing.T) {
 
 func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	arrived, release := make(chan struct{}), make(chan struct{})
-	rc := jobstest.NewReceiver(t, func(n int, _ jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(n int, _ resttest.Request) int {
 		if n == 1 {
 			close(arrived)
 			<-release // the worker dies while it waits for this answer

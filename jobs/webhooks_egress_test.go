@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/webhook"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, &webhook.Config{}) // insecure mode off
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, &webhook.Config{}) // insecure mode off
+	rc := resttest.NewReceiver(t, nil)
 	u, _ := url.Parse(rc.URL)
 	port := u.Port()
 
@@ -71,7 +71,7 @@ func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 
 func TestEgressFollowsNoRedirectAndReadsLittle(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	var targetHits atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { targetHits.Add(1) }))
 	t.Cleanup(target.Close)
@@ -119,7 +119,7 @@ func TestEgressReasonsHideWhatANameResolvesTo(t *testing.T) {
 		{true, "http://localhost:1/hook", "the endpoint could not be reached: connection refused"},
 	}
 	for _, c := range cases {
-		w := jobstest.New(t, &webhook.Config{AllowInsecure: c.insecure})
+		w := resttest.NewWorld(t, &webhook.Config{AllowInsecure: c.insecure})
 		d := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": c.url}), 201, "").Data()
 		reason, _ := d["verification"].(map[string]any)["reason"].(string)
 		if !strings.HasPrefix(reason, c.want) || strings.Contains(reason, "127.0.0.1") || strings.Contains(reason, "::1") {

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // eventTypes lists the event types of an endpoint's deliveries, oldest
 // first, as a key of one mode sees them.
-func eventTypes(w *jobstest.World, endpointID, key string) []string {
+func eventTypes(w *resttest.World, endpointID, key string) []string {
 	w.T.Helper()
 	var out []string
 	for _, d := range w.Deliveries(endpointID, key) {
@@ -22,8 +22,8 @@ func eventTypes(w *jobstest.World, endpointID, key string) []string {
 
 func TestFanOutMatchesChannelsEventsWebsitesAndMode(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil) // no worker: the test runs the fan-out
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil) // no worker: the test runs the fan-out
+	rc := resttest.NewReceiver(t, nil)
 	whatsapp := w.CreateEndpoint(rc.URL, map[string]any{"channels": []string{"whatsapp"}})
 	created := w.CreateEndpoint(rc.URL, map[string]any{"events": []string{"conversation.created"}})
 	second := w.CreateEndpoint(rc.URL, map[string]any{"website_ids": []string{"web_second"}})

@@ -12,13 +12,13 @@ import (
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // deliverTasks lists the delivery tasks waiting in the world's webhook
 // queue, as the deliveries each names.
-func deliverTasks(t *testing.T, w *jobstest.World) [][]string {
+func deliverTasks(t *testing.T, w *resttest.World) [][]string {
 	t.Helper()
 	ins := asynq.NewInspector(w.Redis)
 	defer ins.Close()
@@ -47,10 +47,10 @@ func deliverTasks(t *testing.T, w *jobstest.World) [][]string {
 func TestBurstGoesInGroupedTasks(t *testing.T) {
 	t.Parallel()
 	const conversations, perConversation = 37, 3
-	w := jobstest.New(t, nil) // the worker starts once the tasks are counted
+	w := resttest.NewWorld(t, nil) // the worker starts once the tasks are counted
 	var mu sync.Mutex
 	order := map[int][]int{}
-	rc := jobstest.NewReceiver(t, func(_ int, r jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(_ int, r resttest.Request) int {
 		var c, n int
 		if _, err := fmt.Sscanf(r.Data()["text"].(string), "c%d-%d", &c, &n); err != nil {
 			t.Errorf("unexpected event %s", r.Body)
@@ -90,7 +90,7 @@ func TestBurstGoesInGroupedTasks(t *testing.T) {
 
 	w.StartWorker()
 	total := conversations * perConversation
-	jobstest.Eventually(t, "every delivery to succeed", func() bool {
+	resttest.Eventually(t, "every delivery to succeed", func() bool {
 		var n int
 		err := w.Store.DB.Get(&n, `SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)
 		return err == nil && n == total
@@ -113,13 +113,13 @@ func TestBurstGoesInGroupedTasks(t *testing.T) {
 // retry; the slow one's then succeeds too.
 func TestSlowEndpointHoldsUpNoTaskMate(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	release := make(chan struct{})
-	slowRC := jobstest.NewReceiver(t, func(int, jobstest.Request) int { <-release; return 200 })
+	slowRC := resttest.NewReceiver(t, func(int, resttest.Request) int { <-release; return 200 })
 	var once sync.Once // released before the receiver closes, which waits for its requests
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	fastRC := jobstest.NewReceiver(t, nil)
-	failingRC := jobstest.NewReceiver(t, func(int, jobstest.Request) int { return 500 })
+	fastRC := resttest.NewReceiver(t, nil)
+	failingRC := resttest.NewReceiver(t, func(int, resttest.Request) int { return 500 })
 	slow, fast, failing := w.CreateEndpoint(slowRC.URL, onlyMessages), w.CreateEndpoint(fastRC.URL, onlyMessages),
 		w.CreateEndpoint(failingRC.URL, onlyMessages)
 	w.Inbound("website", "visitor-slow", "one for everyone")
@@ -129,7 +129,7 @@ func TestSlowEndpointHoldsUpNoTaskMate(t *testing.T) {
 	if tasks := deliverTasks(t, w); len(tasks) != 1 || len(tasks[0]) != 3 {
 		t.Fatalf("delivery tasks %v, want one of three", tasks)
 	}
-	delivery := func(ep jobstest.Endpoint) string { return w.Deliveries(ep.ID, "test_all")[0]["id"].(string) }
+	delivery := func(ep resttest.Endpoint) string { return w.Deliveries(ep.ID, "test_all")[0]["id"].(string) }
 
 	w.StartWorker()
 	slowRC.WaitEvents(t, 1) // sent, and not answered until released
@@ -150,8 +150,8 @@ func TestSlowEndpointHoldsUpNoTaskMate(t *testing.T) {
 // upgrade, is delivered by today's worker.
 func TestPreviousVersionsTaskIsDelivered(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-upgrade", "queued before the upgrade")
 	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {

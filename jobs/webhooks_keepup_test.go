@@ -11,7 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // TestWebhooksKeepUpWithSandboxSends sends sandbox messages at about 100 a
@@ -72,7 +72,7 @@ func BenchmarkHotConversation(b *testing.B) {
 // arrives in its conversation's order, and returns the message.sent lags,
 // sorted, and the times between two arrivals of one conversation.
 func keepUp(t testing.TB, rate, n, convs int, here bool) (lags, steps []time.Duration) {
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	conversations := make([]string, convs)
 	for i := range conversations {
 		msg := w.Inbound("website", fmt.Sprintf("keep-up-%d", i), "hello")["message"].(map[string]any)
@@ -83,7 +83,7 @@ func keepUp(t testing.TB, rate, n, convs int, here bool) (lags, steps []time.Dur
 	arrived := map[string]time.Time{} // message id of a message.sent -> first arrival
 	order := map[string][]string{}    // conversation -> event ids, first arrivals in order
 	last := map[string]time.Time{}    // conversation -> its last first arrival
-	rc := jobstest.NewReceiver(t, func(_ int, r jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(_ int, r resttest.Request) int {
 		mu.Lock()
 		defer mu.Unlock()
 		conv, _ := r.Data()["conversation_id"].(string)
@@ -137,7 +137,7 @@ func keepUp(t testing.TB, rate, n, convs int, here bool) (lags, steps []time.Dur
 // delay is 0: each message is delivered by the first pass after its send.
 // here: its fan-out attempts what it finds due in the process, as msgsvc's
 // worker does (webhook.Config.Here).
-func startFullWorker(w *jobstest.World, here bool) {
+func startFullWorker(w *resttest.World, here bool) {
 	ctx, stop := context.WithCancel(context.Background())
 	if here {
 		if w.Resolver.Webhooks == nil { // the defaults, in a Config of this world's
@@ -164,7 +164,7 @@ func startFullWorker(w *jobstest.World, here bool) {
 // sendAtRate makes n sandbox sends, one every 1/rate s while fewer than 8
 // are under way (a slow machine lowers the rate rather than piling up
 // connections), and returns when each send's answer came, by message id.
-func sendAtRate(w *jobstest.World, rate, n int, conversations []string) map[string]time.Time {
+func sendAtRate(w *resttest.World, rate, n int, conversations []string) map[string]time.Time {
 	var mu sync.Mutex
 	answered := map[string]time.Time{}
 	var wg sync.WaitGroup
@@ -189,7 +189,7 @@ func sendAtRate(w *jobstest.World, rate, n int, conversations []string) map[stri
 
 // checkOrder compares each conversation's arrivals with its events' order
 // as recorded.
-func checkOrder(t testing.TB, w *jobstest.World, order map[string][]string) {
+func checkOrder(t testing.TB, w *resttest.World, order map[string][]string) {
 	want := map[string][]string{}
 	for _, e := range w.Events("ws_main") {
 		data, _ := e.Envelope["data"].(map[string]any)

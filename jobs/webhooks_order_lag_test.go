@@ -10,7 +10,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // TestOrderedDeliveriesNeverWaitForTheSweep sends thousands of back-to-back
@@ -25,12 +25,12 @@ func TestOrderedDeliveriesNeverWaitForTheSweep(t *testing.T) {
 		t.Skip("thousands of deliveries")
 	}
 	const conversations, perConversation = 5, 400
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
 	var mu sync.Mutex
 	arrived := map[string]time.Time{}
 	order := map[string][]int{}
-	rc := jobstest.NewReceiver(t, func(_ int, r jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(_ int, r resttest.Request) int {
 		text, _ := r.Data()["text"].(string)
 		var conv, n int
 		if _, err := fmt.Sscanf(text, "c%d-%d", &conv, &n); err != nil {

@@ -4,15 +4,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 func TestReplaySendsTheSameEventAgain(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-replay", "hello")
 	original := newest(w, ep.ID)
@@ -43,8 +43,8 @@ func TestReplaySendsTheSameEventAgain(t *testing.T) {
 
 func TestRetentionExpiresAndPurgesEvents(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil) // retention 30 days; no worker needed
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil) // retention 30 days; no worker needed
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	fanOut := func() {
 		if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
@@ -83,9 +83,9 @@ func TestRetentionExpiresAndPurgesEvents(t *testing.T) {
 
 func TestDeliveriesListNewestFirstWithFiltersAndCursors(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	ok, failing := jobstest.NewReceiver(t, nil), jobstest.NewReceiver(t, always(500))
+	ok, failing := resttest.NewReceiver(t, nil), resttest.NewReceiver(t, always(500))
 	a := w.CreateEndpoint(ok.URL, onlyMessages)
 	b := w.CreateEndpoint(failing.URL, onlyMessages)
 	for _, from := range []string{"v1", "v2", "v3"} {
@@ -125,7 +125,7 @@ func TestDeliveriesListNewestFirstWithFiltersAndCursors(t *testing.T) {
 		return len(w.Want(w.Do("GET", "/v1/webhook-deliveries?"+query, "test_all", nil), 200, "").Items())
 	}
 	w.WaitDelivery(ids[0], "to succeed", func(d *repo.WebhookDelivery) bool { return d.Status == "succeeded" })
-	jobstest.Eventually(t, "all deliveries to settle", func() bool {
+	resttest.Eventually(t, "all deliveries to settle", func() bool {
 		return count("status=succeeded") == 3 && count("status=retrying") == 3
 	})
 	cases := map[string]int{

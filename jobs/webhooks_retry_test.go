@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // newest returns the id of an endpoint's newest delivery once the fan-out
 // has run.
-func newest(w *jobstest.World, endpointID string) string {
+func newest(w *resttest.World, endpointID string) string {
 	w.T.Helper()
 	w.FannedOut()
 	ds := w.Deliveries(endpointID, "test_all")
@@ -21,15 +21,15 @@ func newest(w *jobstest.World, endpointID string) string {
 	return ds[0]["id"].(string)
 }
 
-func always(status int) func(int, jobstest.Request) int {
-	return func(int, jobstest.Request) int { return status }
+func always(status int) func(int, resttest.Request) int {
+	return func(int, resttest.Request) int { return status }
 }
 
 func TestRetriesFollowTheScheduleThenGiveUp(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil) // 1m, 5m, 30m, 2h, 6h, then 12h; give up after 72h
+	w := resttest.NewWorld(t, nil) // 1m, 5m, 30m, 2h, 6h, then 12h; give up after 72h
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, always(500))
+	rc := resttest.NewReceiver(t, always(500))
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	start := w.Clock.Now()
 	w.Inbound("website", "visitor-retry", "hi")
@@ -81,8 +81,8 @@ func TestRetriesFollowTheScheduleThenGiveUp(t *testing.T) {
 
 func TestGoneSwitchesTheEndpointOffAndEmailsTheOwner(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil) // no worker: the test makes each attempt itself
-	rc := jobstest.NewReceiver(t, always(410))
+	w := resttest.NewWorld(t, nil) // no worker: the test makes each attempt itself
+	rc := resttest.NewReceiver(t, always(410))
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-a", "one")
 	w.Inbound("website", "visitor-b", "two")
@@ -135,10 +135,10 @@ func TestGoneSwitchesTheEndpointOffAndEmailsTheOwner(t *testing.T) {
 
 func TestThreeDaysOfFailureSwitchTheEndpointOff(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	// Every event fails but the second, whose success ends the first run
 	// of failures.
-	rc := jobstest.NewReceiver(t, func(n int, _ jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(n int, _ resttest.Request) int {
 		if n == 2 {
 			return 200
 		}
@@ -183,9 +183,9 @@ func TestThreeDaysOfFailureSwitchTheEndpointOff(t *testing.T) {
 
 func TestOrderWithinAConversationHoldsWhileTheFirstRetries(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, func(n int, _ jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(n int, _ resttest.Request) int {
 		if n == 1 {
 			return 503
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/webhook"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // secretReceiver is a receiver as the README writes one: it answers the
@@ -25,7 +25,7 @@ type secretReceiver struct {
 	handshakes int
 }
 
-func newSecretReceiver(t *testing.T, w *jobstest.World) *secretReceiver {
+func newSecretReceiver(t *testing.T, w *resttest.World) *secretReceiver {
 	rc := &secretReceiver{}
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -65,7 +65,7 @@ func (rc *secretReceiver) count() int {
 
 // endpointStatus is an endpoint's status as GET /v1/webhook-endpoints
 // lists it.
-func endpointStatus(w *jobstest.World, id string) string {
+func endpointStatus(w *resttest.World, id string) string {
 	w.T.Helper()
 	for _, item := range w.Want(w.Do("GET", "/v1/webhook-endpoints", "test_all", nil), 200, "").Items() {
 		if e := item.(map[string]any); e["id"] == id {
@@ -79,7 +79,7 @@ func endpointStatus(w *jobstest.World, id string) string {
 
 func TestUnverifiedEndpointIsVerifiedInTheBackgroundOnceTheSecretIsInstalled(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	rc := newSecretReceiver(t, w)
 	ep := w.CreateEndpoint(rc.URL, nil)
 	if got := endpointStatus(w, ep.ID); got != "unverified" || rc.count() != 1 {
@@ -119,7 +119,7 @@ func TestUnverifiedEndpointIsVerifiedInTheBackgroundOnceTheSecretIsInstalled(t *
 
 func TestBackgroundVerificationBacksOffAndStopsAfterADay(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	rc := newSecretReceiver(t, w) // never gets its secret
 	ep := w.CreateEndpoint(rc.URL, nil)
 	deleted := w.CreateEndpoint(rc.URL, nil)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 	stripewebhook "github.com/stripe/stripe-go/v82/webhook"
 )
 
@@ -17,9 +17,9 @@ import (
 // so.) The test clock is not the wall clock, so the tolerance is off.
 func TestStripeSDKVerifiesDeliveredEvents(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-stripe", "hello stripe")
 	got := rc.WaitEvents(t, 1)[0]

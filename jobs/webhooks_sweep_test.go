@@ -8,7 +8,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // TestSweepHandsOverMoreThanABatchOnce: with more deliveries due than one
@@ -16,8 +16,8 @@ import (
 // grace between sweeps (a sweep must not pick up what it just marked).
 func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil) // SweepGrace 0; no worker, so nothing is attempted
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil) // SweepGrace 0; no worker, so nothing is attempted
+	rc := resttest.NewReceiver(t, nil)
 	w.CreateEndpoint(rc.URL, onlyMessages)
 	ctx := auth.WithActor(t.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
 	text := "hi"
@@ -52,10 +52,10 @@ func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 // may have been lost with the old primary).
 func TestResweepSkipsTheGrace(t *testing.T) {
 	t.Parallel()
-	cfg := jobstest.Config()
+	cfg := resttest.WebhookConfig()
 	cfg.SweepGrace = 30 * time.Second
-	w := jobstest.New(t, cfg) // no worker, so nothing is attempted
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, cfg) // no worker, so nothing is attempted
+	rc := resttest.NewReceiver(t, nil)
 	w.CreateEndpoint(rc.URL, onlyMessages)
 	ctx := auth.WithActor(t.Context(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}, Version: auth.ServedVersion})
 	text := "hi"

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/rest/resttest"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 func TestMain(m *testing.M) { repotest.Main(m) }
@@ -22,9 +22,9 @@ var onlyMessages = map[string]any{"events": []string{"message.received"}}
 
 func TestDeliveryIsSignedAndCarriesTheStoredEnvelope(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	if !strings.HasPrefix(ep.Secret, "whsec_") || len(ep.Secret) < len("whsec_")+64 {
 		t.Fatalf("secret %q: want whsec_ and 32 random bytes", ep.Secret)
@@ -66,9 +66,9 @@ func TestDeliveryIsSignedAndCarriesTheStoredEnvelope(t *testing.T) {
 
 func TestRolledSecretCoSignsDuringGrace(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 
 	for _, bad := range []any{-1, 169, "24", nil} {
@@ -114,9 +114,9 @@ func TestRolledSecretCoSignsDuringGrace(t *testing.T) {
 
 func TestMetadataOnlyEndpointGetsRedactedEnvelope(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	full, meta := jobstest.NewReceiver(t, nil), jobstest.NewReceiver(t, nil)
+	full, meta := resttest.NewReceiver(t, nil), resttest.NewReceiver(t, nil)
 	all := map[string]any{"events": []string{"*"}, "channels": []string{"email"}}
 	w.CreateEndpoint(full.URL, all)
 	w.CreateEndpoint(meta.URL, map[string]any{"events": []string{"*"}, "channels": []string{"email"}, "metadataOnly": true})
@@ -125,7 +125,7 @@ func TestMetadataOnlyEndpointGetsRedactedEnvelope(t *testing.T) {
 		"from": "secret.person@example.com", "name": "Secret Person", "text": "my card is 4242", "subject": "private"}), 201, "")
 	// contact.created, conversation.created, message.received; the contact
 	// event is outside the conversation's order, so match by id.
-	fullByID := map[string]jobstest.Request{}
+	fullByID := map[string]resttest.Request{}
 	for _, f := range full.WaitEvents(t, 3) {
 		fullByID[f.ID()] = f
 	}
@@ -177,8 +177,8 @@ var _ = http.StatusOK
 
 func TestSigningSecretsAreSealedWithTheServiceSecret(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	var sealed []byte
 	if err := w.Store.DB.Get(&sealed, `SELECT secret FROM webhook_endpoints WHERE id = $1`, ep.ID); err != nil {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // MaxBody is the largest request body accepted.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/visitor"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // bodyTypes are the request bodies of every route that takes one, as its

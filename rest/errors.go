@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/lib/pq"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/webhook"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -28,9 +27,9 @@ func fuzzAPI(f *testing.F) (*resttest.API, http.Handler, string) {
 	quietLogs(f)
 	api := resttest.New(f, func(a *resttest.API) {
 		a.Server.Limiter = nil
-		a.Resolver.Webhooks = jobstest.Config()
+		a.Resolver.Webhooks = resttest.WebhookConfig()
 	})
-	rc := jobstest.NewReceiver(f, nil)
+	rc := resttest.NewReceiver(f, nil)
 	endpoint, _ := api.Want(api.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 201, "").Data()["id"].(string)
 	api.Resolver.Webhooks = &webhook.Config{Timeout: 200 * time.Millisecond}
 	return api, api.Server.Handler(), endpoint

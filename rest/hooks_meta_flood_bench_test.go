@@ -14,7 +14,6 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -77,7 +76,7 @@ func metaFlood(b *testing.B, rate int) ([]time.Duration, time.Duration) {
 		text string
 	}
 	arrivals := make(chan arrival, b.N*2)
-	rc := jobstest.NewReceiver(b, func(_ int, r jobstest.Request) int {
+	rc := resttest.NewReceiver(b, func(_ int, r resttest.Request) int {
 		if r.Type() == "message.received" {
 			text, _ := r.Data()["text"].(string)
 			arrivals <- arrival{time.Now(), text}

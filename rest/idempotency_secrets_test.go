@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // A signing secret is never kept in the clear under an Idempotency-Key: the
@@ -12,8 +12,8 @@ import (
 // included, as the contract's replay rule says.
 func TestIdempotentAnswersKeepNoSecretInTheClear(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	stored := func(key string) []byte {
 		var body []byte
 		if err := w.Store.DB.Get(&body, `SELECT response_body FROM idempotency_keys WHERE key = $1`, key); err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/ops/logging"
 	"github.com/msgsvc/msgsvc/ops/metrics/metricstest"
 	"github.com/msgsvc/msgsvc/rest"

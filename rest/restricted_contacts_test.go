@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // A key limited to some websites may not use contacts, which belong to the
@@ -13,9 +13,9 @@ import (
 // key limited to some channels may use contacts, so it keeps them.
 func TestWebsiteLimitedKeySeesNoContactDetails(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
-	rc := jobstest.NewReceiver(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, nil)
 	_, all := openStream(t, w.API, "test_all", "", "?events=contact.created,message.received")
 	_, limited := openStream(t, w.API, "web_main_only", "", "?events=contact.created,message.received")

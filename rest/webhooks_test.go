@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 func keysOf(m map[string]any) []string {
@@ -26,10 +26,10 @@ func keysOf(m map[string]any) []string {
 
 func TestWebhookEndpointCreateAndList(t *testing.T) {
 	t.Parallel()
-	cfg := jobstest.Config()
+	cfg := resttest.WebhookConfig()
 	cfg.EgressIPs = []string{"203.0.113.10", "203.0.113.11"}
-	w := jobstest.New(t, cfg)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, cfg)
+	rc := resttest.NewReceiver(t, nil)
 
 	w.Want(w.Do("GET", "/v1/webhook-endpoints", "conv_read", nil), 403, "insufficient_scope")
 	w.Want(w.Do("POST", "/v1/webhook-endpoints", "conv_read", map[string]any{"url": rc.URL}), 403, "insufficient_scope")
@@ -83,8 +83,8 @@ func TestWebhookEndpointCreateAndList(t *testing.T) {
 
 func TestWebhookEndpointValidation(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	cases := []struct {
 		key    string
 		body   any
@@ -126,10 +126,10 @@ func TestWebhookEndpointValidation(t *testing.T) {
 
 func TestWebhookEndpointPatchDeleteAndTenancy(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	w.StartWorker()
 	// The first event succeeds, later ones fail and wait for a retry.
-	rc := jobstest.NewReceiver(t, func(n int, _ jobstest.Request) int {
+	rc := resttest.NewReceiver(t, func(n int, _ resttest.Request) int {
 		if n == 1 {
 			return 200
 		}
@@ -208,7 +208,7 @@ func TestWebhookEndpointPatchDeleteAndTenancy(t *testing.T) {
 	w.Want(w.Do("POST", "/v1/webhook-deliveries/"+succeeded+"/replay", "test_all", nil), 400, "endpoint_disabled")
 }
 
-func newestDelivery(w *jobstest.World, endpointID string) string {
+func newestDelivery(w *resttest.World, endpointID string) string {
 	w.T.Helper()
 	w.FannedOut()
 	ds := w.Deliveries(endpointID, "test_all")
@@ -223,8 +223,8 @@ func equalJSON(got, want any) bool { return reflect.DeepEqual(got, want) }
 
 func TestWebhooksOverGraphQL(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	status, body := graphql(t, w.API, "admin-token", "ws_main", `mutation { createWebhookEndpoint(input: {
 		url: "`+rc.URL+`", events: ["message.received"], testEvents: true, websiteIds: ["web_main"]
 	}) { id status secret websiteIds verification { verified } } }`)
@@ -248,7 +248,7 @@ func TestWebhooksOverGraphQL(t *testing.T) {
 
 func TestPatchingTheSameURLVerifiesAnUnverifiedEndpointAgain(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
+	w := resttest.NewWorld(t, nil)
 	var fixed atomic.Bool // the receiver echoes the challenge once "fixed"
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var e struct {
@@ -283,8 +283,8 @@ func TestPatchingTheSameURLVerifiesAnUnverifiedEndpointAgain(t *testing.T) {
 // object's.
 func TestWebhookEndpointFlagSpellings(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	d := w.Want(w.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{
 		"url": rc.URL, "metadata_only": true, "test_events": true}), 201, "").Data()
 	if d["metadata_only"] != true || d["test_events"] != true || d["metadataOnly"] != nil {
@@ -305,8 +305,8 @@ func TestWebhookEndpointFlagSpellings(t *testing.T) {
 // old secret co-signs for 24 hours; null is not a number of hours.
 func TestRollSecretDefaultsTo24Hours(t *testing.T) {
 	t.Parallel()
-	w := jobstest.New(t, nil)
-	rc := jobstest.NewReceiver(t, nil)
+	w := resttest.NewWorld(t, nil)
+	rc := resttest.NewReceiver(t, nil)
 	path := "/v1/webhook-endpoints/" + w.CreateEndpoint(rc.URL, nil).ID + "/roll-secret"
 	for _, body := range []any{nil, map[string]any{}} {
 		r := w.Want(w.Do("POST", path, "test_all", body), 200, "").Data()

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/visitor"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // countingReader counts the bytes read from it.

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Adapter is the website channel's provider: the widget itself. A message

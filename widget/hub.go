@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/ai"
-	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/visitor"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
 )

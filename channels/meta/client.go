@@ -25,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/egress"
+	"github.com/msgsvc/msgsvc/internal/egress"
 )
 
 // Defaults of the operator configuration.

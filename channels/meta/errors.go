@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Error is a failed Graph API call: Meta's error envelope

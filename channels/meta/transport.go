@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/egress"
+	"github.com/msgsvc/msgsvc/internal/egress"
 )
 
 // maxIdlePerHost is how many idle connections to one Graph API host the

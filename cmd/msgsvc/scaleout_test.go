@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // The scale-out run (docs/performance.md, The scale-out run): the same

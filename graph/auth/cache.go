@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
 )

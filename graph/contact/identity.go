@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/nyaruka/phonenumbers"
 )

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels/email"
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/egress"
+	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/egress"
 )
 
 // Limits of the email image proxy.

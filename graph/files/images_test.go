@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/signing"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // imageServer is a stand-in image host: /n answers a PNG of n bytes; it

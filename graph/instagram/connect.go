@@ -5,8 +5,8 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	igch "github.com/msgsvc/msgsvc/channels/instagram"
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/clock"
 )
 
 // Provider is what connecting an Instagram account needs of Meta; the

@@ -8,8 +8,8 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	igch "github.com/msgsvc/msgsvc/channels/instagram"
-	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/credentials"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

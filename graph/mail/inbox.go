@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

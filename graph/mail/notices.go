@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels/email"
-	"github.com/msgsvc/msgsvc/graph/clock"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -14,7 +14,6 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/jobs"
-	"github.com/msgsvc/msgsvc/jobs/jobstest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -46,7 +45,7 @@ func benchSMTPFlood(b *testing.B, conns, rate int) {
 	logger := slog.Default()
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	b.Cleanup(func() { slog.SetDefault(logger) })
-	w := jobstest.New(b, nil)
+	w := resttest.NewWorld(b, nil)
 	startMailWorker(w)
 	addr := listenQueued(b, w)
 	arrivals := receiveFlood(w)
@@ -96,7 +95,7 @@ func benchSMTPFlood(b *testing.B, conns, rate int) {
 // startMailWorker starts a worker process's asynq servers for the world's
 // queues (its mail queue's too) with the inbound mail and webhook handlers, its fan-out attempting
 // what it finds due at once (webhook.Config.Here), as msgsvc's worker does.
-func startMailWorker(w *jobstest.World) {
+func startMailWorker(w *resttest.World) {
 	ctx, stop := context.WithCancel(context.Background())
 	w.T.Cleanup(stop)
 	w.Resolver.Webhooks.Here = ctx
@@ -118,7 +117,7 @@ func startMailWorker(w *jobstest.World) {
 
 // listenQueued starts the inbound listener on loopback, queuing each stored
 // mail's processing on the world's queue.
-func listenQueued(t testing.TB, w *jobstest.World) string {
+func listenQueued(t testing.TB, w *resttest.World) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,9 +187,9 @@ type floodArrivals struct {
 
 // receiveFlood starts an endpoint for message.received that records the
 // flood's arrivals.
-func receiveFlood(w *jobstest.World) *floodArrivals {
+func receiveFlood(w *resttest.World) *floodArrivals {
 	a := &floodArrivals{first: map[int]time.Time{}}
-	rc := jobstest.NewReceiver(w.T, func(_ int, r jobstest.Request) int {
+	rc := resttest.NewReceiver(w.T, func(_ int, r resttest.Request) int {
 		at := time.Now()
 		mail, _ := r.Data()["email"].(map[string]any)
 		from, _ := mail["from"].(string)

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/view"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // SandboxAdapter accepts every message without calling anyone: test keys

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // shortWaits makes settleRetrying's waits tiny for the test.

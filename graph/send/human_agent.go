@@ -3,7 +3,7 @@ package send
 import (
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // HumanAgentTag is Meta's tag of an Instagram DM a person wrote, sent

@@ -1,6 +1,6 @@
 package send
 
-import "github.com/msgsvc/msgsvc/graph/apierr"
+import "github.com/msgsvc/msgsvc/internal/apierr"
 
 // liveCommentRule: a comment on a live video (Meta's live_comments field)
 // takes no public reply; its private reply goes out only while the video

@@ -3,7 +3,7 @@ package send
 import (
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // A live comment takes only the private reply; other comments take both.

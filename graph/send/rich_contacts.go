@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // waContactsMax is the number of cards a WhatsApp contacts message takes

@@ -3,8 +3,8 @@ package send
 import (
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Every list of a rich send takes at least one item (invalid_request) and

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Media limits as Meta documents them: WhatsApp

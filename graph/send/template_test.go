@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
-	"github.com/msgsvc/msgsvc/graph/apierr"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // The template rules without a database: body, buttons and the one-time

@@ -12,7 +12,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // outcome is what one attempt of a delivery came to.

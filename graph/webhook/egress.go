@@ -11,8 +11,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/egress"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/internal/egress"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // maxAnswer is how much of an endpoint's answer is read: enough for a

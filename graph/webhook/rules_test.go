@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
-	"github.com/msgsvc/msgsvc/graph/egress"
+	"github.com/msgsvc/msgsvc/internal/egress"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

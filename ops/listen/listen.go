@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/ops/sse"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // Options configure a session.

@@ -17,7 +17,7 @@ import (
 	"github.com/msgsvc/msgsvc/ops/listen"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 func TestMain(m *testing.M) { repotest.Main(m) }

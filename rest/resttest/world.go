@@ -1,7 +1,4 @@
-// Package jobstest runs the /v1 API with real webhook workers: a seeded
-// database, an asynq queue of the test's own on the real Redis, an injected
-// clock, and httptest receivers that record what they get.
-package jobstest
+package resttest
 
 import (
 	"encoding/json"
@@ -17,43 +14,44 @@ import (
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
-	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
-// World is the API with webhook workers on a queue of its own.
+// World is the /v1 API with real webhook workers: a seeded database, an
+// asynq queue of the test's own on the real Redis, an injected clock, and
+// httptest receivers that record what they get.
 type World struct {
-	*resttest.API
+	*API
 	Client *jobs.Client
 	Queue  string
 	Redis  asynq.RedisConnOpt
 }
 
-// Config is the webhook configuration tests start from: plain-HTTP
+// WebhookConfig is the webhook configuration tests start from: plain-HTTP
 // receivers on loopback allowed, the default schedule, and a sweep that
 // re-enqueues as soon as a delivery is due.
-func Config() *webhook.Config { return &webhook.Config{AllowInsecure: true} }
+func WebhookConfig() *webhook.Config { return &webhook.Config{AllowInsecure: true} }
 
-// New starts the API with cfg (Config() when nil) and a queue of its own;
+// NewWorld starts the API with cfg (WebhookConfig() when nil) and a queue of its own;
 // call StartWorker to process it.
-func New(t testing.TB, cfg *webhook.Config) *World {
+func NewWorld(t testing.TB, cfg *webhook.Config) *World {
 	t.Helper()
 	if cfg == nil {
-		cfg = Config()
+		cfg = WebhookConfig()
 	}
-	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
+	opt, err := asynq.ParseRedisURI(RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &World{Queue: resttest.NewQueueName(), Redis: opt}
+	w := &World{Queue: NewQueueName(), Redis: opt}
 	w.Client = jobs.NewClient(opt)
 	w.Client.Queue = w.Queue
 	// Registered first, so it runs after the workers have stopped.
 	t.Cleanup(func() {
 		_ = w.Client.Close()
-		resttest.DropQueue(t, w.Queue)
-		resttest.DropQueue(t, jobs.WebhookQueue(w.Queue))
+		DropQueue(t, w.Queue)
+		DropQueue(t, jobs.WebhookQueue(w.Queue))
 	})
-	w.API = resttest.New(t, func(a *resttest.API) {
+	w.API = New(t, func(a *API) {
 		a.Resolver.Webhooks = cfg
 		a.Resolver.Jobs = w.Client
 	})
@@ -74,8 +72,8 @@ func (w *World) StartWorker() *asynq.Server {
 	return srv
 }
 
-// Sandbox is the repo scope of the all-scopes test key.
-var Sandbox = repo.Scope{WorkspaceID: "ws_main"}
+// SandboxScope is the repo scope of the all-scopes test key.
+var SandboxScope = repo.Scope{WorkspaceID: "ws_main"}
 
 // Eventually waits, up to 15 s, for cond; work happens on other goroutines
 // and processes, so the test polls rather than sleeps a fixed time.
@@ -93,7 +91,7 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 // Delivery reads a sandbox delivery as stored.
 func (w *World) Delivery(id string) *repo.WebhookDelivery {
 	w.T.Helper()
-	d, err := w.Store.WebhookDelivery(w.T.Context(), Sandbox, id)
+	d, err := w.Store.WebhookDelivery(w.T.Context(), SandboxScope, id)
 	if err != nil {
 		w.T.Fatalf("delivery %s: %v", id, err)
 	}

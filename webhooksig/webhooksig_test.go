@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // The vector was computed independently with Python's hmac module:

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // TestEveryCodeIsRaised fails when the table holds a code that no Go source

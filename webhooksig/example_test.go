@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgsvc/msgsvc/rest/webhooksig"
+	"github.com/msgsvc/msgsvc/webhooksig"
 )
 
 // A receiver: verify, answer the verification challenge, de-duplicate on
