@@ -85,13 +85,6 @@ func (q Queries) InsertProviderMessage(ctx context.Context, p *ProviderMessage) 
 	return n == 1, err
 }
 
-// LockProviderMessage returns the part a provider id names, locked for
-// update.
-func (q Queries) LockProviderMessage(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
-	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
-		FROM provider_messages WHERE channel = $1 AND provider_id = $2 FOR UPDATE`, channel, providerID)
-}
-
 // ProviderMessageOf returns the part a provider id names (ErrNotFound for
 // an id none of our messages has).
 func (q Queries) ProviderMessageOf(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
@@ -309,12 +302,6 @@ func (q Queries) ReplaceSyncedTemplates(ctx context.Context, workspaceID, accoun
 func (q Queries) SetTemplateStatus(ctx context.Context, workspaceID, accountID, name, language, status string) (int64, error) {
 	return q.exec(ctx, `UPDATE templates SET status = $5 WHERE workspace_id = $1 AND livemode
 		AND whatsapp_account_id = $2 AND name = $3 AND (language = $4 OR $4 = '')`, workspaceID, accountID, name, language, status)
-}
-
-// MessageWorkspace returns the workspace of a message.
-func (q Queries) MessageWorkspace(ctx context.Context, id string) (string, error) {
-	var ws string
-	return ws, q.get(ctx, &ws, `SELECT workspace_id FROM messages WHERE id = $1`, id)
 }
 
 // DeleteAccountProvider removes an account's sealed credentials; it reports
