@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/lib/pq"
@@ -16,17 +17,59 @@ type AccountProvider struct {
 	ProviderKey string    `db:"provider_key"`
 	Sealed      string    `db:"sealed"`
 	UpdatedAt   time.Time `db:"updated_at"`
+	// PageID is the Facebook Page id of an Instagram account whose
+	// credentials name one: like ProviderKey, one account's only.
+	PageID string `db:"page_id"`
 }
 
-const accountProviderColumns = `workspace_id, account_id, channel, provider_key, sealed, updated_at`
+const accountProviderColumns = `workspace_id, account_id, channel, provider_key, sealed, updated_at, page_id`
 
-// UpsertAccountProvider stores (or replaces) an account's sealed credentials.
+// ProviderIDTaken refuses credentials whose provider id (or Page id) is
+// another account's: an id routes to one account of one workspace. The
+// owner is named for the operator (seed, the admin token); Workspace is ""
+// when the database refused a concurrent connect.
+type ProviderIDTaken struct {
+	Channel, ID          string
+	Workspace, AccountID string
+}
+
+func (e *ProviderIDTaken) Error() string {
+	if e.Workspace == "" {
+		return fmt.Sprintf("%s id %s is connected to another account", e.Channel, e.ID)
+	}
+	return fmt.Sprintf("%s id %s is connected to account %s of workspace %s", e.Channel, e.ID, e.AccountID, e.Workspace)
+}
+
+// UpsertAccountProvider stores (or replaces) an account's sealed
+// credentials; a provider id or Page id of another account is a
+// *ProviderIDTaken and stores nothing.
 func (q Queries) UpsertAccountProvider(ctx context.Context, p *AccountProvider) error {
+	var owner []AccountProvider
+	if err := q.selectRows(ctx, &owner, `SELECT `+accountProviderColumns+` FROM account_providers
+		WHERE channel = $1 AND (provider_key IN ($2, $3) OR (page_id <> '' AND page_id IN ($2, $3)))
+		AND NOT (workspace_id = $4 AND account_id = $5) ORDER BY workspace_id, account_id LIMIT 1`,
+		p.Channel, p.ProviderKey, p.PageID, p.WorkspaceID, p.AccountID); err != nil {
+		return err
+	}
+	if len(owner) > 0 {
+		id := p.ProviderKey
+		if o := owner[0]; o.ProviderKey != id && o.PageID != id {
+			id = p.PageID
+		}
+		return &ProviderIDTaken{Channel: p.Channel, ID: id, Workspace: owner[0].WorkspaceID, AccountID: owner[0].AccountID}
+	}
 	_, err := q.exec(ctx, `INSERT INTO account_providers (`+accountProviderColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace_id, account_id) DO UPDATE
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workspace_id, account_id) DO UPDATE
 		SET channel = EXCLUDED.channel, provider_key = EXCLUDED.provider_key, sealed = EXCLUDED.sealed,
-		    updated_at = EXCLUDED.updated_at`,
-		p.WorkspaceID, p.AccountID, p.Channel, p.ProviderKey, p.Sealed, p.UpdatedAt)
+		    updated_at = EXCLUDED.updated_at, page_id = EXCLUDED.page_id`,
+		p.WorkspaceID, p.AccountID, p.Channel, p.ProviderKey, p.Sealed, p.UpdatedAt, p.PageID)
+	var conflict *ConflictError
+	switch {
+	case errors.As(err, &conflict) && conflict.Constraint == "account_providers_key_unique":
+		return &ProviderIDTaken{Channel: p.Channel, ID: p.ProviderKey}
+	case errors.As(err, &conflict) && conflict.Constraint == "account_providers_page_unique":
+		return &ProviderIDTaken{Channel: p.Channel, ID: p.PageID}
+	}
 	return err
 }
 
@@ -166,16 +209,26 @@ func (q Queries) StaleSendingMessages(ctx context.Context, before time.Time, lim
 		WHERE status = 'sending' AND created_at < $1 ORDER BY created_at LIMIT $2`, before, limit)
 }
 
-// HoldUntil returns when the latest rate-limit hold on an account, or on
-// one recipient of it, ends; nil when none is in force at now.
-func (q Queries) HoldUntil(ctx context.Context, workspaceID, accountID, recipient string, now time.Time) (*time.Time, error) {
+// MarketingHold is the hold key of one recipient's marketing messages
+// only (SetHold, HoldUntil).
+func MarketingHold(recipient string) string { return "marketing:" + recipient }
+
+// HoldUntil returns when the latest rate-limit hold on an account, on one
+// recipient of it, or (for a marketing send) on that recipient's marketing
+// messages ends; nil when none is in force at now.
+func (q Queries) HoldUntil(ctx context.Context, workspaceID, accountID, recipient string, marketing bool, now time.Time) (*time.Time, error) {
+	keys := []string{"", recipient}
+	if marketing {
+		keys = append(keys, MarketingHold(recipient))
+	}
 	var until *time.Time
 	err := q.get(ctx, &until, `SELECT max(until) FROM provider_holds WHERE workspace_id = $1
-		AND account_id = $2 AND recipient IN ('', $3) AND until > $4`, workspaceID, accountID, recipient, now)
+		AND account_id = $2 AND recipient = ANY($3) AND until > $4`, workspaceID, accountID, array(keys), now)
 	return until, err
 }
 
-// SetHold holds an account (” recipient) or one recipient back until a time.
+// SetHold holds an account ("" recipient), one recipient, or one
+// recipient's marketing messages (MarketingHold) back until a time.
 func (q Queries) SetHold(ctx context.Context, workspaceID, accountID, recipient string, until time.Time) error {
 	_, err := q.exec(ctx, `INSERT INTO provider_holds (workspace_id, account_id, recipient, until)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, account_id, recipient)
