@@ -145,8 +145,11 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 	}
 	if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
 		who := ""
-		if refusal.Hold == channels.HoldRecipient {
+		switch refusal.Hold {
+		case channels.HoldRecipient:
 			who = res.ob.To
+		case channels.HoldMarketing:
+			who = repo.MarketingHold(res.ob.To)
 		}
 		return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
 	}
