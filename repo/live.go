@@ -121,18 +121,18 @@ type ProviderMessage struct {
 }
 
 // InsertProviderMessage records a provider id of a message; it reports false
-// when the id is already known (a retried webhook).
+// when the message's workspace already knows the id (a retried webhook).
 func (q Queries) InsertProviderMessage(ctx context.Context, p *ProviderMessage) (bool, error) {
 	n, err := q.exec(ctx, `INSERT INTO provider_messages (channel, provider_id, message_id, part, status)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, p.Channel, p.ProviderID, p.MessageID, p.Part, p.Status)
 	return n == 1, err
 }
 
-// ProviderMessageOf returns the part a provider id names (ErrNotFound for
-// an id none of our messages has).
-func (q Queries) ProviderMessageOf(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
+// ProviderMessageOf returns the part a provider id names in a workspace
+// (ErrNotFound for an id none of its messages has).
+func (q Queries) ProviderMessageOf(ctx context.Context, workspaceID, channel, providerID string) (*ProviderMessage, error) {
 	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
-		FROM provider_messages WHERE channel = $1 AND provider_id = $2`, channel, providerID)
+		FROM provider_messages WHERE workspace_id = $1 AND channel = $2 AND provider_id = $3`, workspaceID, channel, providerID)
 }
 
 // ProviderParts lists the parts of a message in order.
@@ -142,10 +142,10 @@ func (q Queries) ProviderParts(ctx context.Context, messageID string) ([]Provide
 		FROM provider_messages WHERE message_id = $1 ORDER BY part`, messageID)
 }
 
-// SetProviderStatus sets one part's status.
-func (q Queries) SetProviderStatus(ctx context.Context, channel, providerID, status string) error {
-	_, err := q.exec(ctx, `UPDATE provider_messages SET status = $3 WHERE channel = $1 AND provider_id = $2`,
-		channel, providerID, status)
+// SetProviderStatus sets the status of a workspace's part.
+func (q Queries) SetProviderStatus(ctx context.Context, workspaceID, channel, providerID, status string) error {
+	_, err := q.exec(ctx, `UPDATE provider_messages SET status = $4 WHERE workspace_id = $1 AND channel = $2 AND provider_id = $3`,
+		workspaceID, channel, providerID, status)
 	return err
 }
 

@@ -91,6 +91,9 @@ func TestMigrationRefusesExistingDuplicates(t *testing.T) {
 		DROP INDEX account_providers_key_unique; DROP INDEX account_providers_page_unique;
 		DROP INDEX channel_accounts_email_address_unique; ALTER TABLE account_providers DROP COLUMN page_id;
 		CREATE INDEX account_providers_key ON account_providers (channel, provider_key);
+		DROP TRIGGER provider_messages_workspace ON provider_messages; DROP FUNCTION provider_messages_workspace();
+		ALTER TABLE provider_messages DROP CONSTRAINT provider_messages_pkey; ALTER TABLE provider_messages DROP COLUMN workspace_id;
+		ALTER TABLE provider_messages ADD PRIMARY KEY (channel, provider_id);
 		UPDATE channel_accounts SET address = 'Support@shop.test' WHERE workspace_id = 'ws_a';
 		UPDATE channel_accounts SET address = 'support@shop.test' WHERE workspace_id = 'ws_b';`); err != nil {
 		t.Fatal(err)
@@ -106,5 +109,35 @@ func TestMigrationRefusesExistingDuplicates(t *testing.T) {
 	}
 	if err := store.Migrate(t.Context()); err != nil {
 		t.Fatalf("after the operator's fix: %v", err)
+	}
+}
+
+// A provider id is deduplicated per workspace: the second insert in one
+// workspace reports false, another workspace's message takes the same id,
+// and an insert that names no workspace (an older binary's) gets its
+// message's.
+func TestProviderMessageIDsAreDeduplicatedPerWorkspace(t *testing.T) {
+	store := repotest.NewStore(t)
+	for _, ws := range []string{"ws_a", "ws_b"} {
+		conv := repotest.Conversation(ws, "conv_"+ws, "instagram", true)
+		conv.WebsiteID = "web_" + ws
+		repotest.Thread(t, store, conv, repotest.Message(conv, "msg_"+ws, "inbound", "received", ""),
+			repotest.Message(conv, "msg_"+ws+"_2", "inbound", "received", ""))
+	}
+	for _, c := range []struct {
+		message string
+		fresh   bool
+	}{{"msg_ws_a", true}, {"msg_ws_a_2", false}, {"msg_ws_b", true}, {"msg_ws_b_2", false}} {
+		fresh, err := store.InsertProviderMessage(t.Context(), &repo.ProviderMessage{Channel: "instagram", ProviderID: "mid.1",
+			MessageID: c.message, Status: "received"})
+		if err != nil || fresh != c.fresh {
+			t.Errorf("mid.1 for %s: fresh %v (%v), want %v", c.message, fresh, err, c.fresh)
+		}
+	}
+	for _, ws := range []string{"ws_a", "ws_b"} {
+		part, err := store.ProviderMessageOf(t.Context(), ws, "instagram", "mid.1")
+		if err != nil || part.MessageID != "msg_"+ws {
+			t.Errorf("mid.1 in %s: %+v %v", ws, part, err)
+		}
 	}
 }

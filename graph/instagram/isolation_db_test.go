@@ -138,3 +138,27 @@ func TestOwnEventsNamingOwnMidsApply(t *testing.T) {
 		t.Errorf("the account's own events: %+v, want edited, deleted, read and 3 events", got)
 	}
 }
+
+// A mid another workspace already holds does not keep a DM from an
+// account's own workspace: the dedupe of retried webhooks is per
+// workspace, so no tenant can claim an id ahead of another.
+func TestAMidOfAnotherWorkspaceDoesNotDropADM(t *testing.T) {
+	e, svc, hostile := isolated(t)
+	at := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
+	first := &meta.InstagramMessage{InstagramRoute: meta.InstagramRoute{AccountID: hostileIGID}, SenderID: "IGSID-v",
+		RecipientID: hostileIGID, MID: "mid.shared", Text: "claimed", Timestamp: at}
+	if err := svc.HandleInstagram(t.Context(), hostile, &channels.Credentials{Login: "instagram", IGUserID: hostileIGID}, first); err != nil {
+		t.Fatal(err)
+	}
+	dm := &meta.InstagramMessage{InstagramRoute: meta.InstagramRoute{AccountID: ownID}, SenderID: "IGSID-v", RecipientID: ownID,
+		MID: "mid.shared", Text: "mine", Timestamp: at}
+	for range 2 { // Meta retries: the second copy changes nothing
+		if err := svc.HandleInstagram(t.Context(), e.acc, &channels.Credentials{Login: "instagram", IGUserID: ownID}, dm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := e.store.DB.Get(&n, `SELECT count(*) FROM messages WHERE workspace_id = $1 AND text = 'mine'`, e.scope.WorkspaceID); err != nil || n != 1 {
+		t.Errorf("%d copies of the DM in its workspace (%v), want 1", n, err)
+	}
+}

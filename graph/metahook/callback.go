@@ -201,7 +201,7 @@ func (s *Service) applyOn(ctx context.Context, acc *repo.AccountProvider, st *me
 		if err != nil || !forward(part.Status, st.Status) || part.Status == "received" {
 			return err
 		}
-		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, st.Status); err != nil {
+		if err := q.SetProviderStatus(ctx, scope.WorkspaceID, "whatsapp", st.ID, st.Status); err != nil {
 			return err
 		}
 		changed, err = s.applyStatus(ctx, q, scope, part.MessageID, st)

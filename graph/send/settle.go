@@ -24,7 +24,7 @@ import (
 func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
 	mine := false
 	for _, id := range receipt.ProviderIDs {
-		part, err := q.ProviderMessageOf(ctx, msg.Channel, id)
+		part, err := q.ProviderMessageOf(ctx, msg.WorkspaceID, msg.Channel, id)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, err
 		}

@@ -42,3 +42,24 @@ CREATE UNIQUE INDEX account_providers_page_unique ON account_providers (channel,
 -- Inbound mail is routed by lower(address) (MailRoutes).
 CREATE UNIQUE INDEX channel_accounts_email_address_unique ON channel_accounts (lower(address))
     WHERE channel = 'email' AND address <> '';
+
+-- A provider id of a message (a wamid, an Instagram mid) is deduplicated
+-- within its workspace: a retried webhook stores nothing twice, and an id
+-- another workspace holds (two connected accounts writing to each other,
+-- or a tenant's payload claiming an id first) never keeps a message out.
+-- The workspace is the message's, filled on insert, so every binary's
+-- insert works unchanged.
+ALTER TABLE provider_messages ADD COLUMN workspace_id text;
+UPDATE provider_messages p SET workspace_id = m.workspace_id FROM messages m WHERE m.id = p.message_id;
+ALTER TABLE provider_messages ALTER COLUMN workspace_id SET NOT NULL;
+ALTER TABLE provider_messages DROP CONSTRAINT provider_messages_pkey;
+ALTER TABLE provider_messages ADD PRIMARY KEY (workspace_id, channel, provider_id);
+CREATE FUNCTION provider_messages_workspace() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.workspace_id IS NULL THEN
+        SELECT workspace_id INTO NEW.workspace_id FROM messages WHERE id = NEW.message_id;
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER provider_messages_workspace BEFORE INSERT ON provider_messages
+    FOR EACH ROW EXECUTE FUNCTION provider_messages_workspace();
