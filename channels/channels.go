@@ -166,7 +166,8 @@ type File struct {
 	Content     []byte
 }
 
-// Hold is what a rate limit holds back: the sending number, or one recipient.
+// Hold is what a rate limit holds back: the sending number, one
+// recipient, or one recipient's marketing messages.
 type Hold int
 
 // What a provider's rate limit holds back.
@@ -174,6 +175,7 @@ const (
 	HoldNone Hold = iota
 	HoldAccount
 	HoldRecipient
+	HoldMarketing
 )
 
 // Refusal is a provider's no (or its absence), with the API code it maps to

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/lib/pq"
@@ -16,17 +17,59 @@ type AccountProvider struct {
 	ProviderKey string    `db:"provider_key"`
 	Sealed      string    `db:"sealed"`
 	UpdatedAt   time.Time `db:"updated_at"`
+	// PageID is the Facebook Page id of an Instagram account whose
+	// credentials name one: like ProviderKey, one account's only.
+	PageID string `db:"page_id"`
 }
 
-const accountProviderColumns = `workspace_id, account_id, channel, provider_key, sealed, updated_at`
+const accountProviderColumns = `workspace_id, account_id, channel, provider_key, sealed, updated_at, page_id`
 
-// UpsertAccountProvider stores (or replaces) an account's sealed credentials.
+// ProviderIDTaken refuses credentials whose provider id (or Page id) is
+// another account's: an id routes to one account of one workspace. The
+// owner is named for the operator (seed, the admin token); Workspace is ""
+// when the database refused a concurrent connect.
+type ProviderIDTaken struct {
+	Channel, ID          string
+	Workspace, AccountID string
+}
+
+func (e *ProviderIDTaken) Error() string {
+	if e.Workspace == "" {
+		return fmt.Sprintf("%s id %s is connected to another account", e.Channel, e.ID)
+	}
+	return fmt.Sprintf("%s id %s is connected to account %s of workspace %s", e.Channel, e.ID, e.AccountID, e.Workspace)
+}
+
+// UpsertAccountProvider stores (or replaces) an account's sealed
+// credentials; a provider id or Page id of another account is a
+// *ProviderIDTaken and stores nothing.
 func (q Queries) UpsertAccountProvider(ctx context.Context, p *AccountProvider) error {
+	var owner []AccountProvider
+	if err := q.selectRows(ctx, &owner, `SELECT `+accountProviderColumns+` FROM account_providers
+		WHERE channel = $1 AND (provider_key IN ($2, $3) OR (page_id <> '' AND page_id IN ($2, $3)))
+		AND NOT (workspace_id = $4 AND account_id = $5) ORDER BY workspace_id, account_id LIMIT 1`,
+		p.Channel, p.ProviderKey, p.PageID, p.WorkspaceID, p.AccountID); err != nil {
+		return err
+	}
+	if len(owner) > 0 {
+		id := p.ProviderKey
+		if o := owner[0]; o.ProviderKey != id && o.PageID != id {
+			id = p.PageID
+		}
+		return &ProviderIDTaken{Channel: p.Channel, ID: id, Workspace: owner[0].WorkspaceID, AccountID: owner[0].AccountID}
+	}
 	_, err := q.exec(ctx, `INSERT INTO account_providers (`+accountProviderColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace_id, account_id) DO UPDATE
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workspace_id, account_id) DO UPDATE
 		SET channel = EXCLUDED.channel, provider_key = EXCLUDED.provider_key, sealed = EXCLUDED.sealed,
-		    updated_at = EXCLUDED.updated_at`,
-		p.WorkspaceID, p.AccountID, p.Channel, p.ProviderKey, p.Sealed, p.UpdatedAt)
+		    updated_at = EXCLUDED.updated_at, page_id = EXCLUDED.page_id`,
+		p.WorkspaceID, p.AccountID, p.Channel, p.ProviderKey, p.Sealed, p.UpdatedAt, p.PageID)
+	var conflict *ConflictError
+	switch {
+	case errors.As(err, &conflict) && conflict.Constraint == "account_providers_key_unique":
+		return &ProviderIDTaken{Channel: p.Channel, ID: p.ProviderKey}
+	case errors.As(err, &conflict) && conflict.Constraint == "account_providers_page_unique":
+		return &ProviderIDTaken{Channel: p.Channel, ID: p.PageID}
+	}
 	return err
 }
 
@@ -78,25 +121,18 @@ type ProviderMessage struct {
 }
 
 // InsertProviderMessage records a provider id of a message; it reports false
-// when the id is already known (a retried webhook).
+// when the message's workspace already knows the id (a retried webhook).
 func (q Queries) InsertProviderMessage(ctx context.Context, p *ProviderMessage) (bool, error) {
 	n, err := q.exec(ctx, `INSERT INTO provider_messages (channel, provider_id, message_id, part, status)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, p.Channel, p.ProviderID, p.MessageID, p.Part, p.Status)
 	return n == 1, err
 }
 
-// LockProviderMessage returns the part a provider id names, locked for
-// update.
-func (q Queries) LockProviderMessage(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
+// ProviderMessageOf returns the part a provider id names in a workspace
+// (ErrNotFound for an id none of its messages has).
+func (q Queries) ProviderMessageOf(ctx context.Context, workspaceID, channel, providerID string) (*ProviderMessage, error) {
 	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
-		FROM provider_messages WHERE channel = $1 AND provider_id = $2 FOR UPDATE`, channel, providerID)
-}
-
-// ProviderMessageOf returns the part a provider id names (ErrNotFound for
-// an id none of our messages has).
-func (q Queries) ProviderMessageOf(ctx context.Context, channel, providerID string) (*ProviderMessage, error) {
-	return one[ProviderMessage](ctx, q, `SELECT channel, provider_id, message_id, part, status
-		FROM provider_messages WHERE channel = $1 AND provider_id = $2`, channel, providerID)
+		FROM provider_messages WHERE workspace_id = $1 AND channel = $2 AND provider_id = $3`, workspaceID, channel, providerID)
 }
 
 // ProviderParts lists the parts of a message in order.
@@ -106,10 +142,10 @@ func (q Queries) ProviderParts(ctx context.Context, messageID string) ([]Provide
 		FROM provider_messages WHERE message_id = $1 ORDER BY part`, messageID)
 }
 
-// SetProviderStatus sets one part's status.
-func (q Queries) SetProviderStatus(ctx context.Context, channel, providerID, status string) error {
-	_, err := q.exec(ctx, `UPDATE provider_messages SET status = $3 WHERE channel = $1 AND provider_id = $2`,
-		channel, providerID, status)
+// SetProviderStatus sets the status of a workspace's part.
+func (q Queries) SetProviderStatus(ctx context.Context, workspaceID, channel, providerID, status string) error {
+	_, err := q.exec(ctx, `UPDATE provider_messages SET status = $4 WHERE workspace_id = $1 AND channel = $2 AND provider_id = $3`,
+		workspaceID, channel, providerID, status)
 	return err
 }
 
@@ -173,16 +209,26 @@ func (q Queries) StaleSendingMessages(ctx context.Context, before time.Time, lim
 		WHERE status = 'sending' AND created_at < $1 ORDER BY created_at LIMIT $2`, before, limit)
 }
 
-// HoldUntil returns when the latest rate-limit hold on an account, or on
-// one recipient of it, ends; nil when none is in force at now.
-func (q Queries) HoldUntil(ctx context.Context, workspaceID, accountID, recipient string, now time.Time) (*time.Time, error) {
+// MarketingHold is the hold key of one recipient's marketing messages
+// only (SetHold, HoldUntil).
+func MarketingHold(recipient string) string { return "marketing:" + recipient }
+
+// HoldUntil returns when the latest rate-limit hold on an account, on one
+// recipient of it, or (for a marketing send) on that recipient's marketing
+// messages ends; nil when none is in force at now.
+func (q Queries) HoldUntil(ctx context.Context, workspaceID, accountID, recipient string, marketing bool, now time.Time) (*time.Time, error) {
+	keys := []string{"", recipient}
+	if marketing {
+		keys = append(keys, MarketingHold(recipient))
+	}
 	var until *time.Time
 	err := q.get(ctx, &until, `SELECT max(until) FROM provider_holds WHERE workspace_id = $1
-		AND account_id = $2 AND recipient IN ('', $3) AND until > $4`, workspaceID, accountID, recipient, now)
+		AND account_id = $2 AND recipient = ANY($3) AND until > $4`, workspaceID, accountID, array(keys), now)
 	return until, err
 }
 
-// SetHold holds an account (” recipient) or one recipient back until a time.
+// SetHold holds an account ("" recipient), one recipient, or one
+// recipient's marketing messages (MarketingHold) back until a time.
 func (q Queries) SetHold(ctx context.Context, workspaceID, accountID, recipient string, until time.Time) error {
 	_, err := q.exec(ctx, `INSERT INTO provider_holds (workspace_id, account_id, recipient, until)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, account_id, recipient)
@@ -309,12 +355,6 @@ func (q Queries) ReplaceSyncedTemplates(ctx context.Context, workspaceID, accoun
 func (q Queries) SetTemplateStatus(ctx context.Context, workspaceID, accountID, name, language, status string) (int64, error) {
 	return q.exec(ctx, `UPDATE templates SET status = $5 WHERE workspace_id = $1 AND livemode
 		AND whatsapp_account_id = $2 AND name = $3 AND (language = $4 OR $4 = '')`, workspaceID, accountID, name, language, status)
-}
-
-// MessageWorkspace returns the workspace of a message.
-func (q Queries) MessageWorkspace(ctx context.Context, id string) (string, error) {
-	var ws string
-	return ws, q.get(ctx, &ws, `SELECT workspace_id FROM messages WHERE id = $1`, id)
 }
 
 // DeleteAccountProvider removes an account's sealed credentials; it reports

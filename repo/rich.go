@@ -7,8 +7,27 @@ import "context"
 func (q Queries) ProviderMessageIn(ctx context.Context, s Scope, channel, providerID string) (string, error) {
 	var id string
 	return id, q.get(ctx, &id, `SELECT m.id FROM provider_messages p JOIN messages m ON m.id = p.message_id
-		WHERE p.channel = $1 AND p.provider_id = $2 AND m.workspace_id = $3 AND m.livemode = $4`,
+		WHERE p.channel = $1 AND p.provider_id = $2 AND p.workspace_id = $3 AND m.livemode = $4`,
 		channel, providerID, s.WorkspaceID, s.Livemode)
+}
+
+// providerPartOn selects the part a provider id names among the messages
+// of one account of a scope.
+const providerPartOn = `SELECT p.channel, p.provider_id, p.message_id, p.part, p.status FROM provider_messages p
+	JOIN messages m ON m.id = p.message_id JOIN conversations c ON c.id = m.conversation_id
+	WHERE p.workspace_id = $3 AND p.channel = $1 AND p.provider_id = $2 AND m.livemode = $4 AND c.account_id = $5`
+
+// ProviderMessageOn returns the part a provider id names among the
+// messages of one account of the scope: a provider event routed by an
+// account touches that account's messages only (ErrNotFound for any other).
+func (q Queries) ProviderMessageOn(ctx context.Context, s Scope, accountID, channel, providerID string) (*ProviderMessage, error) {
+	return one[ProviderMessage](ctx, q, providerPartOn, channel, providerID, s.WorkspaceID, s.Livemode, accountID)
+}
+
+// LockProviderMessageOn is ProviderMessageOn with the part locked for
+// update.
+func (q Queries) LockProviderMessageOn(ctx context.Context, s Scope, accountID, channel, providerID string) (*ProviderMessage, error) {
+	return one[ProviderMessage](ctx, q, providerPartOn+` FOR UPDATE OF p`, channel, providerID, s.WorkspaceID, s.Livemode, accountID)
 }
 
 // SetMessageText replaces a message's text (an edit by the customer); it

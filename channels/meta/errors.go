@@ -94,13 +94,17 @@ func (e *Error) Reason() string {
 
 // rateLimit says whether a code is one of Meta's throttling codes and what
 // it holds back: 130429 (a number's throughput), 131056 (pair rate: one
-// recipient), 131049 (one recipient's marketing cap, "healthy ecosystem
-// engagement"), 4 (application), 17 (user), 32 (page), 613 (calls per
-// hour), 80000-80014 (business use case limits; 80002 Instagram, 80007
-// WhatsApp).
+// recipient), 131049 (one recipient's marketing messages: Meta's per-user
+// marketing limit, "healthy ecosystem engagement", counts marketing
+// templates only, so that customer still gets service and utility
+// messages; https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes/),
+// 4 (application), 17 (user), 32 (page), 613 (calls per hour), 80000-80014
+// (business use case limits; 80002 Instagram, 80007 WhatsApp).
 func rateLimit(code int) (bool, channels.Hold) {
 	switch {
-	case code == 131056, code == 131049:
+	case code == 131049:
+		return true, channels.HoldMarketing
+	case code == 131056:
 		return true, channels.HoldRecipient
 	case code == 130429, code == 4, code == 17, code == 32, code == 613, code >= 80000 && code <= 80014:
 		return true, channels.HoldAccount

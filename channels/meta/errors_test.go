@@ -37,7 +37,7 @@ func TestRefusalTable(t *testing.T) {
 		{132007, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 		{132012, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 		{135000, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
-		{131049, 0, 400, apierr.ChannelRateLimited, channels.HoldRecipient, false, false},
+		{131049, 0, 400, apierr.ChannelRateLimited, channels.HoldMarketing, false, false},
 		{132000, 0, 400, apierr.InvalidRequest, channels.HoldNone, false, false},
 		{132001, 0, 400, apierr.TemplateNotApproved, channels.HoldNone, false, true},
 		{132015, 0, 400, apierr.TemplateNotApproved, channels.HoldNone, false, true},

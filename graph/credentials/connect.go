@@ -183,7 +183,15 @@ func (c *Connections) store(ctx context.Context, acc *repo.Account, in channels.
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Store.UpsertAccountProvider(ctx, row); err != nil {
+	err = c.Store.UpsertAccountProvider(ctx, row)
+	var taken *repo.ProviderIDTaken
+	if errors.As(err, &taken) {
+		// Only the admin token (the operator) gets here: naming the owner
+		// tells it where to disconnect.
+		return nil, apierr.New(apierr.InvalidRequest, "%s: %v; a provider id routes to one account of one workspace: "+
+			"disconnect it there (disconnectChannelAccount) first. Nothing was connected.", idInput(taken, in), taken)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("credentials: store: %w", err)
 	}
 	if err := c.reconnected(ctx, acc); err != nil {
@@ -243,4 +251,15 @@ func (c *Connections) describe(ctx context.Context, acc *repo.Account) (*Connect
 	out.TokenIssuedAt, out.TokenExpiresAt = creds.TokenIssuedAt, creds.TokenExpiresAt
 	out.Subscription, err = c.subscription(ctx, acc)
 	return out, err
+}
+
+// idInput is the input field of the id another account holds.
+func idInput(taken *repo.ProviderIDTaken, in channels.Credentials) string {
+	switch {
+	case taken.Channel == "whatsapp":
+		return "input.phoneNumberId"
+	case taken.ID != "" && taken.ID == in.PageID:
+		return "input.pageId"
+	}
+	return "input.igUserId"
 }

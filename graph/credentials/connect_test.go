@@ -39,7 +39,15 @@ func (f *fakeStore) AccountProvider(_ context.Context, ws, id string) (*repo.Acc
 	return &c, nil
 }
 
+// UpsertAccountProvider refuses another account's provider id or Page id,
+// as repo does.
 func (f *fakeStore) UpsertAccountProvider(_ context.Context, p *repo.AccountProvider) error {
+	for _, o := range f.rows {
+		mine := o.WorkspaceID == p.WorkspaceID && o.AccountID == p.AccountID
+		if !mine && o.Channel == p.Channel && (o.ProviderKey == p.ProviderKey || o.PageID != "" && o.PageID == p.PageID) {
+			return &repo.ProviderIDTaken{Channel: p.Channel, ID: p.ProviderKey, Workspace: o.WorkspaceID, AccountID: o.AccountID}
+		}
+	}
 	c := *p
 	f.rows[p.WorkspaceID+"/"+p.AccountID] = &c
 	return nil
@@ -203,5 +211,25 @@ func TestConnectRefusals(t *testing.T) {
 	got, err := c.Connect(ctx, "ig_main", channels.Credentials{IGUserID: "17841405822304914", AccessToken: "IGQV"})
 	if err != nil || got.Login != "instagram" || got.ProviderAccountID != "17841405822304914" || len(*synced) != 0 {
 		t.Errorf("instagram: %+v %v (syncs %v)", got, err, *synced)
+	}
+}
+
+// A phone_number_id another workspace's number holds is refused at
+// connect, naming that number and workspace to the admin (the operator),
+// and nothing is stored, reconnected or synced.
+func TestConnectRefusesAnotherWorkspacesProviderID(t *testing.T) {
+	c, store, synced := connections(t)
+	store.rows["ws_b/wa_others"] = &repo.AccountProvider{WorkspaceID: "ws_b", AccountID: "wa_others", Channel: "whatsapp",
+		ProviderKey: "106540352242922", Sealed: "x"}
+	in := channels.Credentials{PhoneNumberID: "106540352242922", WABAID: "102290129340398", AccessToken: "EAAG"}
+	_, err := c.Connect(asAdmin(true), "wa_main", in)
+	wantCode(t, "another workspace's number", err, apierr.InvalidRequest)
+	if e, ok := apierr.As(err); !ok || !strings.Contains(e.Message, "input.phoneNumberId") ||
+		!strings.Contains(e.Message, "wa_others of workspace ws_b") {
+		t.Errorf("refusal %v, want it to name input.phoneNumberId and wa_others of workspace ws_b", err)
+	}
+	if len(store.rows) != 1 || len(*synced) != 0 || store.accounts["wa_main"].Status != "needs_reauth" {
+		t.Errorf("the refused connect changed something: rows %v, syncs %v, status %s", store.rows, *synced,
+			store.accounts["wa_main"].Status)
 	}
 }

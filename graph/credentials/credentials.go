@@ -100,6 +100,15 @@ func Key(channel string, c *channels.Credentials) string {
 	}
 }
 
+// pageOf is the Facebook Page id of an Instagram account's credentials,
+// kept beside its key: a Page belongs to one account too.
+func pageOf(channel string, c *channels.Credentials) string {
+	if channel != "instagram" {
+		return ""
+	}
+	return c.PageID
+}
+
 // Vault seals and opens credentials with the service's key.
 type Vault struct{ Key seal.Key }
 
@@ -122,7 +131,7 @@ func (v Vault) Seal(workspaceID, accountID, channel string, c channels.Credentia
 		return nil, fmt.Errorf("credentials: seal: %w", err)
 	}
 	return &repo.AccountProvider{WorkspaceID: workspaceID, AccountID: accountID, Channel: channel,
-		ProviderKey: Key(channel, &c), Sealed: sealed, UpdatedAt: now}, nil
+		ProviderKey: Key(channel, &c), PageID: pageOf(channel, &c), Sealed: sealed, UpdatedAt: now}, nil
 }
 
 // Open unseals a stored row.

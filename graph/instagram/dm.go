@@ -16,7 +16,7 @@ import (
 // Store is what DM processing reads and writes; repo.Store is one.
 type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
-	ProviderMessageOf(ctx context.Context, channel, providerID string) (*repo.ProviderMessage, error)
+	ProviderMessageOn(ctx context.Context, s repo.Scope, accountID, channel, providerID string) (*repo.ProviderMessage, error)
 	InstagramSending(ctx context.Context, s repo.Scope, accountID, customerID string) (bool, error)
 }
 
@@ -53,7 +53,7 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 			slog.Info("instagram: DM without mid ignored", "account", acc.ID)
 			return nil
 		case e.IsDeleted:
-			return r.Unsent(ctx, e.MID)
+			return r.Unsent(ctx, scope, acc, e.MID)
 		case e.IsEcho, igch.Owns(creds, e.SenderID):
 			e.IsEcho = true
 			return r.Echo(ctx, scope, acc, creds, e)
@@ -69,9 +69,9 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 	case *meta.InstagramReferral:
 		return r.Referral(ctx, scope, acc, e)
 	case *meta.InstagramEdit:
-		return r.Edit(ctx, e)
+		return r.Edit(ctx, scope, acc, e)
 	case *meta.InstagramRead:
-		return r.Read(ctx, e, e.Timestamp)
+		return r.Read(ctx, scope, acc, e, e.Timestamp)
 	case *meta.InstagramOther:
 		if igch.Owns(creds, e.SenderID) {
 			slog.Info("instagram: the account's own messaging event of a kind not modelled; ignored", "account", acc.ID, "kind", e.Kind)
@@ -95,7 +95,7 @@ func (r *Service) DM(ctx context.Context, s repo.Scope, acc *repo.Account, creds
 	if m.SenderID == "" {
 		return fmt.Errorf("instagram: DM %s without a sender", m.MID)
 	}
-	if known, err := r.known(ctx, m.MID); known || err != nil {
+	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
 		return err
 	}
 	in := r.content(ctx, acc, creds, m)
@@ -118,7 +118,7 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 	if customer == "" {
 		return fmt.Errorf("instagram: echo %s without a recipient", m.MID)
 	}
-	if known, err := r.known(ctx, m.MID); known || err != nil {
+	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
 		return err
 	}
 	sending, err := r.Store.InstagramSending(ctx, s, acc.ID, customer)
@@ -129,7 +129,7 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 		return ErrSendInFlight
 	}
 	// A confirm may have committed between the first look and the check.
-	if known, err := r.known(ctx, m.MID); known || err != nil {
+	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
 		return err
 	}
 	in := r.content(ctx, acc, creds, m)
@@ -143,10 +143,11 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 	return err
 }
 
-// Unsent marks the message a customer unsent (is_deleted) deleted: true
-// and emits message.status, once; an unknown mid is ignored.
-func (r *Service) Unsent(ctx context.Context, mid string) error {
-	return r.update(ctx, mid, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
+// Unsent marks the message of the account a customer unsent (is_deleted)
+// deleted: true and emits message.status, once; a mid of no message of the
+// account is ignored.
+func (r *Service) Unsent(ctx context.Context, s repo.Scope, acc *repo.Account, mid string) error {
+	return r.update(ctx, s, acc, mid, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
 		changed, err := q.SetMessageDeleted(ctx, s.WorkspaceID, msg.ID)
 		if changed {
 			msg.Deleted = true
@@ -155,9 +156,9 @@ func (r *Service) Unsent(ctx context.Context, mid string) error {
 	})
 }
 
-// known says whether a mid is already one of our messages.
-func (r *Service) known(ctx context.Context, mid string) (bool, error) {
-	_, err := r.Store.ProviderMessageOf(ctx, "instagram", mid)
+// known says whether a mid is already one of the account's messages.
+func (r *Service) known(ctx context.Context, s repo.Scope, acc *repo.Account, mid string) (bool, error) {
+	_, err := r.Store.ProviderMessageOn(ctx, s, acc.ID, "instagram", mid)
 	if errors.Is(err, repo.ErrNotFound) {
 		return false, nil
 	}

@@ -28,7 +28,7 @@ func (f *fakeStore) InTx(context.Context, func(repo.Queries) error) error {
 	return errors.New("no database in this test")
 }
 
-func (f *fakeStore) ProviderMessageOf(_ context.Context, _, mid string) (*repo.ProviderMessage, error) {
+func (f *fakeStore) ProviderMessageOn(_ context.Context, _ repo.Scope, _, _, mid string) (*repo.ProviderMessage, error) {
 	if f.known[mid] {
 		return &repo.ProviderMessage{ProviderID: mid}, nil
 	}

@@ -24,7 +24,7 @@ func TestUnsentLocksTheConversationFirst(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC) }
 	r := &instagram.Service{Store: store, Events: event.Recorder{Clock: now}}
 	if err := repotest.ConversationFirst(t, store, "conv_1", "msg_1", func() error {
-		return r.Unsent(t.Context(), "mid.1")
+		return r.Unsent(t.Context(), repo.Scope{WorkspaceID: "ws_1", Livemode: true}, &repo.Account{ID: "acc_1"}, "mid.1")
 	}); err != nil {
 		t.Fatal(err)
 	}

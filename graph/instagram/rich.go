@@ -134,7 +134,7 @@ func (r *Service) once(ctx context.Context, s repo.Scope, acc *repo.Account, sen
 // received stores an event of a customer as an inbound message once per
 // key.
 func (r *Service) received(ctx context.Context, s repo.Scope, acc *repo.Account, sender string, at time.Time, key string, in inbound.Message) error {
-	if known, err := r.known(ctx, key); known || err != nil {
+	if known, err := r.known(ctx, s, acc, key); known || err != nil {
 		return err
 	}
 	in.From, in.At, in.Stored = sender, at, storedOnce(key, "received")
@@ -145,10 +145,11 @@ func (r *Service) received(ctx context.Context, s repo.Scope, acc *repo.Account,
 	return err
 }
 
-// Edit applies a customer's edit of a DM to its text and emits
-// message.status with the message as it now is; an unknown mid is ignored.
-func (r *Service) Edit(ctx context.Context, e *meta.InstagramEdit) error {
-	return r.update(ctx, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
+// Edit applies a customer's edit of a DM of the account to its text and
+// emits message.status with the message as it now is; a mid of no message
+// of the account is ignored.
+func (r *Service) Edit(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramEdit) error {
+	return r.update(ctx, s, acc, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
 		changed, err := q.SetMessageText(ctx, s, msg.ID, e.Text)
 		if changed {
 			text := e.Text
@@ -158,10 +159,10 @@ func (r *Service) Edit(ctx context.Context, e *meta.InstagramEdit) error {
 	})
 }
 
-// Read marks our outbound message the customer has seen read (with
-// message.status), unless it is read already.
-func (r *Service) Read(ctx context.Context, e *meta.InstagramRead, at time.Time) error {
-	return r.update(ctx, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
+// Read marks the account's outbound message the customer has seen read
+// (with message.status), unless it is read already.
+func (r *Service) Read(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramRead, at time.Time) error {
+	return r.update(ctx, s, acc, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
 		if msg.Direction != "outbound" || msg.Status == "read" || msg.Status == "failed" || msg.Status == "sending" {
 			return false, nil
 		}
@@ -185,25 +186,21 @@ func (r *Service) Read(ctx context.Context, e *meta.InstagramRead, at time.Time)
 	})
 }
 
-// update changes the message a mid names under the lock order of every
-// writer of its events (conversation, then message), and records
-// message.status when fn changed it.
-func (r *Service) update(ctx context.Context, mid string, fn func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error)) error {
+// update changes the message a mid names among the account's messages
+// (an event the account routed vouches for nothing else) under the lock
+// order of every writer of its events (conversation, then message), and
+// records message.status when fn changed it.
+func (r *Service) update(ctx context.Context, s repo.Scope, acc *repo.Account, mid string, fn func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error)) error {
 	changed := false
 	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		part, err := q.ProviderMessageOf(ctx, "instagram", mid)
+		part, err := q.ProviderMessageOn(ctx, s, acc.ID, "instagram", mid)
 		if errors.Is(err, repo.ErrNotFound) {
-			slog.Info("instagram: event names an unknown message; ignored")
+			slog.Info("instagram: event names no message of the account; ignored", "account", acc.ID)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		ws, err := q.MessageWorkspace(ctx, part.MessageID)
-		if err != nil {
-			return err
-		}
-		s := repo.Scope{WorkspaceID: ws, Livemode: true}
 		conv, msg, err := q.LockConversationThenMessage(ctx, s, part.MessageID)
 		if err != nil {
 			return err

@@ -170,12 +170,30 @@ func (s *Service) settleOn(ctx context.Context, acc *repo.AccountProvider, st *m
 	return n, nil
 }
 
-// applyKnown applies a status to the message its wamid names; false when
-// no message has the wamid.
+// applyKnown applies a status to the message its wamid names among the
+// messages of the accounts its phone_number_id routes to (a payload is
+// only as trusted as the account it came for); false when none of them
+// has the wamid.
 func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool, error) {
+	rows, err := s.Store.AccountProvidersByKey(ctx, "whatsapp", st.PhoneNumberID)
+	if err != nil {
+		return false, err
+	}
+	for i := range rows {
+		if known, err := s.applyOn(ctx, &rows[i], st); err != nil || known {
+			return known, err
+		}
+	}
+	return false, nil
+}
+
+// applyOn applies a status to the message of acc its wamid names; false
+// when acc has none.
+func (s *Service) applyOn(ctx context.Context, acc *repo.AccountProvider, st *meta.WhatsAppStatus) (bool, error) {
+	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	known, changed := false, false
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
-		part, err := q.LockProviderMessage(ctx, "whatsapp", st.ID)
+		part, err := q.LockProviderMessageOn(ctx, scope, acc.AccountID, "whatsapp", st.ID)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil
 		}
@@ -183,10 +201,10 @@ func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool
 		if err != nil || !forward(part.Status, st.Status) || part.Status == "received" {
 			return err
 		}
-		if err := q.SetProviderStatus(ctx, "whatsapp", st.ID, st.Status); err != nil {
+		if err := q.SetProviderStatus(ctx, scope.WorkspaceID, "whatsapp", st.ID, st.Status); err != nil {
 			return err
 		}
-		changed, err = s.applyStatus(ctx, q, part.MessageID, st)
+		changed, err = s.applyStatus(ctx, q, scope, part.MessageID, st)
 		return err
 	})
 	if err == nil && changed {
@@ -196,15 +214,10 @@ func (s *Service) applyKnown(ctx context.Context, st *meta.WhatsAppStatus) (bool
 }
 
 // applyStatus moves the message to the least advanced status of its parts.
-func (s *Service) applyStatus(ctx context.Context, q repo.Queries, messageID string, st *meta.WhatsAppStatus) (bool, error) {
-	ws, err := q.MessageWorkspace(ctx, messageID)
-	if err != nil {
-		return false, err
-	}
+func (s *Service) applyStatus(ctx context.Context, q repo.Queries, scope repo.Scope, messageID string, st *meta.WhatsAppStatus) (bool, error) {
 	// The conversation, then the message: the order every writer locks in.
 	// The parts are read under the locks, so a status of another part
 	// applied meanwhile is seen.
-	scope := repo.Scope{WorkspaceID: ws, Livemode: true}
 	conv, m, err := q.LockConversationThenMessage(ctx, scope, messageID)
 	if err != nil {
 		return false, err

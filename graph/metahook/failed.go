@@ -33,8 +33,11 @@ func deliveryError(errs []meta.WhatsAppError) *model.DeliveryError {
 
 // failedFor acts on what a failed status says about its recipient
 // (docs/whatsapp.md): a 131050 sets the contact's marketing opt-out, a 131049
-// (the recipient's marketing cap) holds that recipient back like a rate
-// limit, for channels.DefaultRetryAfter.
+// (the recipient's per-user marketing limit, which counts marketing
+// templates only:
+// https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes/)
+// holds that recipient's marketing messages back like a rate limit, for
+// channels.DefaultRetryAfter.
 func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, st *meta.WhatsAppStatus) error {
 	if len(st.Errors) == 0 {
 		return nil
@@ -49,7 +52,7 @@ func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scop
 		return nil
 	}
 	if code == 131049 {
-		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, who, s.Clock.Now().Add(channels.DefaultRetryAfter))
+		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, repo.MarketingHold(who), s.Clock.Now().Add(channels.DefaultRetryAfter))
 	}
 	_, err := contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, true, s.Clock.Now())
 	return err

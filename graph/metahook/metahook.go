@@ -37,7 +37,7 @@ type Store interface {
 	AccountProviders(ctx context.Context, channel string) ([]repo.AccountProvider, error)
 	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
 	WhatsAppSending(ctx context.Context, phoneNumberID string) (bool, error)
-	ProviderMessageOf(ctx context.Context, channel, providerID string) (*repo.ProviderMessage, error)
+	ProviderMessageOn(ctx context.Context, s repo.Scope, accountID, channel, providerID string) (*repo.ProviderMessage, error)
 	StoredMedia(ctx context.Context, s repo.Scope, mediaID string) (*repo.File, error)
 }
 

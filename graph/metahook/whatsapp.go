@@ -49,7 +49,7 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 	text := m.Text
 	if m.Media != nil {
 		// A retried hook whose message is stored already downloads nothing.
-		if _, err := s.Store.ProviderMessageOf(ctx, "whatsapp", m.ID); err == nil {
+		if _, err := s.Store.ProviderMessageOn(ctx, scope, t.acc.ID, "whatsapp", m.ID); err == nil {
 			slog.Info("meta hook: message already received", "wamid", m.ID)
 			return nil
 		} else if !errors.Is(err, repo.ErrNotFound) {

@@ -77,7 +77,12 @@ func (s *workspaceSeed) provider(p, accountID, channel string, c *channels.Crede
 	if err != nil {
 		return s.wrap(p+".provider", err)
 	}
-	return s.wrap(p+".provider", s.q.UpsertAccountProvider(s.ctx, row))
+	err = s.q.UpsertAccountProvider(s.ctx, row)
+	if taken := (*repo.ProviderIDTaken)(nil); errors.As(err, &taken) {
+		return s.bad(p+".provider", "%v: a provider id routes to one account of one workspace; "+
+			"disconnect it there (or remove it from that workspace's fixture) first", taken)
+	}
+	return s.wrap(p+".provider", err)
 }
 
 // email writes the email domains and addresses.
@@ -105,9 +110,28 @@ func (s *workspaceSeed) email() error {
 		if err != nil {
 			return s.bad(p+".address", "must be an email address")
 		}
+		if err := s.addressFree(p+".address", address, e.ID); err != nil {
+			return err
+		}
 		if err := s.account(p, &repo.Account{ID: e.ID, Channel: "email", WebsiteID: e.WebsiteID, Address: address,
 			Status: "connected", Processing: true, ForwardingActive: e.ForwardingActive}, ""); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// addressFree refuses an email address another account holds: mail to it
+// would go to both workspaces, and each could send as it.
+func (s *workspaceSeed) addressFree(p, address, accountID string) error {
+	routes, err := s.q.MailRoutes(s.ctx, address)
+	if err != nil {
+		return err
+	}
+	for _, r := range routes {
+		if r.WorkspaceID != s.w.ID || r.AccountID != accountID {
+			return s.bad(p, "%s is the address of email account %s of workspace %s: an address belongs to one account "+
+				"of one workspace", address, r.AccountID, r.WorkspaceID)
 		}
 	}
 	return nil

@@ -97,7 +97,7 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		}
 		var creds *channels.Credentials
 		if a.Livemode {
-			if creds, err = r.liveRules(ctx, q, req, t); err != nil {
+			if creds, err = r.liveRules(ctx, q, req, t, marketing(req, content)); err != nil {
 				return err
 			}
 		}
@@ -152,15 +152,16 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 
 // liveRules are the checks only a live send makes before its provider is
 // called: the account's credentials and state, the marketing onboarding and
-// the rate-limit holds of earlier provider answers.
-func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget) (*channels.Credentials, error) {
+// the rate-limit holds of earlier provider answers (a marketing send's
+// include its recipient's marketing hold).
+func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget, marketing bool) (*channels.Credentials, error) {
 	if t.acc.Status == "needs_reauth" {
 		return nil, needsReauth(ctx, q, t.acc)
 	}
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
 		return nil, apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
-	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), r.Clock.Now())
+	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), marketing, r.Clock.Now())
 	if err != nil {
 		return nil, err
 	}

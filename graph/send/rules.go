@@ -34,6 +34,12 @@ type sendContent struct {
 	templateParams channels.TemplateParameters
 }
 
+// marketing says whether a send is marketing: through the marketing
+// endpoint, or of a MARKETING template.
+func marketing(req *sendRequest, content *sendContent) bool {
+	return req.marketing || content != nil && content.template != nil && content.template.Category == "MARKETING"
+}
+
 // channelRules refuses what the channel would refuse, in the documented
 // order (docs/api.md, Sending); the first failing rule answers.
 func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
@@ -159,7 +165,7 @@ func recipientRules(req *sendRequest, t *sendTarget, content *sendContent) error
 		return apierr.New(apierr.RecipientUnsubscribed, "%s unsubscribed; replies are allowed, new threads are not.", deref(c.Email))
 	case req.channel == "whatsapp" && c.OptOutWhatsapp, req.channel == "instagram" && c.OptOutInstagram:
 		return apierr.New(apierr.RecipientOptedOut, "The customer opted out of %s.", req.channel)
-	case req.channel == "whatsapp" && c.MarketingOptOutWhatsapp && (req.marketing || content.template != nil && content.template.Category == "MARKETING"):
+	case req.channel == "whatsapp" && c.MarketingOptOutWhatsapp && marketing(req, content):
 		return apierr.New(apierr.RecipientOptedOut, "The customer stopped marketing messages on WhatsApp; other messages still go out.")
 	}
 	if req.channel == "email" && (c == nil || c.Email == nil) {

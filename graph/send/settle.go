@@ -24,7 +24,7 @@ import (
 func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
 	mine := false
 	for _, id := range receipt.ProviderIDs {
-		part, err := q.ProviderMessageOf(ctx, msg.Channel, id)
+		part, err := q.ProviderMessageOf(ctx, msg.WorkspaceID, msg.Channel, id)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, err
 		}
@@ -145,8 +145,11 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 	}
 	if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
 		who := ""
-		if refusal.Hold == channels.HoldRecipient {
+		switch refusal.Hold {
+		case channels.HoldRecipient:
 			who = res.ob.To
+		case channels.HoldMarketing:
+			who = repo.MarketingHold(res.ob.To)
 		}
 		return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
 	}
