@@ -148,6 +148,12 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
 		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
 	}
+	if c.DBMaxConns < minDBConns {
+		// repo.Store.CheckPrepared holds its probe connection and up to
+		// three more at once; a smaller pool waits for ever at start.
+		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %d is too few; use at least %d (the start-up check of the connection holds %d at once)",
+			c.DBMaxConns, minDBConns, minDBConns)
+	}
 	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
 		return nil, err
 	}
@@ -155,6 +161,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
 	if err := c.checkSecret(mode); err != nil {
+		return nil, err
+	}
+	if err := c.checkUnsafe(); err != nil {
 		return nil, err
 	}
 	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
@@ -232,6 +241,27 @@ func (c *Config) loadWebhooks(get func(name, def string) string, duration func(n
 	}
 	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
 		return err
+	}
+	return nil
+}
+
+// minDBConns is the smallest pool msgsvc starts with.
+const minDBConns = 4
+
+// minAdminToken is the shortest admin token production takes: the token
+// opens every workspace's data through /graphql.
+const minAdminToken = 32
+
+// checkUnsafe refuses, in production, the switches meant for development
+// and an admin token short enough to guess. The errors never show a value.
+func (c *Config) checkUnsafe() error {
+	switch {
+	case !c.Production:
+		return nil
+	case c.WebhookAllowInsecure:
+		return errors.New("MSGSVC_WEBHOOK_ALLOW_INSECURE: not allowed in production (it lets webhooks reach http:// URLs and local addresses); unset it")
+	case c.AdminToken != "" && len(c.AdminToken) < minAdminToken:
+		return fmt.Errorf("MSGSVC_ADMIN_TOKEN: too short for production; use at least %d characters (openssl rand -hex 32); the value is not shown", minAdminToken)
 	}
 	return nil
 }
