@@ -83,6 +83,9 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 			in.ContentType = &ct
 		}
 		content, err := io.ReadAll(io.LimitReader(part, files.MaxFileSize+1))
+		if timedOut(err) {
+			return bodyUnread(err)
+		}
 		if err != nil {
 			return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 		}

@@ -46,6 +46,9 @@ type Server struct {
 	draining             chan struct{}
 	// Meta configures /hooks/meta.
 	Meta MetaHooks
+	// BodyTimeout bounds how long a request body may take to arrive after
+	// its headers (MSGSVC_HTTP_BODY_TIMEOUT); zero is DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 type ctxKey int
@@ -64,7 +67,7 @@ type endpoint func(r *http.Request) (int, any, error)
 // Handler returns the whole HTTP surface.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.withRequestID, s.observe, recoverPanics)
+	r.Use(s.withRequestID, s.observe, recoverPanics, s.bodyDeadline)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierr.New(apierr.RouteNotFound, "No route %s %s.", r.Method, r.URL.Path))
 	})

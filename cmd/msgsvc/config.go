@@ -42,6 +42,9 @@ type Config struct {
 	SandboxDeliveryDelay time.Duration
 	EgressIPs            []string
 	EventRetention       time.Duration
+	// BodyTimeout bounds how long a request body may take to arrive
+	// (MSGSVC_HTTP_BODY_TIMEOUT, default 60s).
+	BodyTimeout time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
 	// DBMaxConns bounds the process's Postgres connections
@@ -134,6 +137,9 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	}
 	if c.EventRetention, err = duration("MSGSVC_EVENT_RETENTION", "720h"); err != nil {
 		return nil, err
+	}
+	if c.BodyTimeout, err = duration("MSGSVC_HTTP_BODY_TIMEOUT", "60s"); err != nil || c.BodyTimeout == 0 {
+		return nil, fmt.Errorf("MSGSVC_HTTP_BODY_TIMEOUT: %q is not a positive duration like 30s or 2m", get("MSGSVC_HTTP_BODY_TIMEOUT", "60s"))
 	}
 	if c.EgressIPs, err = egressIPs(get("MSGSVC_EGRESS_IPS", "")); err != nil {
 		return nil, err

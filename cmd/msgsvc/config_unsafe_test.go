@@ -58,3 +58,17 @@ func TestDBMaxConnsBelowStartupNeed(t *testing.T) {
 		t.Errorf("MSGSVC_DB_MAX_CONNS=4: %v", err)
 	}
 }
+
+func TestBodyTimeoutSetting(t *testing.T) {
+	if c, err := loadConfig(env(nil)); err != nil || c.BodyTimeout.Seconds() != 60 {
+		t.Errorf("default: %v, %v", c, err)
+	}
+	if c, err := loadConfig(env(map[string]string{"MSGSVC_HTTP_BODY_TIMEOUT": "5s"})); err != nil || c.BodyTimeout.Seconds() != 5 {
+		t.Errorf("5s: %v", err)
+	}
+	for _, v := range []string{"0s", "soon", "-1s"} {
+		if _, err := loadConfig(env(map[string]string{"MSGSVC_HTTP_BODY_TIMEOUT": v})); err == nil || !strings.HasPrefix(err.Error(), "MSGSVC_HTTP_BODY_TIMEOUT:") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}
