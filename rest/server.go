@@ -44,6 +44,9 @@ type Server struct {
 
 	drainInit, drainOnce sync.Once
 	draining             chan struct{}
+	// streams counts the open event streams by key (MaxStreamsPerKey).
+	streamsMu sync.Mutex
+	streams   map[string]int
 	// Meta configures /hooks/meta.
 	Meta MetaHooks
 	// BodyTimeout bounds how long a request body may take to arrive after

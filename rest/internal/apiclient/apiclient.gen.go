@@ -3283,7 +3283,7 @@ type ClientInterface interface {
 
 	// StreamEvents Stream events (Server-Sent Events)
 	//
-	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 	//
 	// Corresponds with GET /v1/events/stream (the `StreamEvents` operationId).
 	StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3699,7 +3699,7 @@ func (c *Client) ListEmailSenders(ctx context.Context, reqEditors ...RequestEdit
 
 // StreamEvents Stream events (Server-Sent Events)
 //
-// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 //
 // Corresponds with GET /v1/events/stream (the `StreamEvents` operationId).
 func (c *Client) StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6057,7 +6057,7 @@ type ClientWithResponsesInterface interface {
 
 	// StreamEventsWithResponse Stream events (Server-Sent Events)
 	//
-	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12551,7 +12551,7 @@ func (c *ClientWithResponses) ListEmailSendersWithResponse(ctx context.Context, 
 
 // StreamEventsWithResponse Stream events (Server-Sent Events)
 //
-// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 //
 // Returns a wrapper object for the known response body format(s).
 //

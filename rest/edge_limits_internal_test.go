@@ -54,3 +54,21 @@ func TestAdminQueuesRefusesCrossOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamSlotsPerKey: a key's streams count up to MaxStreamsPerKey, and
+// a closed one frees its slot.
+func TestStreamSlotsPerKey(t *testing.T) {
+	s := &Server{}
+	for i := range MaxStreamsPerKey {
+		if !s.takeStream("key_a") {
+			t.Fatalf("stream %d refused", i+1)
+		}
+	}
+	if s.takeStream("key_a") || !s.takeStream("key_b") {
+		t.Fatal("the cap is per key")
+	}
+	s.giveStream("key_a")
+	if !s.takeStream("key_a") {
+		t.Fatal("a closed stream's slot is not freed")
+	}
+}
