@@ -10,6 +10,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -21,6 +22,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/mail"
@@ -96,6 +98,10 @@ type Resolver struct {
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
+
+	// horizon shares the event streams' horizon reads (EventStream).
+	horizonOnce sync.Once
+	horizon     *eventstream.SharedHorizon
 }
 
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).
