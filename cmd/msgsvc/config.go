@@ -138,9 +138,6 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.EventRetention, err = duration("MSGSVC_EVENT_RETENTION", "720h"); err != nil {
 		return nil, err
 	}
-	if c.BodyTimeout, err = duration("MSGSVC_HTTP_BODY_TIMEOUT", "60s"); err != nil || c.BodyTimeout == 0 {
-		return nil, fmt.Errorf("MSGSVC_HTTP_BODY_TIMEOUT: %q is not a positive duration like 30s or 2m", get("MSGSVC_HTTP_BODY_TIMEOUT", "60s"))
-	}
 	if c.EgressIPs, err = egressIPs(get("MSGSVC_EGRESS_IPS", "")); err != nil {
 		return nil, err
 	}
@@ -151,16 +148,7 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Production = mode == "production"; !c.Production && mode != "development" {
 		return nil, fmt.Errorf("MSGSVC_ENV: %q is not development or production", mode)
 	}
-	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
-		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
-	}
-	if c.DBMaxConns < minDBConns {
-		// repo.Store.CheckPrepared holds its probe connection and up to
-		// three more at once; a smaller pool waits for ever at start.
-		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %d is too few; use at least %d (the start-up check of the connection holds %d at once)",
-			c.DBMaxConns, minDBConns, minDBConns)
-	}
-	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
+	if err := c.loadLimits(get, duration); err != nil {
 		return nil, err
 	}
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
@@ -247,6 +235,28 @@ func (c *Config) loadWebhooks(get func(name, def string) string, duration func(n
 	}
 	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
 		return err
+	}
+	return nil
+}
+
+// loadLimits reads the pool (MSGSVC_DB_MAX_CONNS, MSGSVC_DB_PREPARE) and
+// the request body deadline (MSGSVC_HTTP_BODY_TIMEOUT).
+func (c *Config) loadLimits(get func(name, def string) string, duration func(name, def string) (time.Duration, error)) error {
+	var err error
+	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
+		return fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
+	}
+	if c.DBMaxConns < minDBConns {
+		// repo.Store.CheckPrepared holds its probe connection and up to
+		// three more at once; a smaller pool waits for ever at start.
+		return fmt.Errorf("MSGSVC_DB_MAX_CONNS: %d is too few; use at least %d (the start-up check of the connection holds %d at once)",
+			c.DBMaxConns, minDBConns, minDBConns)
+	}
+	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
+		return err
+	}
+	if c.BodyTimeout, err = duration("MSGSVC_HTTP_BODY_TIMEOUT", "60s"); err != nil || c.BodyTimeout == 0 {
+		return fmt.Errorf("MSGSVC_HTTP_BODY_TIMEOUT: %q is not a positive duration like 30s or 2m", get("MSGSVC_HTTP_BODY_TIMEOUT", "60s"))
 	}
 	return nil
 }
