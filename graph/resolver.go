@@ -8,6 +8,7 @@ package graph
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -143,9 +144,15 @@ func (r *Resolver) EmailImage(ctx context.Context, remote, expires, signature st
 	return r.files().Image(ctx, remote, expires, signature)
 }
 
-// FileContent returns the file a signed link names (see files.Service).
-func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
-	return r.files().Content(ctx, id, expires, signature)
+// FileContent returns the file a signed link names and a reader of its
+// bytes, read from the store in chunks (see files.Service).
+func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, io.Reader, error) {
+	svc := r.files()
+	f, err := svc.Content(ctx, id, expires, signature)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, svc.Body(ctx, f), nil
 }
 
 // WebhookService is the webhook domain: fan-out, attempts, sweeps, endpoints
