@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -99,10 +98,10 @@ type Resolver struct {
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
-
-	// horizon shares the event streams' horizon reads (EventStream).
-	horizonOnce sync.Once
-	horizon     *eventstream.SharedHorizon
+	// StreamHorizon, when set, shares the event streams' horizon reads
+	// in process (eventstream.SharedHorizon over Store); nil reads it per
+	// stream.
+	StreamHorizon *eventstream.SharedHorizon
 }
 
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).

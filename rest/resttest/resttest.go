@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
@@ -100,6 +101,8 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	t.Cleanup(func() { rdb.Close() })
 	a := &API{T: t, Store: store, Clock: clock, Redis: rdb, Prefix: "test:" + hex.EncodeToString(b) + ":"}
 	a.Resolver = &graph.Resolver{Store: store, Secret: "test-secret-0123456789", Clock: clock.Now}
+	// As a serving process has it: event streams share their horizon reads.
+	a.Resolver.StreamHorizon = &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}
 	limiter := rest.NewRedisLimiter(rdb)
 	limiter.Prefix = a.Prefix
 	a.Server = &rest.Server{Resolver: a.Resolver, Limiter: limiter, AdminToken: "admin-token"}
