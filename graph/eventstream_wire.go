@@ -3,7 +3,11 @@ package graph
 import "github.com/msgsvc/msgsvc/graph/eventstream"
 
 // EventStream opens GET /v1/events/stream over the outbox, with the
-// webhooks' retention.
+// webhooks' retention, through StreamHorizon when set.
 func (r *Resolver) EventStream() *eventstream.Service {
-	return &eventstream.Service{Store: r.Store, Expired: r.WebhookService().Expired}
+	var store eventstream.Store = r.Store
+	if r.StreamHorizon != nil {
+		store = r.StreamHorizon
+	}
+	return &eventstream.Service{Store: store, Expired: r.WebhookService().Expired}
 }

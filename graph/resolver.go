@@ -8,6 +8,7 @@ package graph
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
+	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
 	"github.com/msgsvc/msgsvc/graph/mail"
@@ -96,6 +98,10 @@ type Resolver struct {
 	// KeyCache, when set, keeps resolved keys and workspaces in process
 	// (auth.CachedKeys); nil reads them on every request.
 	KeyCache *auth.CachedKeys
+	// StreamHorizon, when set, shares the event streams' horizon reads
+	// in process (eventstream.SharedHorizon over Store); nil reads it per
+	// stream.
+	StreamHorizon *eventstream.SharedHorizon
 }
 
 // Authenticate resolves a key secret into the caller (see auth.Authenticator).
@@ -137,9 +143,15 @@ func (r *Resolver) EmailImage(ctx context.Context, remote, expires, signature st
 	return r.files().Image(ctx, remote, expires, signature)
 }
 
-// FileContent returns the file a signed link names (see files.Service).
-func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, error) {
-	return r.files().Content(ctx, id, expires, signature)
+// FileContent returns the file a signed link names and a reader of its
+// bytes, read from the store in chunks (see files.Service).
+func (r *Resolver) FileContent(ctx context.Context, id, expires, signature string) (*repo.File, io.Reader, error) {
+	svc := r.files()
+	f, err := svc.Content(ctx, id, expires, signature)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, svc.Body(ctx, f), nil
 }
 
 // WebhookService is the webhook domain: fan-out, attempts, sweeps, endpoints

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -50,10 +51,22 @@ func (q Queries) AttachFile(ctx context.Context, s Scope, id, messageID string) 
 	return n == 1, err
 }
 
-// FileByID returns one file with its bytes, whoever owns it: the caller has
-// checked a signed link instead of a key.
+// FileByID returns one file without its bytes (FileChunk reads them),
+// whoever owns it: the caller has checked a signed link instead of a key.
 func (q Queries) FileByID(ctx context.Context, id string) (*File, error) {
-	return one[File](ctx, q, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id)
+	return one[File](ctx, q, `SELECT id, workspace_id, livemode, filename, content_type, size,
+		''::bytea AS content, message_id, created_at, provider_media_id FROM files WHERE id = $1`, id)
+}
+
+// FileChunk returns at most n bytes of a file's content from offset (0 is
+// the first byte); fewer at its end, none past it or for no such file.
+func (q Queries) FileChunk(ctx context.Context, id string, offset, n int) ([]byte, error) {
+	var chunk []byte
+	err := q.get(ctx, &chunk, `SELECT substring(content FROM $2 FOR $3) FROM files WHERE id = $1`, id, offset+1, n)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return chunk, err
 }
 
 // StoredMedia is the newest file of the scope downloaded from the provider

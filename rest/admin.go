@@ -34,9 +34,17 @@ func (s *Server) adminToken(r *http.Request) bool {
 }
 
 // admin puts a handler behind the admin token. Without MSGSVC_ADMIN_TOKEN
-// nothing opens it.
+// nothing opens it. A browser sends the dashboard's Basic credentials with
+// any request, another site's form POST too: unsafe methods from another
+// origin (Sec-Fetch-Site, else Origin against Host) are refused before the
+// token is looked at.
 func (s *Server) admin(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	origins := http.NewCrossOriginProtection()
+	origins.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, apierr.New(apierr.CrossOriginRefused,
+			"%s refuses %s from another site's page; use the dashboard itself or send the admin token from a script.", r.URL.Path, r.Method))
+	}))
+	return origins.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.adminToken(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="msgsvc admin", charset="UTF-8"`)
 			writeError(w, r, apierr.New(apierr.InvalidAPIKey,
@@ -44,7 +52,7 @@ func (s *Server) admin(h http.Handler) http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // mountOps adds the routes of operations outside /v1: the probes, the

@@ -20,7 +20,7 @@ const MaxBody = 15 << 20
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
-		return nil, apierr.New(apierr.InvalidRequest, "The request body could not be read.")
+		return nil, bodyUnread(err)
 	}
 	if len(body) > MaxBody {
 		return nil, apierr.New(apierr.InvalidRequest, "The request body is larger than 15 MB.")

@@ -11,11 +11,16 @@ import (
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/webhook"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // streamKeepAlive is how long a stream stays silent before it writes a
 // comment line, so proxies and clients see the connection alive.
 const streamKeepAlive = 15 * time.Second
+
+// MaxStreamsPerKey is how many event streams one key may keep open on one
+// serving process: an idle stream still costs its polls.
+const MaxStreamsPerKey = 10
 
 // Drain ends every open event stream (the server is shutting down): their
 // clients reconnect with Last-Event-ID to another process or after the
@@ -30,6 +35,29 @@ func (s *Server) Drain() {
 func (s *Server) drainSignal() <-chan struct{} {
 	s.initDrain()
 	return s.draining
+}
+
+// takeStream counts a stream of the key, unless it has MaxStreamsPerKey.
+func (s *Server) takeStream(key string) bool {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	if s.streams[key] >= MaxStreamsPerKey {
+		return false
+	}
+	if s.streams == nil {
+		s.streams = map[string]int{}
+	}
+	s.streams[key]++
+	return true
+}
+
+// giveStream uncounts a stream takeStream counted.
+func (s *Server) giveStream(key string) {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	if s.streams[key]--; s.streams[key] <= 0 {
+		delete(s.streams, key)
+	}
 }
 
 func (s *Server) initDrain() {
@@ -52,6 +80,12 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, a *auth.Act
 			return
 		}
 	}
+	if !s.takeStream(a.KeyID) {
+		writeError(w, r, apierr.New(apierr.TooManyStreams,
+			"This key has %d event streams open on this server, the most it may; close one before opening another.", MaxStreamsPerKey))
+		return
+	}
+	defer s.giveStream(a.KeyID)
 	stream, err := s.Resolver.EventStream().Open(r.Context(), a, r.Header.Get("Last-Event-ID"), types)
 	if err != nil {
 		writeError(w, r, err)

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
@@ -44,7 +45,7 @@ func (s *Server) emailImage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeLinked(w, img.ContentType, img.Content, map[string]string{"Content-Security-Policy": "default-src 'none'; sandbox"})
+	writeLinked(w, img.ContentType, len(img.Content), bytes.NewReader(img.Content), map[string]string{"Content-Security-Policy": "default-src 'none'; sandbox"})
 }
 
 // refetchFile is POST /v1/files/{id}/refetch: provider media whose
@@ -83,6 +84,9 @@ func readMultipartFile(r *http.Request, in *model.UploadFileInput) error {
 			in.ContentType = &ct
 		}
 		content, err := io.ReadAll(io.LimitReader(part, files.MaxFileSize+1))
+		if timedOut(err) {
+			return bodyUnread(err)
+		}
 		if err != nil {
 			return apierr.New(apierr.InvalidRequest, "The multipart body cannot be read: %v.", err)
 		}
@@ -99,7 +103,7 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f, err := s.Resolver.FileContent(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
+	f, body, err := s.Resolver.FileContent(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -109,22 +113,41 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 		// Never let an uploaded page run script on the API's origin.
 		extra["Content-Security-Policy"] = "sandbox"
 	}
-	writeLinked(w, f.ContentType, f.Content, extra)
+	writeLinked(w, f.ContentType, f.Size, body, extra)
 }
 
-// writeLinked answers the bytes behind a signed link: never sniffed,
-// cached privately for the link's hour.
-func writeLinked(w http.ResponseWriter, contentType string, content []byte, extra map[string]string) {
+// writeLinked answers the size bytes of body behind a signed link: never
+// sniffed, cached privately for the link's hour. A body that fails part way
+// ends the connection short of its Content-Length, which clients see.
+func writeLinked(w http.ResponseWriter, contentType string, size int, body io.Reader, extra map[string]string) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(content)))
+	h.Set("Content-Length", strconv.Itoa(size))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, max-age=3600")
 	for k, v := range extra {
 		h.Set(k, v)
 	}
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(content); err != nil {
+	src := &failedRead{r: body}
+	if _, err := io.Copy(w, src); src.err != nil {
+		slog.Warn("linked content not sent whole: its store failed", "err", src.err)
+	} else if err != nil {
 		slog.Debug("write response; the client went away", "err", err)
 	}
+}
+
+// failedRead remembers the error of its reader, to tell it from the
+// client's going away.
+type failedRead struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failedRead) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF {
+		f.err = err
+	}
+	return n, err
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"crypto/subtle"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,7 +21,9 @@ type MetaHooks struct {
 	VerifyToken string
 }
 
-// maxMetaHook bounds a webhook body; Meta's are a few kilobytes.
+// maxMetaHook bounds a webhook body; Meta's are a few kilobytes (a batch
+// of changes stays far below it). /hooks/meta needs no key, so a larger
+// one is refused before it is read (see readBounded).
 const maxMetaHook = 4 << 20
 
 // metaHandshake answers Meta's subscription check with the challenge when
@@ -40,9 +43,18 @@ func (s *Server) metaHandshake(w http.ResponseWriter, r *http.Request) {
 // metaHook checks the signature over the raw bytes before anything else,
 // stores the payload and answers 200; a job processes it.
 func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMetaHook))
-	if err != nil {
-		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
+	raw, err := readBounded(r.Body, r.ContentLength, maxMetaHook)
+	switch {
+	case errors.Is(err, errTooLarge):
+		// Closing tells the server not to read the rest of the body.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	case timedOut(err):
+		http.Error(w, "body did not arrive in time", http.StatusRequestTimeout)
+		return
+	case err != nil:
+		http.Error(w, "body unreadable", http.StatusBadRequest)
 		return
 	}
 	if !s.metaSigned(w, r, raw) {

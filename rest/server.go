@@ -44,8 +44,14 @@ type Server struct {
 
 	drainInit, drainOnce sync.Once
 	draining             chan struct{}
+	// streams counts the open event streams by key (MaxStreamsPerKey).
+	streamsMu sync.Mutex
+	streams   map[string]int
 	// Meta configures /hooks/meta.
 	Meta MetaHooks
+	// BodyTimeout bounds how long a request body may take to arrive after
+	// its headers (MSGSVC_HTTP_BODY_TIMEOUT); zero is DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 type ctxKey int
@@ -64,7 +70,7 @@ type endpoint func(r *http.Request) (int, any, error)
 // Handler returns the whole HTTP surface.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.withRequestID, s.observe, recoverPanics)
+	r.Use(s.withRequestID, s.observe, recoverPanics, s.bodyDeadline)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apierr.New(apierr.RouteNotFound, "No route %s %s.", r.Method, r.URL.Path))
 	})

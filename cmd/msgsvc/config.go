@@ -42,6 +42,9 @@ type Config struct {
 	SandboxDeliveryDelay time.Duration
 	EgressIPs            []string
 	EventRetention       time.Duration
+	// BodyTimeout bounds how long a request body may take to arrive
+	// (MSGSVC_HTTP_BODY_TIMEOUT, default 60s).
+	BodyTimeout time.Duration
 	// SecretGenerated says MSGSVC_SECRET was unset and a random one is used.
 	SecretGenerated bool
 	// DBMaxConns bounds the process's Postgres connections
@@ -145,16 +148,16 @@ func readConfig(getenv func(string) string) (*Config, error) {
 	if c.Production = mode == "production"; !c.Production && mode != "development" {
 		return nil, fmt.Errorf("MSGSVC_ENV: %q is not development or production", mode)
 	}
-	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
-		return nil, fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
-	}
-	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
+	if err := c.loadLimits(get, duration); err != nil {
 		return nil, err
 	}
 	if c.Queue = get("MSGSVC_QUEUE", jobs.Queue); !queueName.MatchString(c.Queue) {
 		return nil, fmt.Errorf("MSGSVC_QUEUE: %q is not 1 to 64 letters, digits, - or _", c.Queue)
 	}
 	if err := c.checkSecret(mode); err != nil {
+		return nil, err
+	}
+	if err := c.checkUnsafe(); err != nil {
 		return nil, err
 	}
 	if err := c.checkPublicURL(get("MSGSVC_PUBLIC_URL", "")); err != nil {
@@ -232,6 +235,49 @@ func (c *Config) loadWebhooks(get func(name, def string) string, duration func(n
 	}
 	if c.WebhookTimeout, err = duration("MSGSVC_WEBHOOK_TIMEOUT", "10s"); err != nil {
 		return err
+	}
+	return nil
+}
+
+// loadLimits reads the pool (MSGSVC_DB_MAX_CONNS, MSGSVC_DB_PREPARE) and
+// the request body deadline (MSGSVC_HTTP_BODY_TIMEOUT).
+func (c *Config) loadLimits(get func(name, def string) string, duration func(name, def string) (time.Duration, error)) error {
+	var err error
+	if c.DBMaxConns, err = strconv.Atoi(get("MSGSVC_DB_MAX_CONNS", "40")); err != nil || c.DBMaxConns <= 0 {
+		return fmt.Errorf("MSGSVC_DB_MAX_CONNS: %q is not a positive whole number", get("MSGSVC_DB_MAX_CONNS", "40"))
+	}
+	if c.DBMaxConns < minDBConns {
+		// repo.Store.CheckPrepared holds its probe connection and up to
+		// three more at once; a smaller pool waits for ever at start.
+		return fmt.Errorf("MSGSVC_DB_MAX_CONNS: %d is too few; use at least %d (the start-up check of the connection holds %d at once)",
+			c.DBMaxConns, minDBConns, minDBConns)
+	}
+	if c.DBPrepare, err = boolSetting(get, "MSGSVC_DB_PREPARE", "true"); err != nil {
+		return err
+	}
+	if c.BodyTimeout, err = duration("MSGSVC_HTTP_BODY_TIMEOUT", "60s"); err != nil || c.BodyTimeout == 0 {
+		return fmt.Errorf("MSGSVC_HTTP_BODY_TIMEOUT: %q is not a positive duration like 30s or 2m", get("MSGSVC_HTTP_BODY_TIMEOUT", "60s"))
+	}
+	return nil
+}
+
+// minDBConns is the smallest pool msgsvc starts with.
+const minDBConns = 4
+
+// minAdminToken is the shortest admin token production takes: the token
+// opens every workspace's data through /graphql.
+const minAdminToken = 32
+
+// checkUnsafe refuses, in production, the switches meant for development
+// and an admin token short enough to guess. The errors never show a value.
+func (c *Config) checkUnsafe() error {
+	switch {
+	case !c.Production:
+		return nil
+	case c.WebhookAllowInsecure:
+		return errors.New("MSGSVC_WEBHOOK_ALLOW_INSECURE: not allowed in production (it lets webhooks reach http:// URLs and local addresses); unset it")
+	case c.AdminToken != "" && len(c.AdminToken) < minAdminToken:
+		return fmt.Errorf("MSGSVC_ADMIN_TOKEN: too short for production; use at least %d characters (openssl rand -hex 32); the value is not shown", minAdminToken)
 	}
 	return nil
 }

@@ -49,8 +49,9 @@ func (in *installation) connectWhatsApp() string {
 	return token
 }
 
-// TestProductionLogsShowNoSecretTokenOrBody runs msgsvc as production does
-// (MSGSVC_ENV=production: JSON logs), drives requests with the fixture's
+// TestProductionLogsShowNoSecretTokenOrBody runs msgsvc with production's
+// JSON logs (in development mode: production refuses the plain-http local
+// webhook receiver the test delivers to), drives requests with the fixture's
 // keys, a live WhatsApp send with provider credentials, an inbound message and replies, a webhook endpoint with its own
 // secret and a roll of it, a wrong key, GraphQL and the queue dashboard
 // with the admin token, until webhooks have been delivered; then it reads
@@ -61,7 +62,7 @@ func TestProductionLogsShowNoSecretTokenOrBody(t *testing.T) {
 	graph := metatest.New(t)
 	graph.SetTemplates("1022901293400", metatest.Template("order_update", "en_US", "APPROVED", "UTILITY", "Order {{1}} shipped"))
 	graph.SetOnboarding("1022901293400", "ONBOARDED")
-	in := newInstallation(t, map[string]string{"MSGSVC_ENV": "production", "MSGSVC_PUBLIC_URL": "https://chat.example.com", "MSGSVC_META_GRAPH_URL": graph.Graph.URL,
+	in := newInstallation(t, map[string]string{"MSGSVC_LOG_FORMAT": "json", "MSGSVC_PUBLIC_URL": "https://chat.example.com", "MSGSVC_META_GRAPH_URL": graph.Graph.URL,
 		"MSGSVC_META_APP_SECRET": "meta-app-secret-for-the-log-test", "MSGSVC_META_VERIFY_TOKEN": "meta-verify-token-for-the-log-test"})
 	accessToken := in.connectWhatsApp()
 	p := in.serve("run")

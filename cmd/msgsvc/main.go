@@ -18,6 +18,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
@@ -212,6 +213,9 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		rdb := cfg.Redis.Client()
 		defer rdb.Close()
 		resolver.KeyCache = &auth.CachedKeys{Store: store, Clock: time.Now, TTL: keyCacheTTL}
+		// The event streams of this process share one horizon read per
+		// poll (on the wall clock: it paces polling, no rule of the data).
+		resolver.StreamHorizon = &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}
 		if err := auth.Listen(ctx, rdb, resolver.KeyCache); err != nil {
 			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
 		}
@@ -219,7 +223,8 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}}
+			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken},
+			BodyTimeout: cfg.BodyTimeout}
 		httpServer := newHTTPServer(cfg.Addr, server.Handler())
 		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()

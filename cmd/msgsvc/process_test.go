@@ -55,7 +55,7 @@ func newInstallation(t *testing.T, env map[string]string) *installation {
 	})
 	in := &installation{t: t, bin: bin, store: store, addr: freeAddr(t), env: map[string]string{
 		"DATABASE_URL": dsn, "REDIS_URL": resttest.RedisURL(), "MSGSVC_QUEUE": queue,
-		"MSGSVC_SECRET": "process-test-secret-0123456789abcdef", "MSGSVC_ADMIN_TOKEN": "process-test-admin-token",
+		"MSGSVC_SECRET": "process-test-secret-0123456789abcdef", "MSGSVC_ADMIN_TOKEN": "process-test-admin-token-0123456789abcdef",
 		"MSGSVC_WEBHOOK_ALLOW_INSECURE": "true", "MSGSVC_SANDBOX_DELIVERY_DELAY": "300ms",
 		"MSGSVC_SWEEP_EVERY": "200ms", "MSGSVC_SWEEP_GRACE": "1s", "MSGSVC_WEBHOOK_RETRY_SCHEDULE": "1s",
 	}}

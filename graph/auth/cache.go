@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,8 +17,9 @@ import (
 // its key is warm. Whatever changes keys or workspaces (the seeder) calls
 // Invalidate, in this process directly and in every other one through
 // InvalidationChannel (see Listen); the TTL bounds staleness should a notice
-// be lost. Unknown secrets are never cached: a key that appears works at
-// once.
+// be lost. An unknown secret is remembered as unknown for the TTL too (a
+// stranger repeating one costs a read per TTL); a key that appears is
+// announced, which forgets those, so it works at once.
 type CachedKeys struct {
 	Store KeyStore
 	Clock clock.Clock
@@ -28,7 +30,14 @@ type CachedKeys struct {
 	gen        uint64
 	keys       map[string]cached[repo.APIKey] // by hash, and by workspace/id
 	workspaces map[string]cached[repo.Workspace]
+	// unknown are secret hashes no key has, until when they are believed.
+	unknown map[string]time.Time
 }
+
+// maxUnknownKeys bounds the unknown secrets remembered: past it the
+// remembered ones are forgotten wholesale (a stranger cycling keys gains
+// nothing from it: each of theirs costs one read either way).
+const maxUnknownKeys = 10000
 
 type cached[T any] struct {
 	v       T
@@ -41,7 +50,33 @@ const InvalidationChannel = "msgsvc:auth:invalidate"
 
 // APIKeyByHash reads a key by the hash of its secret.
 func (c *CachedKeys) APIKeyByHash(ctx context.Context, hash string) (*repo.APIKey, error) {
-	return lookup(c, c.keyMap, "h:"+hash, func() (*repo.APIKey, error) { return c.Store.APIKeyByHash(ctx, hash) })
+	now := c.Clock.Now()
+	c.mu.Lock()
+	until, known := c.unknown[hash]
+	gen := c.gen
+	c.mu.Unlock()
+	if known && now.Before(until) {
+		return nil, repo.ErrNotFound
+	}
+	k, err := lookup(c, c.keyMap, "h:"+hash, func() (*repo.APIKey, error) { return c.Store.APIKeyByHash(ctx, hash) })
+	if errors.Is(err, repo.ErrNotFound) {
+		c.rememberUnknown(hash, gen, now.Add(c.TTL))
+	}
+	return k, err
+}
+
+// rememberUnknown notes a secret no key has, unless an invalidation came
+// since the read began (the key may have appeared).
+func (c *CachedKeys) rememberUnknown(hash string, gen uint64, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if c.unknown == nil || len(c.unknown) >= maxUnknownKeys {
+		c.unknown = map[string]time.Time{}
+	}
+	c.unknown[hash] = until
 }
 
 // APIKey reads a key by id (a rolled key's successor).
@@ -57,7 +92,7 @@ func (c *CachedKeys) Workspace(ctx context.Context, id string) (*repo.Workspace,
 // Invalidate forgets everything read so far.
 func (c *CachedKeys) Invalidate() {
 	c.mu.Lock()
-	c.keys, c.workspaces = nil, nil
+	c.keys, c.workspaces, c.unknown = nil, nil, nil
 	c.gen++
 	c.mu.Unlock()
 }

@@ -44,12 +44,18 @@ type Service struct {
 	Batch int
 }
 
+// DefaultPoll is how often an idle stream looks for new events.
+const DefaultPoll = 300 * time.Millisecond
+
 // Stream is one client's place in the outbox.
 type Stream struct {
 	svc    *Service
 	scope  repo.Scope
 	filter repo.StreamFilter
 	cursor repo.StreamCursor
+	// drained is a horizon below which the stream has read every event:
+	// while the horizon stays there, there is nothing new to read.
+	drained uint64
 }
 
 // ParseTypes reads the events query parameter: comma-separated event
@@ -103,7 +109,7 @@ func (s *Service) Open(ctx context.Context, a *auth.Actor, lastEventID string, t
 func (st *Stream) Next(ctx context.Context, maxWait time.Duration) ([]repo.StreamEvent, error) {
 	poll, batch := st.svc.Poll, st.svc.Batch
 	if poll <= 0 {
-		poll = 300 * time.Millisecond
+		poll = DefaultPoll
 	}
 	if batch <= 0 {
 		batch = 100
@@ -135,11 +141,17 @@ func (st *Stream) Next(ctx context.Context, maxWait time.Duration) ([]repo.Strea
 }
 
 // read takes the horizon, then the events below it, in two statements: the
-// second one's snapshot sees every transaction the first found ended.
+// second one's snapshot sees every transaction the first found ended. The
+// events below a horizon are final, so once a read returns fewer than a
+// batch the stream reads again only when the horizon moves.
 func (st *Stream) read(ctx context.Context, batch int) ([]repo.StreamEvent, error) {
 	horizon, err := st.svc.Store.StreamHorizon(ctx)
-	if err != nil {
+	if err != nil || horizon == st.drained {
 		return nil, err
 	}
-	return st.svc.Store.EventsForStream(ctx, st.scope, st.cursor, horizon, st.filter, batch)
+	evs, err := st.svc.Store.EventsForStream(ctx, st.scope, st.cursor, horizon, st.filter, batch)
+	if err == nil && len(evs) < batch {
+		st.drained = horizon
+	}
+	return evs, err
 }

@@ -132,6 +132,7 @@ func DecodeBase64(s string) ([]byte, error) {
 type Store interface {
 	InsertFile(ctx context.Context, f *repo.File) error
 	FileByID(ctx context.Context, id string) (*repo.File, error)
+	FileChunk(ctx context.Context, id string, offset, n int) ([]byte, error)
 }
 
 // Service stores uploads and signs their links.
@@ -214,7 +215,8 @@ func (r *Service) URL(id string) string {
 	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?" + r.linkQuery(id)
 }
 
-// Content returns the file a signed link names, while the link is valid.
+// Content returns the file a signed link names, while the link is valid,
+// without its bytes: Body reads them.
 func (r *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
 	if !r.validLink(id, expires, signature) {

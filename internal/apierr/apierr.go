@@ -95,7 +95,14 @@ const (
 	RouteNotFound         Code = "route_not_found"
 	MethodNotAllowed      Code = "method_not_allowed"
 	FileLinkInvalid       Code = "file_link_invalid"
-	InternalError         Code = "internal_error"
+	// CrossOriginRefused: an admin page refuses a change another site's
+	// page asked the browser for (its Basic credentials go along).
+	CrossOriginRefused Code = "cross_origin_refused"
+	// RequestTimeout: the body did not arrive within the read deadline.
+	RequestTimeout Code = "request_timeout"
+	// TooManyStreams: the key has as many event streams open as it may.
+	TooManyStreams Code = "too_many_streams"
+	InternalError  Code = "internal_error"
 	// ServiceUnavailable is the service's own: a dependency it cannot serve
 	// without (Postgres; Redis for the queue dashboard) is not answering.
 	ServiceUnavailable Code = "service_unavailable"
@@ -189,6 +196,9 @@ var table = map[Code]Entry{
 	RouteNotFound:           {404, "No such route."},
 	MethodNotAllowed:        {405, "This route does not take that method."},
 	FileLinkInvalid:         {403, "The file link is invalid or expired."},
+	CrossOriginRefused:      {403, "This admin page refuses changes asked for by another site's page."},
+	RequestTimeout:          {408, "The request body did not arrive in time."},
+	TooManyStreams:          {429, "This key has as many event streams open as it may; close one first."},
 	ImageUnavailable:        {404, "The remote image could not be fetched."},
 	ServiceUnavailable:      {503, "A service msgsvc depends on is not answering; retry after Retry-After."},
 	InternalError:           {500, "Something went wrong on our side; quote the request id when you contact us."},

@@ -29,7 +29,20 @@ type Checker struct {
 	Checks map[string]Check
 	// Timeout bounds each check; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Interval is how long a /readyz answer is reused; zero means
+	// DefaultInterval.
+	Interval time.Duration
+	// Clock is the time; nil is time.Now.
+	Clock func() time.Time
+
+	mu     sync.Mutex
+	last   Answer
+	lastAt time.Time
 }
+
+// DefaultInterval bounds the probes: /readyz needs no key, and its answer
+// is reused for a second however often it is asked.
+const DefaultInterval = time.Second
 
 // Answer is the body of both probes.
 type Answer struct {
@@ -44,12 +57,32 @@ func (c *Checker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusOK, Answer{Status: "ok"})
 		return
 	}
-	answer := c.Ready(r.Context())
+	answer := c.recent(r.Context())
 	status := http.StatusOK
 	if answer.Status != "ok" {
 		status = http.StatusServiceUnavailable
 	}
 	write(w, status, answer)
+}
+
+// recent is Ready's answer of the last Interval, or a fresh one: one probe
+// at a time, the callers that waited for it sharing its answer.
+func (c *Checker) recent(ctx context.Context) Answer {
+	now, interval := time.Now, c.Interval
+	if c.Clock != nil {
+		now = c.Clock
+	}
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.lastAt.IsZero() && now().Sub(c.lastAt) < interval {
+		return c.last
+	}
+	c.last = c.Ready(context.WithoutCancel(ctx)) // one caller leaving does not fail the others
+	c.lastAt = now()
+	return c.last
 }
 
 // Ready runs every check concurrently, each within the timeout. A check

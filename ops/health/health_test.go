@@ -72,3 +72,27 @@ func TestHealthzNeedsNoCheck(t *testing.T) {
 		t.Fatalf("got %d %+v", code, a)
 	}
 }
+
+// TestReadyProbesAtMostOncePerInterval: anonymous /readyz calls share one
+// probe of each store per interval (on the injected clock); a later call
+// probes again.
+func TestReadyProbesAtMostOncePerInterval(t *testing.T) {
+	var probes int
+	now := time.Unix(1_800_000_000, 0)
+	c := &Checker{Checks: map[string]Check{
+		"postgres": func(context.Context) error { probes++; return nil },
+	}, Clock: func() time.Time { return now }}
+	for range 50 {
+		if code, _ := probe(t, c, "/readyz"); code != 200 {
+			t.Fatalf("status %d", code)
+		}
+	}
+	if probes != 1 {
+		t.Fatalf("50 calls within the interval probed %d times, want 1", probes)
+	}
+	now = now.Add(DefaultInterval)
+	probe(t, c, "/readyz")
+	if probes != 2 {
+		t.Fatalf("a call an interval later probed %d times in all, want 2", probes)
+	}
+}

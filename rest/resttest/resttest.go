@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph"
+	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
@@ -105,6 +106,8 @@ func New(t testing.TB, configure ...func(*API)) *API {
 		t.Fatal(err)
 	}
 	a.Resolver = &graph.Resolver{Store: store, Secret: "test-secret-0123456789", Seal: sealKey, Clock: clock.Now}
+	// As a serving process has it: event streams share their horizon reads.
+	a.Resolver.StreamHorizon = &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}
 	limiter := rest.NewRedisLimiter(rdb)
 	limiter.Prefix = a.Prefix
 	a.Server = &rest.Server{Resolver: a.Resolver, Limiter: limiter, AdminToken: "admin-token"}

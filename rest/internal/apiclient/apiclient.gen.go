@@ -354,6 +354,7 @@ const (
 	ErrorCodeConversationClosed        ErrorCode = "conversation_closed"
 	ErrorCodeConversationNotClosed     ErrorCode = "conversation_not_closed"
 	ErrorCodeConversationNotFound      ErrorCode = "conversation_not_found"
+	ErrorCodeCrossOriginRefused        ErrorCode = "cross_origin_refused"
 	ErrorCodeDeliveryNotFound          ErrorCode = "delivery_not_found"
 	ErrorCodeEndpointDisabled          ErrorCode = "endpoint_disabled"
 	ErrorCodeEndpointNotFound          ErrorCode = "endpoint_not_found"
@@ -401,6 +402,7 @@ const (
 	ErrorCodeRecipientSuppressed       ErrorCode = "recipient_suppressed"
 	ErrorCodeRecipientUnreachable      ErrorCode = "recipient_unreachable"
 	ErrorCodeRecipientUnsubscribed     ErrorCode = "recipient_unsubscribed"
+	ErrorCodeRequestTimeout            ErrorCode = "request_timeout"
 	ErrorCodeRouteNotFound             ErrorCode = "route_not_found"
 	ErrorCodeSenderNotFound            ErrorCode = "sender_not_found"
 	ErrorCodeSenderNotVerified         ErrorCode = "sender_not_verified"
@@ -412,6 +414,7 @@ const (
 	ErrorCodeTemplateParametersInvalid ErrorCode = "template_parameters_invalid"
 	ErrorCodeTestKeyRequired           ErrorCode = "test_key_required"
 	ErrorCodeTextRequired              ErrorCode = "text_required"
+	ErrorCodeTooManyStreams            ErrorCode = "too_many_streams"
 	ErrorCodeUnsupportedAttachment     ErrorCode = "unsupported_attachment"
 	ErrorCodeWebsiteNotAllowed         ErrorCode = "website_not_allowed"
 	ErrorCodeWhatsappAccountRequired   ErrorCode = "whatsapp_account_required"
@@ -450,6 +453,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeConversationNotClosed:
 		return true
 	case ErrorCodeConversationNotFound:
+		return true
+	case ErrorCodeCrossOriginRefused:
 		return true
 	case ErrorCodeDeliveryNotFound:
 		return true
@@ -545,6 +550,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeRecipientUnsubscribed:
 		return true
+	case ErrorCodeRequestTimeout:
+		return true
 	case ErrorCodeRouteNotFound:
 		return true
 	case ErrorCodeSenderNotFound:
@@ -566,6 +573,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTestKeyRequired:
 		return true
 	case ErrorCodeTextRequired:
+		return true
+	case ErrorCodeTooManyStreams:
 		return true
 	case ErrorCodeUnsupportedAttachment:
 		return true
@@ -3274,7 +3283,7 @@ type ClientInterface interface {
 
 	// StreamEvents Stream events (Server-Sent Events)
 	//
-	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 	//
 	// Corresponds with GET /v1/events/stream (the `StreamEvents` operationId).
 	StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3690,7 +3699,7 @@ func (c *Client) ListEmailSenders(ctx context.Context, reqEditors ...RequestEdit
 
 // StreamEvents Stream events (Server-Sent Events)
 //
-// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 //
 // Corresponds with GET /v1/events/stream (the `StreamEvents` operationId).
 func (c *Client) StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6048,7 +6057,7 @@ type ClientWithResponsesInterface interface {
 
 	// StreamEventsWithResponse Stream events (Server-Sent Events)
 	//
-	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+	// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12542,7 +12551,7 @@ func (c *ClientWithResponses) ListEmailSendersWithResponse(ctx context.Context, 
 
 // StreamEventsWithResponse Stream events (Server-Sent Events)
 //
-// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention.
+// Server-Sent Events of the key's workspace and mode, from the event outbox: each event's id is the SSE id, its type the SSE event and its envelope the data. Resume with Last-Event-ID within the event retention. A key keeps at most 10 streams open on one serving process; one more is 429 too_many_streams.
 //
 // Returns a wrapper object for the known response body format(s).
 //
