@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/repo"
@@ -62,7 +63,7 @@ func TestCommentRulesOverTheFixture(t *testing.T) {
 			apierr.InvalidRequest, "Conversation conv_ig_empty has no comment to reply to."},
 	} {
 		_, err := f.svc.Send(testKey, c.in)
-		t.Run(c.rule, func(t *testing.T) { send.WantRefusal(t, err, c.code, c.msg) })
+		t.Run(c.rule, func(t *testing.T) { apierrtest.Want(t, err, c.code, c.msg) })
 	}
 	if n := f.count(t, `SELECT count(*) FROM private_replies`); n != 2 {
 		t.Errorf("private replies stored: got %d, want 2", n)
@@ -95,7 +96,7 @@ func TestQuotaOverTheFixture(t *testing.T) {
 	}
 	step := func(t *testing.T, rule string, err error, code apierr.Code, msg string, calls int32) {
 		t.Helper()
-		send.WantRefusal(t, err, code, msg)
+		apierrtest.Want(t, err, code, msg)
 		if got := provider.calls.Load(); got != calls {
 			t.Errorf("%s: provider calls: got %d, want %d", rule, got, calls)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -86,7 +87,7 @@ func TestSendFieldsReadNumbersLast(t *testing.T) {
 // marked marketing for the template and opt-out rules.
 func TestSendMarketingFields(t *testing.T) {
 	_, err := (&Service{}).SendMarketing(context.Background(), model.MarketingMessageInput{To: str("+15550101234")})
-	WantRefusal(t, err, apierr.TextRequired, "A marketing message needs a template.")
+	apierrtest.Want(t, err, apierr.TextRequired, "A marketing message needs a template.")
 	req, err := (&Service{Store: &numbersStore{}}).sendFields(context.Background(), &auth.Actor{WorkspaceID: "ws_1"},
 		model.SendMessageInput{Channel: str("whatsapp"), To: str("+15550101234"),
 			Template: &model.TemplateInput{Name: str("spring_sale"), Language: str("en_US")}}, true)

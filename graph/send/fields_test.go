@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -56,7 +57,7 @@ func runFields(t *testing.T, cases []fieldsCase) {
 				ctx = withLongKey(ctx, c.longKey)
 			}
 			req, err := (&Service{Store: store}).sendFields(ctx, &auth.Actor{WorkspaceID: "ws_1"}, c.in, false)
-			WantRefusal(t, err, c.code, c.msg)
+			apierrtest.Want(t, err, c.code, c.msg)
 			if err == nil && c.check != nil {
 				c.check(t, req)
 			}

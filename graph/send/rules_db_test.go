@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/send"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -144,7 +144,7 @@ func TestSendRulesOverTheFixture(t *testing.T) {
 			} else {
 				_, err = f.svc.Send(c.key, c.in)
 			}
-			send.WantRefusal(t, err, c.code, c.msg)
+			apierrtest.Want(t, err, c.code, c.msg)
 		})
 	}
 	if after := f.count(t, `SELECT count(*) FROM messages WHERE direction = 'outbound'`); after != before {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
@@ -142,7 +143,7 @@ func TestChannelRulesWithoutLookups(t *testing.T) {
 			// An empty Queries: these rules must not need the database (a read
 			// would panic).
 			_, err := svc.channelRules(context.Background(), repo.Queries{}, &auth.Actor{WorkspaceID: "ws_1"}, req, &c.target, "msg_1")
-			WantRefusal(t, err, c.code, c.msg)
+			apierrtest.Want(t, err, c.code, c.msg)
 			if req.humanAgentTag != c.tagged {
 				t.Errorf("HUMAN_AGENT tag: got %v, want %v", req.humanAgentTag, c.tagged)
 			}
@@ -191,7 +192,7 @@ func TestRecipientRules(t *testing.T) {
 				target.conv = &repo.Conversation{ID: "conv_1", Channel: c.channel}
 			}
 			err := recipientRules(&sendRequest{channel: c.channel}, target, &sendContent{})
-			WantRefusal(t, err, c.code, c.msg)
+			apierrtest.Want(t, err, c.code, c.msg)
 		})
 	}
 }
@@ -234,7 +235,7 @@ func TestFieldsFitAReply(t *testing.T) {
 	} {
 		t.Run(c.rule, func(t *testing.T) {
 			req := &sendRequest{in: c.in, channel: c.conv.Channel, text: nonBlank(c.in.Text), html: nonBlank(c.in.HTML)}
-			WantRefusal(t, fieldsFit(req, c.conv), c.code, c.msg)
+			apierrtest.Want(t, fieldsFit(req, c.conv), c.code, c.msg)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package send_test
 
 import (
 	"context"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/seed"
+	"github.com/msgsvc/msgsvc/graph/seed/seedtest"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
@@ -36,20 +35,9 @@ type fixture struct {
 
 func seeded(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{store: repotest.NewStore(t), now: epoch}
-	file, err := os.Open("../../rest/testdata/fixture.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	parsed, err := seed.ParseFixture(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := &fixture{now: epoch}
 	clock := func() time.Time { return f.now }
-	if err := (&seed.Seeder{Store: f.store, Clock: clock}).Seed(context.Background(), parsed); err != nil {
-		t.Fatal(err)
-	}
+	f.store = seedtest.Store(t, clock)
 	f.svc = &send.Service{Store: f.store, Clock: clock, Events: event.Recorder{Clock: clock}, Files: links{}}
 	return f
 }

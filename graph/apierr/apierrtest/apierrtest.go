@@ -1,4 +1,5 @@
-package send
+// Package apierrtest checks the API errors a rule answers.
+package apierrtest
 
 import (
 	"strings"
@@ -7,9 +8,9 @@ import (
 	"github.com/msgsvc/msgsvc/graph/apierr"
 )
 
-// WantRefusal fails t unless err is the API error code whose message holds
+// Want fails t unless err is the API error code whose message holds
 // fragment; code "" wants no error. Each failure says which value differed.
-func WantRefusal(t testing.TB, err error, code apierr.Code, fragment string) {
+func Want(t testing.TB, err error, code apierr.Code, fragment string) {
 	t.Helper()
 	if code == "" {
 		if err != nil {
