@@ -101,7 +101,7 @@ func TestChannelRulesWithoutLookups(t *testing.T) {
 			code: apierr.WindowClosed, msg: "send an approved template instead"},
 		{rule: "WhatsApp, never wrote", channel: "whatsapp", in: text, target: sendTarget{acc: connected},
 			code: apierr.WindowClosed, msg: "send an approved template instead"},
-		{rule: "WhatsApp, a tagged API send is no exception", channel: "whatsapp", in: text, sender: agent,
+		{rule: "WhatsApp, an agent's reply is no exception", channel: "whatsapp", in: text, sender: agent,
 			target: sendTarget{acc: connected, lastInbound: ago(2 * day)},
 			code:   apierr.WindowClosed, msg: "send an approved template instead"},
 		{rule: "Instagram DM, 25 hours, automated", channel: "instagram", in: text, target: sendTarget{lastInbound: ago(25 * time.Hour)},
