@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 )
 
 func ptr[T any](v T) *T { return &v }

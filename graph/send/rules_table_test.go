@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
-	"github.com/msgsvc/msgsvc/graph/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/repo"
 )
 

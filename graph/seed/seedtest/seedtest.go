@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/clock"
 	"github.com/msgsvc/msgsvc/graph/seed"
+	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsvc/msgsvc/graph/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // Want fails t unless err is the API error code whose message holds
