@@ -16,11 +16,10 @@ const (
 	RemoteImagesBlock = "block"
 	// RemoteImagesAllow keeps http and https images as they are.
 	RemoteImagesAllow = "allow"
-	// RemoteImagesProxy points them at ProxyPrefix + the address; reads
-	// make that msgsvc's signed image proxy link (graph/files).
+	// RemoteImagesProxy points them at channels.ImageProxyPrefix + the
+	// address; reads make that msgsvc's signed image proxy link
+	// (graph/files).
 	RemoteImagesProxy = "proxy"
-	// ProxyPrefix starts a stored reference to a remote image to proxy.
-	ProxyPrefix = "msgsvc-image:"
 )
 
 const (

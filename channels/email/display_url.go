@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/channels"
 	"golang.org/x/net/html"
 )
 
@@ -67,7 +68,7 @@ func (s *sanitizer) image(attrs []html.Attribute) []html.Attribute {
 			out = append(out, html.Attribute{Key: "src", Val: u.String()})
 			continue
 		case RemoteImagesProxy:
-			out = append(out, html.Attribute{Key: "src", Val: ProxyPrefix + u.String()})
+			out = append(out, html.Attribute{Key: "src", Val: channels.ImageProxyPrefix + u.String()})
 			continue
 		}
 		s.blocked++

@@ -8,7 +8,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
 )
 
 // Templates as GET /{waba_id}/message_templates lists them, from Meta's
@@ -43,30 +42,30 @@ const (
 func TestParseSpec(t *testing.T) {
 	cases := []struct {
 		name, components, format, category string
-		want                               whatsapp.Spec
+		want                               channels.TemplateSpec
 	}{
-		{"coupon", couponComponents, "POSITIONAL", "MARKETING", whatsapp.Spec{
-			Header: &whatsapp.HeaderSpec{Format: "TEXT", Text: "Our Fall Sale is on!", Params: []string{}},
+		{"coupon", couponComponents, "POSITIONAL", "MARKETING", channels.TemplateSpec{
+			Header: &channels.TemplateHeaderSpec{Format: "TEXT", Text: "Our Fall Sale is on!", Params: []string{}},
 			Body:   "Shop now through November and use code {{1}} to get {{2}} off of all merchandise!", BodyParams: []string{"1", "2"},
-			Buttons: []whatsapp.ButtonSpec{{Type: "QUICK_REPLY", Text: "Unsubscribe"}, {Type: "COPY_CODE"}}}},
-		{"location named", locationComponents, "NAMED", "UTILITY", whatsapp.Spec{Named: true,
-			Header:     &whatsapp.HeaderSpec{Format: "LOCATION"},
+			Buttons: []channels.TemplateButtonSpec{{Type: "QUICK_REPLY", Text: "Unsubscribe"}, {Type: "COPY_CODE"}}}},
+		{"location named", locationComponents, "NAMED", "UTILITY", channels.TemplateSpec{Named: true,
+			Header:     &channels.TemplateHeaderSpec{Format: "LOCATION"},
 			Body:       "Good news {{customer_name}}! Your order #{{order_number}} is on its way to the location above.",
 			BodyParams: []string{"customer_name", "order_number"},
-			Buttons:    []whatsapp.ButtonSpec{{Type: "QUICK_REPLY", Text: "Stop Delivery Updates"}}}},
-		{"authentication", otpComponents, "", "AUTHENTICATION", whatsapp.Spec{
+			Buttons:    []channels.TemplateButtonSpec{{Type: "QUICK_REPLY", Text: "Stop Delivery Updates"}}}},
+		{"authentication", otpComponents, "", "AUTHENTICATION", channels.TemplateSpec{
 			Body:       "*{{1}}* is your verification code. For your security, do not share this code.",
 			BodyParams: []string{"1"},
-			Buttons: []whatsapp.ButtonSpec{{Type: "URL", Text: "Copy code", URLParam: true, OTP: true,
+			Buttons: []channels.TemplateButtonSpec{{Type: "URL", Text: "Copy code", URLParam: true, OTP: true,
 				URL: "https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code_expiration_minutes=5&code=otp{{1}}"}}}},
-		{"media and url", mediaComponents, "POSITIONAL", "UTILITY", whatsapp.Spec{
-			Header: &whatsapp.HeaderSpec{Format: "IMAGE", Params: []string{}},
+		{"media and url", mediaComponents, "POSITIONAL", "UTILITY", channels.TemplateSpec{
+			Header: &channels.TemplateHeaderSpec{Format: "IMAGE", Params: []string{}},
 			Body:   "Hi {{1}}, your order {{2}} shipped.", BodyParams: []string{"1", "2"},
-			Buttons: []whatsapp.ButtonSpec{{Type: "URL", Text: "Track", URL: "https://www.luckyshrub.com/track?order={{1}}", URLParam: true},
+			Buttons: []channels.TemplateButtonSpec{{Type: "URL", Text: "Track", URL: "https://www.luckyshrub.com/track?order={{1}}", URLParam: true},
 				{Type: "PHONE_NUMBER", Text: "Call"}}}},
 	}
 	for _, c := range cases {
-		got, err := whatsapp.ParseSpec([]byte(c.components), "", c.format, c.category)
+		got, err := channels.ParseTemplateSpec([]byte(c.components), "", c.format, c.category)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -75,11 +74,11 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 	// A template known by its body only is that body.
-	got, err := whatsapp.ParseSpec(nil, "Order {{1}} shipped", "", "UTILITY")
+	got, err := channels.ParseTemplateSpec(nil, "Order {{1}} shipped", "", "UTILITY")
 	if err != nil || got.Header != nil || !reflect.DeepEqual(got.BodyParams, []string{"1"}) || got.Buttons != nil {
 		t.Fatalf("body only: %+v %v", got, err)
 	}
-	if _, err := whatsapp.ParseSpec([]byte(`[{"type":"BODY","text":"Hi {{1}} {{3}}"}]`), "", "", "UTILITY"); err == nil {
+	if _, err := channels.ParseTemplateSpec([]byte(`[{"type":"BODY","text":"Hi {{1}} {{3}}"}]`), "", "", "UTILITY"); err == nil {
 		t.Fatal("a body with a gap in its placeholders was taken")
 	}
 }
@@ -212,7 +211,7 @@ func TestRenderPositional(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := whatsapp.Render(tt.body, tt.values); got != tt.want {
+			if got := channels.RenderTemplate(tt.body, tt.values); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -239,7 +238,7 @@ func TestPositionalParams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := whatsapp.PositionalParams(tt.body)
+			got, err := channels.PositionalParams(tt.body)
 			if got != tt.want || (err != nil) != tt.wantErr {
 				t.Errorf("PositionalParams(%q) = %d, %v; want %d, error %v", tt.body, got, err, tt.want, tt.wantErr)
 			}
@@ -262,7 +261,7 @@ func TestRender(t *testing.T) {
 		{"Hi {{1}} {{name}}", map[string]string{"1": "Ana"}, "Hi Ana {{name}}"},
 		{"Hi {{1}}", nil, "Hi {{1}}"},
 	} {
-		if got := whatsapp.Render(c.text, c.values); got != c.want {
+		if got := channels.RenderTemplate(c.text, c.values); got != c.want {
 			t.Errorf("Render(%q, %v) = %q, want %q", c.text, c.values, got, c.want)
 		}
 	}

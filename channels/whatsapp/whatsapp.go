@@ -12,7 +12,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
@@ -89,8 +88,8 @@ func (a *Adapter) plan(m *channels.Message, field, to string) ([]part, error) {
 	captioned := false
 	for i := range m.Attachments {
 		f := &m.Attachments[i]
-		kind := Kind(f.ContentType, f.Size)
-		if limit := sizeCap[kind]; f.Size > limit {
+		kind := channels.WhatsAppMediaKind(f.ContentType, f.Size)
+		if limit := channels.WhatsAppMaxSize(kind); f.Size > limit {
 			return nil, &channels.Refusal{Code: apierr.AttachmentsTooLarge,
 				Reason: fmt.Sprintf("WhatsApp takes a %s of at most %d MB; %s has %d bytes.", kind, limit>>20, f.Filename, f.Size)}
 		}
@@ -252,37 +251,3 @@ func credentials(acc channels.Account) (*channels.Credentials, error) {
 	}
 	return c, nil
 }
-
-// Digits is a phone number as WhatsApp takes it: digits only, no +.
-func Digits(phone string) string {
-	var b strings.Builder
-	for _, r := range phone {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// Kind is the WhatsApp media type of a file: image (JPEG, PNG), sticker
-// (WebP up to 500 KB), video (MP4, 3GPP), audio, else document.
-func Kind(contentType string, size int) string {
-	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
-	switch {
-	case ct == "image/jpeg" || ct == "image/png":
-		return "image"
-	case ct == "image/webp" && size <= sizeCap["sticker"]:
-		return "sticker"
-	case ct == "video/mp4" || ct == "video/3gpp":
-		return "video"
-	case strings.HasPrefix(ct, "audio/"):
-		return "audio"
-	}
-	return "document"
-}
-
-// sizeCap is WhatsApp's limit of each media type (channels.md 1.2).
-var sizeCap = map[string]int{"image": 5 << 20, "video": 16 << 20, "audio": 16 << 20, "document": 100 << 20, "sticker": 500 << 10}
-
-// MaxSize is the largest file WhatsApp takes as media of kind (Kind).
-func MaxSize(kind string) int { return sizeCap[kind] }

@@ -190,14 +190,14 @@ func TestSendChecksBeforeCalling(t *testing.T) {
 func TestKindAndDigits(t *testing.T) {
 	for ct, want := range map[string]string{"image/jpeg": "image", "image/png; x=y": "image", "image/webp": "sticker", "image/gif": "document",
 		"video/mp4": "video", "video/quicktime": "document", "audio/ogg; codecs=opus": "audio", "application/pdf": "document", "": "document"} {
-		if got := whatsapp.Kind(ct, 100); got != want {
+		if got := channels.WhatsAppMediaKind(ct, 100); got != want {
 			t.Errorf("Kind(%q) = %s, want %s", ct, got, want)
 		}
 	}
-	if got := whatsapp.Kind("image/webp", 600<<10); got != "document" {
+	if got := channels.WhatsAppMediaKind("image/webp", 600<<10); got != "document" {
 		t.Errorf("a large webp is %s", got)
 	}
-	if got := whatsapp.Digits("+49 (30) 123-45"); got != "493012345" {
+	if got := channels.Digits("+49 (30) 123-45"); got != "493012345" {
 		t.Errorf("Digits %s", got)
 	}
 }
@@ -234,7 +234,7 @@ func TestSendToBusinessScopedUserID(t *testing.T) {
 func TestIsUserID(t *testing.T) {
 	for s, want := range map[string]bool{"US.13491208655302741918": true, "BR.1502576394655843": true,
 		"US.ENT.11815799212886844830": true, "+15551234567": false, "15551234567": false, "us.123": false, "US.": false} {
-		if whatsapp.IsUserID(s) != want {
+		if channels.IsWhatsAppUserID(s) != want {
 			t.Errorf("IsUserID(%q) = %v", s, !want)
 		}
 	}

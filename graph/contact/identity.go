@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/nyaruka/phonenumbers"
@@ -57,7 +57,7 @@ var IdentityColumn = map[string]string{
 
 // IsWhatsAppUserID says whether s is a WhatsApp business-scoped user id
 // ("US.13491208655302741918") rather than a phone number.
-func IsWhatsAppUserID(s string) bool { return whatsapp.IsUserID(s) }
+func IsWhatsAppUserID(s string) bool { return channels.IsWhatsAppUserID(s) }
 
 // IdentityColumnOf is the contact column an identity on a channel is
 // stored in: IdentityColumn, except a WhatsApp business-scoped user id,

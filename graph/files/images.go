@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgsvc/msgsvc/channels/email"
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/internal/egress"
 )
@@ -31,7 +31,7 @@ var proxiedTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image
 
 // proxyRef is a stored html's reference to a remote image (the address
 // HTML-escaped, as in an attribute).
-var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(email.ProxyPrefix) + `([^"]*)"`)
+var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(channels.ImageProxyPrefix) + `([^"]*)"`)
 
 // ImageURL is the one-hour signed link through which msgsvc fetches a
 // remote image of an inbound mail (MSGSVC_EMAIL_REMOTE_IMAGES=proxy), so the
@@ -43,7 +43,7 @@ func (r *Service) ImageURL(remote string) string {
 // signImages makes the html's remote image references signed proxy links.
 func (r *Service) signImages(h string) string {
 	return proxyRef.ReplaceAllStringFunc(h, func(m string) string {
-		remote := html.UnescapeString(m[1+len(email.ProxyPrefix) : len(m)-1])
+		remote := html.UnescapeString(m[1+len(channels.ImageProxyPrefix) : len(m)-1])
 		return `"` + html.EscapeString(r.ImageURL(remote)) + `"`
 	})
 }
@@ -125,4 +125,4 @@ var guardedClient = sync.OnceValue(func() *http.Client {
 })
 
 // hasImages says the html holds remote image references to sign.
-func hasImages(h *string) bool { return h != nil && strings.Contains(*h, email.ProxyPrefix) }
+func hasImages(h *string) bool { return h != nil && strings.Contains(*h, channels.ImageProxyPrefix) }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/credentials"
@@ -168,7 +167,7 @@ func (s *workspaceSeed) templates() error {
 		case !oneOf(t.Status, []string{"APPROVED", "PENDING", "REJECTED"}):
 			return s.bad(p+".status", "must be APPROVED, PENDING or REJECTED")
 		}
-		if _, err := whatsapp.PositionalParams(t.Body); err != nil {
+		if _, err := channels.PositionalParams(t.Body); err != nil {
 			return s.bad(p+".body", "%s", err)
 		}
 		id := "tpl_" + auth.HashSecret(s.w.ID + "/" + t.WhatsappAccountID + "/" + t.Name + "/" + t.Language)[:24]

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/channels"
 )
 
 // mediaKind is what a provider takes of one kind of media: its MIME types
@@ -20,14 +20,14 @@ type mediaKind struct {
 // (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types):
 // audio AAC, AMR, MP3, MP4 audio and OGG (Opus); images JPEG and PNG;
 // video MP4 and 3GPP; any document; stickers WebP, 100 KB static. Each
-// kind's largest size is the adapter's (whatsapp.MaxSize). A media
+// kind's largest size is the adapter's (channels.WhatsAppMaxSize). A media
 // template header takes a PDF as its document.
 var waMedia = map[string]mediaKind{
-	"audio":    {[]string{"audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"}, whatsapp.MaxSize("audio")},
-	"image":    {[]string{"image/jpeg", "image/png"}, whatsapp.MaxSize("image")},
-	"video":    {[]string{"video/mp4", "video/3gpp"}, whatsapp.MaxSize("video")},
-	"document": {nil, whatsapp.MaxSize("document")},
-	"sticker":  {[]string{"image/webp"}, whatsapp.MaxSize("sticker")},
+	"audio":    {[]string{"audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"}, channels.WhatsAppMaxSize("audio")},
+	"image":    {[]string{"image/jpeg", "image/png"}, channels.WhatsAppMaxSize("image")},
+	"video":    {[]string{"video/mp4", "video/3gpp"}, channels.WhatsAppMaxSize("video")},
+	"document": {nil, channels.WhatsAppMaxSize("document")},
+	"sticker":  {[]string{"image/webp"}, channels.WhatsAppMaxSize("sticker")},
 }
 
 // waStaticStickerMax is the size of a sticker without animation.
@@ -87,7 +87,7 @@ func attachmentFits(channel, field, contentType string, size int, content []byte
 	ct := baseType(contentType)
 	switch channel {
 	case "whatsapp":
-		kind := whatsapp.Kind(ct, size)
+		kind := channels.WhatsAppMediaKind(ct, size)
 		if kind == "sticker" && content != nil && size > waStaticStickerMax && !animatedWebP(content) {
 			return over(field, "WhatsApp takes a static sticker of at most 100 KB; this file has %d bytes.", size)
 		}

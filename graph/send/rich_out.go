@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
@@ -121,7 +120,7 @@ func interactiveOut(it *model.InteractiveInput) *channels.Interactive {
 // another form of the number sent to (Brazil's ninth digit, Argentina's
 // 9), so the customer's messages from it land in this contact.
 func rememberWaID(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ob *channels.Message, receipt *channels.Receipt) error {
-	if ob.Channel != "whatsapp" || receipt.RecipientWaID == "" || conv.ContactID == nil || receipt.RecipientWaID == whatsapp.Digits(ob.To) {
+	if ob.Channel != "whatsapp" || receipt.RecipientWaID == "" || conv.ContactID == nil || receipt.RecipientWaID == channels.Digits(ob.To) {
 		return nil
 	}
 	return q.RememberWaID(ctx, s, receipt.RecipientWaID, *conv.ContactID)

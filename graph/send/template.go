@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
@@ -37,7 +36,7 @@ func mismatch(field, format string, args ...any) error {
 // body as rendered (the stored message's text).
 func (r *Service) templateFill(ctx context.Context, q repo.Queries, s repo.Scope, tpl *repo.Template, in *model.TemplateInput) (channels.TemplateParameters, string, error) {
 	var out channels.TemplateParameters
-	spec, err := whatsapp.ParseSpec(tpl.Components, tpl.Body, tpl.ParameterFormat, tpl.Category)
+	spec, err := channels.ParseTemplateSpec(tpl.Components, tpl.Body, tpl.ParameterFormat, tpl.Category)
 	if err != nil {
 		return out, "", fmt.Errorf("send: template %s (%s): %w", tpl.Name, tpl.Language, err)
 	}
@@ -56,13 +55,13 @@ func (r *Service) templateFill(ctx context.Context, q repo.Queries, s repo.Scope
 	if out.Buttons, err = buttonParams(spec, in.Buttons, code); err != nil {
 		return out, "", err
 	}
-	return out, whatsapp.Render(spec.Body, values), nil
+	return out, channels.RenderTemplate(spec.Body, values), nil
 }
 
 // otpCode is the one-time password of an authentication template: needed
 // when the template has a one-time-password button, refused otherwise.
-func otpCode(spec *whatsapp.Spec, in *model.TemplateInput) (string, error) {
-	otp := slices.ContainsFunc(spec.Buttons, func(b whatsapp.ButtonSpec) bool { return b.OTP })
+func otpCode(spec *channels.TemplateSpec, in *model.TemplateInput) (string, error) {
+	otp := slices.ContainsFunc(spec.Buttons, func(b channels.TemplateButtonSpec) bool { return b.OTP })
 	switch {
 	case in.Code == nil && otp:
 		return "", mismatch("template.code", "the template has a one-time-password button; give the code.")
@@ -81,7 +80,7 @@ func otpCode(spec *whatsapp.Spec, in *model.TemplateInput) (string, error) {
 // bodyParams are the body's values: positional (parameters, or the
 // one-time password for an authentication body of one placeholder) or
 // named (named_parameters, an object of strings).
-func bodyParams(spec *whatsapp.Spec, name string, in *model.TemplateInput, code string) ([]channels.TemplateParam, map[string]string, error) {
+func bodyParams(spec *channels.TemplateSpec, name string, in *model.TemplateInput, code string) ([]channels.TemplateParam, map[string]string, error) {
 	var byName map[string]string
 	if len(in.NamedParameters) > 0 && string(in.NamedParameters) != "null" {
 		if err := json.Unmarshal(in.NamedParameters, &byName); err != nil {
@@ -129,7 +128,7 @@ func bodyParams(spec *whatsapp.Spec, name string, in *model.TemplateInput, code 
 // headerParam is the header's parameter: the text's one placeholder, the
 // media of the header's kind, or its location. A header without a
 // placeholder (or no header) takes nothing.
-func (r *Service) headerParam(ctx context.Context, q repo.Queries, s repo.Scope, spec *whatsapp.HeaderSpec, in *model.TemplateHeaderInput) (*channels.TemplateHeader, error) {
+func (r *Service) headerParam(ctx context.Context, q repo.Queries, s repo.Scope, spec *channels.TemplateHeaderSpec, in *model.TemplateHeaderInput) (*channels.TemplateHeader, error) {
 	given := headerKinds(in)
 	want := ""
 	if spec != nil && (spec.Format != "TEXT" || len(spec.Params) > 0) {

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/msgsvc/msgsvc/channels"
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 )
@@ -14,7 +13,7 @@ import (
 // quick reply's payload (optional), a URL button's suffix, a copy-code
 // button's coupon code, and the one-time password of an authentication
 // template's button.
-func buttonParams(spec *whatsapp.Spec, in []*model.TemplateButtonInput, code string) ([]channels.TemplateButton, error) {
+func buttonParams(spec *channels.TemplateSpec, in []*model.TemplateButtonInput, code string) ([]channels.TemplateButton, error) {
 	given := map[int]*model.TemplateButtonInput{}
 	for i, b := range in {
 		field := fmt.Sprintf("template.buttons[%d]", i)

@@ -3,7 +3,7 @@ package send
 import (
 	"testing"
 
-	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 )
@@ -13,8 +13,8 @@ import (
 func TestTemplateParameterRules(t *testing.T) {
 	s := func(v string) *string { return &v }
 	i := func(v int) *int { return &v }
-	spec := func(components, format, category string) *whatsapp.Spec {
-		sp, err := whatsapp.ParseSpec([]byte(components), "", format, category)
+	spec := func(components, format, category string) *channels.TemplateSpec {
+		sp, err := channels.ParseTemplateSpec([]byte(components), "", format, category)
 		if err != nil {
 			t.Fatal(err)
 		}

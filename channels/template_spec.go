@@ -1,4 +1,4 @@
-package whatsapp
+package channels
 
 import (
 	"encoding/json"
@@ -8,35 +8,35 @@ import (
 	"strings"
 )
 
-// Spec is what a template takes when it is sent, read from the components
+// TemplateSpec is what a template takes when it is sent, read from the components
 // Meta lists for it (GET /{waba_id}/message_templates):
 // https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates/components
-type Spec struct {
+type TemplateSpec struct {
 	// Named: the template's parameter_format is NAMED ({{first_name}});
 	// otherwise placeholders are numbered {{1}} to {{n}}.
 	Named  bool
-	Header *HeaderSpec
+	Header *TemplateHeaderSpec
 	Body   string
 	// BodyParams are the body's placeholders in order: "1" to "n", or the
 	// names, each once, in the order they first appear.
 	BodyParams []string
-	Buttons    []ButtonSpec
+	Buttons    []TemplateButtonSpec
 }
 
-// HeaderSpec is a header: Format TEXT (Text, with at most one
+// TemplateHeaderSpec is a header: Format TEXT (Text, with at most one
 // placeholder in Params), IMAGE, VIDEO, DOCUMENT or LOCATION.
-type HeaderSpec struct {
+type TemplateHeaderSpec struct {
 	Format string
 	Text   string
 	Params []string
 }
 
-// ButtonSpec is a button of the template: Type QUICK_REPLY, URL,
+// TemplateButtonSpec is a button of the template: Type QUICK_REPLY, URL,
 // COPY_CODE, OTP, PHONE_NUMBER, FLOW, ... URLParam says a URL button's
 // address ends in a placeholder (its suffix is given at send time); OTP
 // says the button carries a one-time password (an authentication
 // template's copy-code or one-tap button, listed as OTP or as URL).
-type ButtonSpec struct {
+type TemplateButtonSpec struct {
 	Type     string
 	Text     string
 	URL      string
@@ -63,12 +63,12 @@ type componentDef struct {
 	} `json:"buttons"`
 }
 
-// ParseSpec reads a template's components. A template stored without
+// ParseTemplateSpec reads a template's components. A template stored without
 // components (known by its body text only) is a body of that text. A body
 // whose placeholders do not follow the template's parameter_format (gaps
 // in {{1}}..{{n}}, a name in a positional template) is an error.
-func ParseSpec(components []byte, body, parameterFormat, category string) (*Spec, error) {
-	spec := &Spec{Named: strings.EqualFold(parameterFormat, "NAMED"), Body: body}
+func ParseTemplateSpec(components []byte, body, parameterFormat, category string) (*TemplateSpec, error) {
+	spec := &TemplateSpec{Named: strings.EqualFold(parameterFormat, "NAMED"), Body: body}
 	var defs []componentDef
 	if len(components) > 0 && string(components) != "null" {
 		if err := json.Unmarshal(components, &defs); err != nil {
@@ -81,7 +81,7 @@ func ParseSpec(components []byte, body, parameterFormat, category string) (*Spec
 	for _, d := range defs {
 		switch strings.ToUpper(d.Type) {
 		case "HEADER":
-			h := &HeaderSpec{Format: strings.ToUpper(d.Format), Text: d.Text}
+			h := &TemplateHeaderSpec{Format: strings.ToUpper(d.Format), Text: d.Text}
 			if h.Format == "" {
 				h.Format = "TEXT"
 			}
@@ -99,7 +99,7 @@ func ParseSpec(components []byte, body, parameterFormat, category string) (*Spec
 		case "BUTTONS":
 			for _, b := range d.Buttons {
 				t := strings.ToUpper(b.Type)
-				bs := ButtonSpec{Type: t, Text: b.Text, URL: b.URL, URLParam: t == "URL" && strings.Contains(b.URL, "{{")}
+				bs := TemplateButtonSpec{Type: t, Text: b.Text, URL: b.URL, URLParam: t == "URL" && strings.Contains(b.URL, "{{")}
 				bs.OTP = t == "OTP" || (auth && t == "URL")
 				spec.Buttons = append(spec.Buttons, bs)
 			}
@@ -109,7 +109,7 @@ func ParseSpec(components []byte, body, parameterFormat, category string) (*Spec
 }
 
 // params lists a text's placeholders as the template numbers or names them.
-func (s *Spec) params(text string) ([]string, error) {
+func (s *TemplateSpec) params(text string) ([]string, error) {
 	if s.Named {
 		var out []string
 		seen := map[string]bool{}
@@ -154,10 +154,10 @@ func PositionalParams(text string) (int, error) {
 	return most, nil
 }
 
-// Render puts values in a text's placeholders ({{1}} or {{name}}, by
+// RenderTemplate puts values in a text's placeholders ({{1}} or {{name}}, by
 // the key the values are under). A placeholder without a value stays as
 // written.
-func Render(text string, values map[string]string) string {
+func RenderTemplate(text string, values map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		if v, ok := values[placeholder.FindStringSubmatch(m)[1]]; ok {
 			return v
