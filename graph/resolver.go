@@ -191,5 +191,5 @@ func (r *Resolver) DeliverSandbox(ctx context.Context, delay time.Duration) erro
 func (r *Resolver) SweepSending(ctx context.Context) error { return r.sends().SweepSending(ctx) }
 
 func (r *Resolver) inbound() *inbound.Service {
-	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), RemoteImages: r.EmailRemoteImages}
+	return &inbound.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Display: mail.Display{RemoteImages: r.EmailRemoteImages}}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
@@ -36,7 +35,7 @@ type EmailIn struct {
 	AutoSubmitted bool
 	// Warnings say what the parser repaired (email.warnings); those of the
 	// display (remote images withheld) join them.
-	Warnings []email.Warning
+	Warnings []model.EmailWarning
 }
 
 // EmailFile is an attachment of an inbound mail.
@@ -175,8 +174,8 @@ func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope,
 }
 
 // emailMessage stores the message with its attachments as files; the html
-// shown is made from html_raw (email.Display), its cid: images pointing at
-// those files.
+// shown is made from html_raw (Display), its cid: images pointing at those
+// files.
 func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ct *repo.Contact, in EmailIn) (*repo.Message, error) {
 	now := r.Clock.Now()
 	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: true,
@@ -188,21 +187,19 @@ func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope
 	}
 	warnings := in.Warnings
 	if in.HTML != nil {
-		safe, shown := email.Display{Inline: inline, RemoteImages: r.RemoteImages}.Sanitize(*in.HTML)
-		msg.HTML, msg.HTMLRaw = &safe, in.HTML
-		for _, w := range shown {
-			warnings = email.AddWarning(warnings, w)
+		if r.Display == nil {
+			return nil, errors.New("inbound: no display is configured to show an HTML mail")
 		}
+		var safe string
+		safe, warnings = r.Display.Show(*in.HTML, inline, warnings)
+		msg.HTML, msg.HTMLRaw = &safe, in.HTML
 	}
 	var inReplyTo *string
 	if len(in.InReplyTo) > 0 {
 		inReplyTo = &in.InReplyTo[0]
 	}
 	headers := model.EmailHeaders{From: in.From, To: view.OrEmpty(in.To), Cc: view.OrEmpty(in.Cc),
-		InReplyTo: inReplyTo, References: view.OrEmpty(in.References), Warnings: []model.EmailWarning{}}
-	for _, w := range warnings {
-		headers.Warnings = append(headers.Warnings, model.EmailWarning{Code: w.Code, Detail: w.Detail})
-	}
+		InReplyTo: inReplyTo, References: view.OrEmpty(in.References), Warnings: append([]model.EmailWarning{}, warnings...)}
 	if msg.Email, err = json.Marshal(headers); err != nil {
 		return nil, fmt.Errorf("inbound: email headers: %w", err)
 	}

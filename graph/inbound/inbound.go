@@ -33,9 +33,17 @@ type Service struct {
 	Store  Store
 	Clock  clock.Clock
 	Events event.Recorder
-	// RemoteImages is inbound mail's remote image policy
-	// (MSGSVC_EMAIL_REMOTE_IMAGES: email.RemoteImagesBlock, Allow or Proxy).
-	RemoteImages string
+	// Display makes an inbound mail's HTML safe to show; graph/mail's,
+	// which is the email adapter's sanitiser under the server's remote
+	// image policy. A mail with HTML is refused without one.
+	Display Display
+}
+
+// Display makes an inbound mail's HTML safe to show: cid: references
+// become the links of inline (Content-ID to the file's reference), and
+// the warnings of what it withheld join warnings.
+type Display interface {
+	Show(html string, inline map[string]string, warnings []model.EmailWarning) (string, []model.EmailWarning)
 }
 
 // Simulate injects a customer message into the sandbox as a channel

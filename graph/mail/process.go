@@ -13,6 +13,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/ops/metrics"
 	"github.com/msgsvc/msgsvc/repo"
@@ -205,7 +206,7 @@ func (p *Processor) recipient(ctx context.Context, q repo.Queries, rcpt string, 
 func emailIn(p *email.Parsed) inbound.EmailIn {
 	in := inbound.EmailIn{From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc, Subject: p.Subject,
 		Text: p.Text, HTML: p.HTML, MessageID: p.MessageID, InReplyTo: p.InReplyTo, References: p.References,
-		AutoSubmitted: p.AutoSubmitted, Warnings: p.Warnings}
+		AutoSubmitted: p.AutoSubmitted}
 	if len(p.Notes) > 0 {
 		in.Text = strings.TrimSpace(in.Text + "\n\n[msgsvc: " + strings.Join(p.Notes, " ") + "]")
 	}
@@ -213,6 +214,9 @@ func emailIn(p *email.Parsed) inbound.EmailIn {
 		if local, _, ok := strings.Cut(id, "@"); ok && strings.HasPrefix(local, "msg_") {
 			in.OurIDs = append(in.OurIDs, local)
 		}
+	}
+	for _, w := range p.Warnings {
+		in.Warnings = append(in.Warnings, model.EmailWarning(w))
 	}
 	for _, f := range p.Attachments {
 		in.Files = append(in.Files, inbound.EmailFile{Filename: f.Filename, ContentType: f.ContentType,
