@@ -15,6 +15,8 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/msgsvc/msgsvc/internal/coalesce"
 )
 
 // Queue is the asynq queue msgsvc uses (MSGSVC_QUEUE); webhook deliveries
@@ -44,7 +46,7 @@ type Client struct {
 	// the last HandOverFailed.
 	handOverFailed atomic.Bool
 
-	announcer  *Coalescer
+	announcer  *coalesce.Coalescer
 	stop       context.CancelFunc
 	background sync.WaitGroup
 }
@@ -87,7 +89,7 @@ func (c *Client) paused() bool { return time.Now().UnixNano() < c.pausedUntil.Lo
 func NewClient(opt asynq.RedisConnOpt) *Client {
 	c := &Client{asynq: asynq.NewClient(opt), inspector: asynq.NewInspector(opt), Queue: Queue}
 	c.redis, _ = opt.MakeRedisClient().(redis.UniversalClient)
-	c.announcer = NewCoalescer(c.announce, announceAgainAfter)
+	c.announcer = coalesce.New(c.announce, announceAgainAfter)
 	ctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
 	c.background.Go(func() { c.announcer.Run(ctx) })

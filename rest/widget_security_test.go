@@ -13,7 +13,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/rest/resttest"
-	"github.com/msgsvc/msgsvc/widget"
 )
 
 // allocated is the bytes the process allocates while f runs.
@@ -115,7 +114,7 @@ func TestWidgetContactOnFirstMessage(t *testing.T) {
 		t.Errorf("the visitor's chat %v", conv)
 	}
 	sent := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": in["conversation_id"], "text": "hello Ada"}), 201, "").Data()
-	if p := next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" }); p.Message.ID != sent["id"] {
+	if p := next(t, c, "the reply", func(p pushFrame) bool { return p.Type == "message" }); p.Message.ID != sent["id"] {
 		t.Errorf("pushed %s, want %s", p.Message.ID, sent["id"])
 	}
 }

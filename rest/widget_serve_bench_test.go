@@ -27,7 +27,6 @@ import (
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
-	"github.com/msgsvc/msgsvc/widget"
 )
 
 // BenchmarkWidgetServe is BenchmarkWidgetReply against `msgsvc serve` as
@@ -492,7 +491,7 @@ func holdSockets(ctx context.Context, url string, first, n int, push func(i int,
 				readers.Go(func() {
 					defer c.CloseNow()
 					for {
-						var p widget.Push
+						var p pushFrame
 						if err := wsjson.Read(ctx, c, &p); err != nil {
 							return
 						}

@@ -3,8 +3,6 @@ package rest_test
 import (
 	"testing"
 	"time"
-
-	"github.com/msgsvc/msgsvc/widget"
 )
 
 // A widget's socket does not hold the request that opened it: the request
@@ -28,7 +26,7 @@ func TestWidgetSocketOutlivesItsRequest(t *testing.T) {
 		t.Errorf("the socket's request logged %v", logged[0])
 	}
 	sent := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": in["conversation_id"], "text": "still here"}), 201, "").Data()
-	if p := next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" }); p.Message.ID != sent["id"] {
+	if p := next(t, c, "the reply", func(p pushFrame) bool { return p.Type == "message" }); p.Message.ID != sent["id"] {
 		t.Errorf("pushed %s, want %s", p.Message.ID, sent["id"])
 	}
 }

@@ -105,13 +105,22 @@ func dialWidget(t *testing.T, base, token string) *websocket.Conn {
 	return c
 }
 
+// pushFrame is a frame of the widget's WebSocket as a widget reads it.
+type pushFrame struct {
+	Type            string           `json:"type"`
+	Message         *visitor.Message `json:"message"`
+	ConversationID  string           `json:"conversation_id"`
+	Status          string           `json:"status"`
+	RatingRequested *bool            `json:"rating_requested"`
+}
+
 // next reads frames until one satisfies ok, failing after 10 s.
-func next(t *testing.T, c *websocket.Conn, what string, ok func(widget.Push) bool) widget.Push {
+func next(t *testing.T, c *websocket.Conn, what string, ok func(pushFrame) bool) pushFrame {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for {
-		var p widget.Push
+		var p pushFrame
 		if err := wsjson.Read(ctx, c, &p); err != nil {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
@@ -164,7 +173,7 @@ func TestWidgetVisitorChatOverWebSocket(t *testing.T) {
 	if sent["status"] != "sent" {
 		t.Errorf("reply status %v", sent["status"])
 	}
-	p := next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" })
+	p := next(t, c, "the reply", func(p pushFrame) bool { return p.Type == "message" })
 	if p.Message.ID != sent["id"] || p.Message.Text == nil || *p.Message.Text != "We are here" || p.Message.Direction != "outbound" {
 		t.Errorf("pushed %+v", p.Message)
 	}
@@ -182,7 +191,7 @@ func TestWidgetVisitorChatOverWebSocket(t *testing.T) {
 
 	a.Want(visitorDo(a, "POST", "/widget/v1/rating", mainOrigin, token, map[string]any{"conversation_id": convID, "score": 5}), 422, "conversation_not_closed")
 	a.Want(a.Do("PATCH", "/v1/conversations/"+convID, "live_all", map[string]any{"status": "closed"}), 200, "")
-	closed := next(t, c, "the close", func(p widget.Push) bool { return p.Type == "conversation" })
+	closed := next(t, c, "the close", func(p pushFrame) bool { return p.Type == "conversation" })
 	if closed.ConversationID != convID || closed.Status != "closed" || closed.RatingRequested == nil || !*closed.RatingRequested {
 		t.Errorf("close push %+v", closed)
 	}
@@ -217,7 +226,7 @@ func TestWidgetMissedMessagesOnConnect(t *testing.T) {
 	}
 	c := dialWidget(t, a.HTTP.URL, token)
 	for i, id := range ids {
-		p := next(t, c, "missed message", func(p widget.Push) bool { return p.Type == "message" })
+		p := next(t, c, "missed message", func(p pushFrame) bool { return p.Type == "message" })
 		if p.Message.ID != id {
 			t.Errorf("push %d is %s, want %s (in order)", i, p.Message.ID, id)
 		}
@@ -239,7 +248,7 @@ func TestWidgetPushAcrossProcesses(t *testing.T) {
 	// Let the new connection's first check finish before the reply.
 	time.Sleep(200 * time.Millisecond)
 	sent := a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": in["conversation_id"], "text": "from A"}), 201, "").Data()
-	p := next(t, c, "the reply through the other process", func(p widget.Push) bool { return p.Type == "message" })
+	p := next(t, c, "the reply through the other process", func(p pushFrame) bool { return p.Type == "message" })
 	if p.Message.ID != sent["id"] {
 		t.Errorf("pushed %s, sent %s", p.Message.ID, sent["id"])
 	}

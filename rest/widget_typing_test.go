@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket/wsjson"
 	"github.com/msgsvc/msgsvc/rest/resttest"
-	"github.com/msgsvc/msgsvc/widget"
 )
 
 // liveGQL runs a GraphQL operation as the dashboard of ws_main's live data
@@ -46,10 +45,10 @@ func TestWidgetAgentTypingAcrossProcesses(t *testing.T) {
 
 	// Typing is a notice, not stored: the agent's dashboard repeats it while
 	// she types, so the widget gets one once its connection is registered.
-	got := make(chan widget.Push, 1)
+	got := make(chan pushFrame, 1)
 	go func() {
 		for {
-			var p widget.Push
+			var p pushFrame
 			if err := wsjson.Read(t.Context(), c, &p); err != nil {
 				return
 			}
@@ -59,7 +58,7 @@ func TestWidgetAgentTypingAcrossProcesses(t *testing.T) {
 			}
 		}
 	}()
-	var p widget.Push
+	var p pushFrame
 	deadline := time.After(10 * time.Second)
 wait:
 	for {
@@ -182,7 +181,7 @@ func TestWidgetReceiptsMoveForwardOnly(t *testing.T) {
 		return n
 	}
 	c := dialWidget(t, a.HTTP.URL, token)
-	next(t, c, "the reply", func(p widget.Push) bool { return p.Type == "message" && p.Message.ID == id })
+	next(t, c, "the reply", func(p pushFrame) bool { return p.Type == "message" && p.Message.ID == id })
 	waitWidgetStatus(a, id, "delivered")
 	for _, m := range []string{id, in["id"].(string), otherReply["id"].(string), "msg_nope", id} {
 		if err := wsjson.Write(t.Context(), c, map[string]string{"type": "read", "message_id": m}); err != nil {
@@ -198,7 +197,7 @@ func TestWidgetReceiptsMoveForwardOnly(t *testing.T) {
 	c.CloseNow()
 	c2 := dialWidget(t, a.HTTP.URL, token)
 	a.Want(a.Do("POST", "/v1/messages", "live_all", map[string]any{"conversation_id": conv, "text": "marker"}), 201, "")
-	p := next(t, c2, "the marker", func(p widget.Push) bool { return p.Type == "message" })
+	p := next(t, c2, "the marker", func(p pushFrame) bool { return p.Type == "message" })
 	if p.Message.ID == id {
 		t.Errorf("the read reply was pushed again on reconnect")
 	}

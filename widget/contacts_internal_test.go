@@ -39,7 +39,7 @@ func TestHubFindsTheContactOfANewVisitor(t *testing.T) {
 	}
 	f.contacts["vis_new"] = "ct_new"
 	h.check(ctx, Lag, false)
-	if got := drain(s); len(got) != 1 || got[0].Message.ID != "msg_1" {
+	if got := drain(s); len(got) != 1 || got[0].messageID != "msg_1" {
 		t.Errorf("with its contact: pushed %v", got)
 	}
 	if v := h.visitorOf(s); v.ContactID != "ct_new" {

@@ -15,21 +15,19 @@ package widget
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/msgsvc/msgsvc/graph/ai"
-	"github.com/msgsvc/msgsvc/graph/visitor"
 	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/redis/go-redis/v9"
 )
 
-// Visitors is the visitor domain the hub needs; visitor.Service is one.
+// Visitors is the visitor domain the hub needs; cmd/msgsvc hands it the
+// visitor service.
 type Visitors interface {
 	Changed(ctx context.Context, since time.Time) ([]string, error)
 	Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error)
@@ -37,44 +35,22 @@ type Visitors interface {
 	Delivered(ctx context.Context, workspaceID, messageID string) error
 	Read(ctx context.Context, v *repo.Visitor, messageID string) error
 	Contacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error)
-	MessageView(m *repo.Message) *visitor.Message
-}
-
-// DefaultPrefix begins the names of the Redis pub/sub channels; the Redis
-// database number follows it (ChannelPrefix), since pub/sub ignores the
-// database: installations on one Redis server in different databases do
-// not hear each other. Every process of one installation must use the same.
-const DefaultPrefix = "msgsvc:widget:"
-
-// ChannelPrefix is the prefix of the pub/sub channels of an installation
-// whose Redis client is rdb: DefaultPrefix and its database number.
-func ChannelPrefix(rdb *redis.Client) string {
-	if rdb == nil {
-		return DefaultPrefix
-	}
-	return fmt.Sprintf("%sdb%d:", DefaultPrefix, rdb.Options().DB)
+	// MessageView is a stored message as its visitor sees it, pushed as
+	// JSON.
+	MessageView(m *repo.Message) any
 }
 
 // Push is one frame to a widget.
 type Push struct {
-	Type            string           `json:"type"`
-	Message         *visitor.Message `json:"message,omitempty"`
-	ConversationID  string           `json:"conversation_id,omitempty"`
-	Status          string           `json:"status,omitempty"`
-	RatingRequested *bool            `json:"rating_requested,omitempty"`
+	Type            string `json:"type"`
+	Message         any    `json:"message,omitempty"`
+	ConversationID  string `json:"conversation_id,omitempty"`
+	Status          string `json:"status,omitempty"`
+	RatingRequested *bool  `json:"rating_requested,omitempty"`
 
-	// workspaceID is where a pushed message lives (to mark it delivered).
-	workspaceID string
-}
-
-// Typing is a typing notice on the pub/sub channel <prefix>typing: From is
-// "agent" (shown to the visitor) or "visitor" (for the dashboards).
-type Typing struct {
-	From           string `json:"from"`
-	WorkspaceID    string `json:"workspace_id"`
-	ConversationID string `json:"conversation_id,omitempty"`
-	ContactID      string `json:"contact_id"`
-	WebsiteID      string `json:"website_id"`
+	// workspaceID and messageID name a pushed message (to mark it
+	// delivered).
+	workspaceID, messageID string
 }
 
 // sub is one connected widget.
@@ -328,7 +304,7 @@ func (h *Hub) deliverTo(s *sub, pending []*repo.PendingMessage, chats []repo.Cha
 			continue
 		}
 		still[m.ID] = true
-		if !s.pushed[m.ID] && s.offer(Push{Type: "message", Message: h.Visitors.MessageView(&m.Message), workspaceID: m.WorkspaceID}) {
+		if !s.pushed[m.ID] && s.offer(Push{Type: "message", Message: h.Visitors.MessageView(&m.Message), workspaceID: m.WorkspaceID, messageID: m.ID}) {
 			s.pushed[m.ID] = true
 		}
 	}
@@ -346,94 +322,4 @@ func (h *Hub) deliverTo(s *sub, pending []*repo.PendingMessage, chats []repo.Cha
 			s.closed[c.ConversationID] = true
 		}
 	}
-}
-
-// Publish is what the rest of the service tells the hubs through Redis.
-type Publish struct {
-	Redis  *redis.Client
-	Prefix string
-}
-
-func (p Publish) prefix() string {
-	if p.Prefix == "" {
-		return ChannelPrefix(p.Redis)
-	}
-	return p.Prefix
-}
-
-// publishTimeout bounds a wake-up; a lost one costs a widget at most the
-// hubs' periodic check.
-const publishTimeout = 250 * time.Millisecond
-
-// Committed publishes a wake-up after a commit: every hub then checks its
-// widgets. A lost one is caught up by the hubs' periodic check.
-func (p Publish) Committed(ctx context.Context) {
-	if p.Redis == nil {
-		return
-	}
-	// A Waker calls this off the request that committed; a Redis that does
-	// not answer holds its goroutine publishTimeout, no more.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
-	defer cancel()
-	if err := p.Redis.Publish(ctx, p.prefix()+"wake", "1").Err(); err != nil {
-		slog.Warn("widget: publish wake-up; the periodic check will catch up", "err", err)
-	}
-}
-
-// AgentTyping publishes an agent's typing notice: every hub pushes it to
-// the widgets of its visitor.
-func (p Publish) AgentTyping(ctx context.Context, n ai.TypingNotice) error {
-	return p.Typing(ctx, Typing{From: "agent", WorkspaceID: n.WorkspaceID, ConversationID: n.ConversationID,
-		ContactID: n.ContactID, WebsiteID: n.WebsiteID})
-}
-
-// VisitorTyping subscribes to the visitors' typing notices of every serve
-// process; the channel closes when ctx ends.
-func (p Publish) VisitorTyping(ctx context.Context) (<-chan ai.TypingNotice, error) {
-	if p.Redis == nil {
-		return nil, nil
-	}
-	ps := p.Redis.Subscribe(ctx, p.prefix()+"typing")
-	if _, err := ps.Receive(ctx); err != nil { // subscribed before it returns
-		ps.Close()
-		return nil, err
-	}
-	out := make(chan ai.TypingNotice, 16)
-	go func() {
-		defer close(out)
-		defer ps.Close()
-		msgs := ps.Channel()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m, ok := <-msgs:
-				if !ok {
-					return
-				}
-				var t Typing
-				if err := json.Unmarshal([]byte(m.Payload), &t); err != nil || t.From != "visitor" {
-					continue
-				}
-				select {
-				case out <- ai.TypingNotice{WorkspaceID: t.WorkspaceID, ConversationID: t.ConversationID,
-					ContactID: t.ContactID, WebsiteID: t.WebsiteID}:
-				default:
-				}
-			}
-		}
-	}()
-	return out, nil
-}
-
-// Typing publishes a typing notice to every hub (and the dashboards).
-func (p Publish) Typing(ctx context.Context, t Typing) error {
-	if p.Redis == nil {
-		return nil
-	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return err
-	}
-	return p.Redis.Publish(ctx, p.prefix()+"typing", b).Err()
 }

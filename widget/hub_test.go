@@ -51,7 +51,7 @@ func (f *fakeVisitors) Read(context.Context, *repo.Visitor, string) error { retu
 func (f *fakeVisitors) Contacts(context.Context, []string) ([]repo.VisitorContact, error) {
 	return nil, nil
 }
-func (f *fakeVisitors) MessageView(m *repo.Message) *visitor.Message {
+func (f *fakeVisitors) MessageView(m *repo.Message) any {
 	return &visitor.Message{ID: m.ID, ConversationID: m.ConversationID}
 }
 
@@ -81,10 +81,10 @@ func TestHubPushesEachPendingMessageOnceToItsVisitor(t *testing.T) {
 	b := h.register(&repo.Visitor{ID: "vis_b", ContactID: "ct_b", WebsiteID: "web_a"})
 	h.check(ctx, Lag, false) // the widgets just connected are checked in full
 	got := drain(a)
-	if len(got) != 1 || got[0].Message.ID != "msg_1" || got[0].workspaceID != "ws_a" {
+	if len(got) != 1 || got[0].messageID != "msg_1" || got[0].workspaceID != "ws_a" {
 		t.Fatalf("visitor a got %+v", got)
 	}
-	if got := drain(b); len(got) != 1 || got[0].Message.ID != "msg_2" {
+	if got := drain(b); len(got) != 1 || got[0].messageID != "msg_2" {
 		t.Fatalf("visitor b got %+v", got)
 	}
 	// Nothing changed: nobody's messages are asked for.
@@ -106,7 +106,7 @@ func TestHubPushesEachPendingMessageOnceToItsVisitor(t *testing.T) {
 	h.check(ctx, Lag, false)
 	f.pending = saved
 	h.check(ctx, Lag, false)
-	if got := drain(a); len(got) != 1 || got[0].Message.ID != "msg_1" {
+	if got := drain(a); len(got) != 1 || got[0].messageID != "msg_1" {
 		t.Fatalf("after it left pending: %+v", got)
 	}
 	h.unregister(b)
@@ -141,14 +141,14 @@ func TestHubReplyReachesOnlyItsVisitor(t *testing.T) {
 	for c, s := range subs {
 		got := drain(s)
 		if c == "ct_7" {
-			if len(got) != 1 || got[0].Message.ID != "msg_r" {
+			if len(got) != 1 || got[0].messageID != "msg_r" {
 				t.Errorf("the visitor got %+v", got)
 			}
 		} else if len(got) != 0 {
 			t.Errorf("%s got %+v", c, got)
 		}
 	}
-	if got := drain(second); len(got) != 1 || got[0].Message.ID != "msg_r" {
+	if got := drain(second); len(got) != 1 || got[0].messageID != "msg_r" {
 		t.Errorf("the visitor's second widget got %+v", got)
 	}
 }

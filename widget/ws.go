@@ -102,9 +102,9 @@ func (h *Hub) write(ctx context.Context, c *websocket.Conn, p Push) bool {
 		slog.Debug("widget: write; the widget went away", "err", err)
 		return false
 	}
-	if p.Type == "message" && p.Message != nil {
-		if err := h.Visitors.Delivered(context.WithoutCancel(ctx), p.workspaceID, p.Message.ID); err != nil && !isAPIError(err) {
-			slog.Warn("widget: mark delivered", "message_id", p.Message.ID, "err", err)
+	if p.Type == "message" && p.messageID != "" {
+		if err := h.Visitors.Delivered(context.WithoutCancel(ctx), p.workspaceID, p.messageID); err != nil && !isAPIError(err) {
+			slog.Warn("widget: mark delivered", "message_id", p.messageID, "err", err)
 		}
 	}
 	return true

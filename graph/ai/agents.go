@@ -132,9 +132,7 @@ func (r *Service) AgentReply(ctx context.Context, conversationID, agentID, text 
 
 // TypingNotice is an agent typing on a website chat, for the widgets of
 // its visitor.
-type TypingNotice struct {
-	WorkspaceID, ConversationID, ContactID, WebsiteID string
-}
+type TypingNotice = model.TypingNotice
 
 // TypingPublisher passes a typing notice to the widgets of its visitor in
 // every serve process; widget.Publish is one.

@@ -79,8 +79,9 @@ func (r *Service) message(m *repo.Message) *Message {
 	return out
 }
 
-// MessageView is the visitor's view of a stored message (for pushes).
-func (r *Service) MessageView(m *repo.Message) *Message { return r.message(m) }
+// MessageView is the visitor's view of a stored message (a *Message), as
+// the widget hub pushes it: JSON it does not read.
+func (r *Service) MessageView(m *repo.Message) any { return r.message(m) }
 
 // CheckText refuses an empty visitor message or one over MaxText characters.
 func CheckText(text string) error {

@@ -1,4 +1,4 @@
-package jobs
+package coalesce
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type testAnnouncer struct {
 	rounds  int
 }
 
-func newTestAnnouncer() *testAnnouncer {
+func newTestCoalescer() *testAnnouncer {
 	ta := &testAnnouncer{started: make(chan int), release: make(chan bool)}
 	ta.Coalescer = &Coalescer{signal: make(chan struct{}, 1),
 		round: func(context.Context) bool {
@@ -52,8 +52,8 @@ func (ta *testAnnouncer) count() int {
 
 // A commit while a round runs (the round may have read before it) makes
 // another round; any number of commits meanwhile make exactly one.
-func TestAnnouncerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
-	ta := newTestAnnouncer()
+func TestCoalescerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
+	ta := newTestCoalescer()
 	stop := ta.start(t)
 	ta.Wake()
 	if n := <-ta.started; n != 1 {
@@ -75,8 +75,8 @@ func TestAnnouncerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
 
 // A round that asks again (its task was running) is followed by another
 // after the pause, with no new wake.
-func TestAnnouncerRoundAskingAgainRunsAgain(t *testing.T) {
-	ta := newTestAnnouncer()
+func TestCoalescerRoundAskingAgainRunsAgain(t *testing.T) {
+	ta := newTestCoalescer()
 	stop := ta.start(t)
 	ta.Wake()
 	<-ta.started
@@ -93,8 +93,8 @@ func TestAnnouncerRoundAskingAgainRunsAgain(t *testing.T) {
 
 // A round that keeps asking again stops after maxAgain more: the sweeps
 // take over, and the next wake starts afresh.
-func TestAnnouncerAgainIsBounded(t *testing.T) {
-	ta := newTestAnnouncer()
+func TestCoalescerAgainIsBounded(t *testing.T) {
+	ta := newTestCoalescer()
 	stop := ta.start(t)
 	ta.Wake()
 	for range maxAgain + 1 {
@@ -111,8 +111,8 @@ func TestAnnouncerAgainIsBounded(t *testing.T) {
 
 // A wake not yet taken when the loop stops still gets its round, so a
 // graceful stop hands over what the last commits announced.
-func TestAnnouncerStopRunsPendingRound(t *testing.T) {
-	ta := newTestAnnouncer()
+func TestCoalescerStopRunsPendingRound(t *testing.T) {
+	ta := newTestCoalescer()
 	ta.Wake() // before the loop runs: pending at the stop
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -126,17 +126,5 @@ func TestAnnouncerStopRunsPendingRound(t *testing.T) {
 	<-done
 	if n := ta.count(); n != 1 {
 		t.Errorf("%d rounds, want 1", n)
-	}
-}
-
-// Webhook deliveries have a queue of their own that workers take from
-// first, and every worker serves both queues.
-func TestWorkersTakeWebhookDeliveriesFirst(t *testing.T) {
-	cfg := serverConfig(10, "q")
-	if len(cfg.Queues) != 2 || cfg.Queues["q"] < 1 || cfg.Queues[WebhookQueue("q")] <= cfg.Queues["q"] {
-		t.Errorf("queues %v: want q and %s, the latter weighted higher", cfg.Queues, WebhookQueue("q"))
-	}
-	if cfg.StrictPriority {
-		t.Error("strict priority would starve the other tasks while deliveries pile up")
 	}
 }
