@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,6 +34,7 @@ func (c *countingVisitors) count() int {
 
 // redisDB is a client of the tests' Redis server on database db.
 func redisDB(t *testing.T, db int) *redis.Client {
+	repotest.NeedsRedis(t)
 	url := os.Getenv("TEST_REDIS_URL")
 	if url == "" {
 		url = "redis://127.0.0.1:6379/9"

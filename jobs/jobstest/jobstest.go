@@ -17,6 +17,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -37,6 +38,7 @@ func Config() *webhook.Config { return &webhook.Config{AllowInsecure: true} }
 // call StartWorker to process it.
 func New(t testing.TB, cfg *webhook.Config) *World {
 	t.Helper()
+	repotest.NeedsRedis(t)
 	if cfg == nil {
 		cfg = Config()
 	}
