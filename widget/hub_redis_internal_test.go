@@ -2,7 +2,6 @@ package widget
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -35,11 +34,7 @@ func (c *countingVisitors) count() int {
 // redisDB is a client of the tests' Redis server on database db.
 func redisDB(t *testing.T, db int) *redis.Client {
 	repotest.NeedsRedis(t)
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/9"
-	}
-	opt, err := redis.ParseURL(url)
+	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
