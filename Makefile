@@ -80,7 +80,7 @@ bench-widget:
 	MSGSVC_BENCH_WIDGET_SERVE=1 .ci/test-servers go test ./rest -run '^$$' -bench '^BenchmarkWidgetServe$$' -benchtime 200x -timeout 15m
 
 # The scale-out run (docs/performance.md, The scale-out run): one sandbox send
-# load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every
+# load against 1 serve + 1 worker, then 2 serve + 2 worker processes, every
 # webhook checked for signature, duplicates, order and loss. A measurement,
 # so make test skips it. MSGSVC_SCALEOUT_SECONDS (15), _CONNS (16) and
 # _CONVERSATIONS (200) change the load, _ROUNDS (1) repeats it as A B B A …;
