@@ -49,12 +49,12 @@ func conversationPosition(c repo.Conversation) repo.Position {
 }
 
 // List is GET /v1/conversations, newest first.
-func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
+func (s *Service) List(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Cursors.Page("conversations", limit, after)
+	p, err := s.Cursors.Page("conversations", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +69,11 @@ func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, li
 			}
 			f.Channel = c
 		}
-		if s := filter.Status; s != nil {
-			if *s != "open" && *s != "closed" {
+		if status := filter.Status; status != nil {
+			if *status != "open" && *status != "closed" {
 				return nil, apierr.New(apierr.InvalidRequest, "status must be open or closed.")
 			}
-			f.Status = s
+			f.Status = status
 		}
 		if w := filter.WebsiteID; w != nil {
 			if err := a.CheckWebsite(*w); err != nil {
@@ -89,21 +89,21 @@ func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, li
 			f.UpdatedSince = &since
 		}
 	}
-	rows, err := r.Store.Conversations(ctx, a.Scope(), f, p)
+	rows, err := s.Store.Conversations(ctx, a.Scope(), f, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, "conversations", rows, p, conversationPosition)
+	rows, more, next := cursor.Trim(s.Cursors, "conversations", rows, p, conversationPosition)
 	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
 }
 
 // Get is GET /v1/conversations/{id}.
-func (r *Service) Get(ctx context.Context, id string) (*model.Conversation, error) {
+func (s *Service) Get(ctx context.Context, id string) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Store.Conversation(ctx, a.Scope(), id)
+	c, err := s.Store.Conversation(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 	}
@@ -111,26 +111,26 @@ func (r *Service) Get(ctx context.Context, id string) (*model.Conversation, erro
 }
 
 // Messages is GET /v1/conversations/{id}/messages, newest first.
-func (r *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
+func (s *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	list := "messages:" + conversationID
-	p, err := r.Cursors.Page(list, limit, after)
+	p, err := s.Cursors.Page(list, limit, after)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
+	if _, err := s.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
 		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
-	rows, err := r.Store.Messages(ctx, a.Scope(), conversationID, p)
+	rows, err := s.Store.Messages(ctx, a.Scope(), conversationID, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
+	rows, more, next := cursor.Trim(s.Cursors, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
 	items := view.Map(rows, view.Message)
-	r.Files.SignAttachments(items...)
+	s.Files.SignAttachments(items...)
 	return &model.MessagePage{Items: items, HasMore: more, NextCursor: next}, nil
 }
 
@@ -166,16 +166,16 @@ func Processing(ctx context.Context, q Accounts, acc *repo.Account) (bool, error
 }
 
 // Message is GET /v1/messages/{id}: the message with its current status.
-func (r *Service) Message(ctx context.Context, id string) (*model.Message, error) {
+func (s *Service) Message(ctx context.Context, id string) (*model.Message, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.Store.Message(ctx, a.Scope(), id)
+	m, err := s.Store.Message(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.MessageNotFound, "message", id)
 	}
 	out := view.Message(m)
-	r.Files.SignAttachments(out)
+	s.Files.SignAttachments(out)
 	return out, nil
 }

@@ -35,7 +35,7 @@ func cleanTags(tags []string) ([]string, error) {
 
 // Update applies a PATCH: status first, then mode, assignment and
 // tags, and records conversation.updated with what changed.
-func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
+func (s *Service) Update(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -52,10 +52,10 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversa
 			return nil, err
 		}
 	}
-	s := a.Scope()
+	scope := a.Scope()
 	var out *model.Conversation
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.LockConversation(ctx, s, id)
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, scope, id)
 		if err != nil {
 			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
@@ -101,16 +101,16 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversa
 		if len(changed) == 0 {
 			return nil
 		}
-		c.UpdatedAt = r.Clock.Now()
-		if err := q.UpdateConversation(ctx, s, c); err != nil {
+		c.UpdatedAt = s.Clock.Now()
+		if err := q.UpdateConversation(ctx, scope, c); err != nil {
 			return err
 		}
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
+		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return out, nil
 }
 
