@@ -1,7 +1,11 @@
 # make run   - install what is missing, start Postgres and Redis, migrate
 #              (creating the database DATABASE_URL names if missing),
 #              seed a demo workspace and serve on $(MSGSVC_ADDR).
-# make test  - everything CI checks.
+# make test  - everything CI checks. It installs and configures nothing: the
+#              tests use TEST_DATABASE_URL and TEST_REDIS_URL (the local
+#              servers by default) or throwaway servers (.ci/test-servers).
+# make test-unit - the tests that need no Postgres, Redis or browser
+#              (go test -short), in well under a minute.
 # make fuzz  - each Go fuzz target for FUZZTIME (default 10s).
 # make scaleout - the scale-out run (docs/performance.md), not part of test.
 # make bench-widget - the widget sockets on one serve (docs/performance.md).
@@ -21,7 +25,7 @@ export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
 export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
-.PHONY: run test fuzz bench bench-reads bench-widget scaleout services build lint lint-openapi generate check-generated image chart-check
+.PHONY: run test test-unit fuzz bench bench-reads bench-widget scaleout services build lint lint-openapi generate check-generated image chart-check
 
 run: services build
 	./bin/msgsvc migrate
@@ -35,8 +39,13 @@ run: services build
 	@echo
 	./bin/msgsvc run
 
-test: services lint check-generated chart-check
-	go test -race -count=1 ./...
+test: lint check-generated chart-check
+	.ci/test-servers go test -race -count=1 ./...
+
+# The shared test helpers (repotest, the Redis and browser tests) skip in
+# -short mode, saying which server a test needs.
+test-unit:
+	go test -short ./...
 
 # Go native fuzzing (docs/operations.md): each target for FUZZTIME, one
 # worker each (the machine is shared). An input that fails is written to the
@@ -45,40 +54,42 @@ test: services lint check-generated chart-check
 FUZZTIME ?= 10s
 FUZZ_TARGETS := rest:FuzzDecode rest:FuzzQueryParams rest:FuzzRequestBody rest:FuzzQuery \
 	rest:FuzzWidgetBody channels/email:FuzzParse
-fuzz: services
+fuzz:
 	@for pt in $(FUZZ_TARGETS); do \
 		p=$${pt%%:*}; t=$${pt#*:}; \
 		echo "fuzz: $$p $$t for $(FUZZTIME)"; \
-		go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./$$p/ || exit 1; \
+		.ci/test-servers go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./$$p/ || exit 1; \
 	done
 
 # The project's benchmarks (docs/performance.md): sends, reads, webhook
 # delivery and lists at 10k and 1M conversations (BENCH_LIST_ROWS=10000 for a
 # quick run).
-bench: services
-	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
+bench:
+	.ci/test-servers go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 # GET /v1/conversations/{id} beside pgbench -M prepared running the same
 # statement from as many clients (docs/performance.md); prints the ratio.
 # BENCH_READS_CLIENTS (8) and BENCH_READS_SECONDS (5) set the load.
-bench-reads: services
-	go test ./rest -run '^$$' -bench '^BenchmarkReadsVsPgbench$$' -benchtime 1x -timeout 10m
+bench-reads:
+	.ci/test-servers go test ./rest -run '^$$' -bench '^BenchmarkReadsVsPgbench$$' -benchtime 1x -timeout 10m
 
 # As many widget sockets as one serve's open-files limit allows, dialled by
 # child processes, then 200 API replies at 50/s (docs/performance.md, Widget
 # sockets). A measurement, so make test skips it.
-bench-widget: services
-	MSGSVC_BENCH_WIDGET_SERVE=1 go test ./rest -run '^$$' -bench '^BenchmarkWidgetServe$$' -benchtime 200x -timeout 15m
+bench-widget:
+	MSGSVC_BENCH_WIDGET_SERVE=1 .ci/test-servers go test ./rest -run '^$$' -bench '^BenchmarkWidgetServe$$' -benchtime 200x -timeout 15m
 
 # The scale-out run (docs/performance.md, The scale-out run): one sandbox send
-# load against 1 serve + 1 worker, then 2 serve + 3 worker processes, every
+# load against 1 serve + 1 worker, then 2 serve + 2 worker processes, every
 # webhook checked for signature, duplicates, order and loss. A measurement,
 # so make test skips it. MSGSVC_SCALEOUT_SECONDS (15), _CONNS (16) and
 # _CONVERSATIONS (200) change the load, _ROUNDS (1) repeats it as A B B A …;
 # TEST_REDIS_URL picks the Redis database.
-scaleout: services
-	MSGSVC_SCALEOUT=1 go test -count=1 -run '^TestScaleOut$$' -v -timeout 30m ./cmd/msgsvc
+scaleout:
+	MSGSVC_SCALEOUT=1 .ci/test-servers go test -count=1 -run '^TestScaleOut$$' -v -timeout 30m ./cmd/msgsvc
 
+# Installs PostgreSQL and Redis where missing (apt-get, as root or with
+# sudo) and starts them: make run and .ci/run only, never the tests.
 services:
 	@command -v go >/dev/null || { echo "Go 1.26 or newer is needed: https://go.dev/dl/" >&2; exit 1; }
 	@.ci/services
@@ -104,9 +115,13 @@ image:
 chart-check:
 	@.ci/chart-check
 
+# staticcheck, pinned, runs from the Go module proxy, kept out of the
+# project's go.mod, with its default checks and no exception.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
 	go vet ./...
+	go run $(STATICCHECK) ./...
 
 # Redocly's strict rules over rest/openapi.json (needs Node.js; npx fetches
 # the pinned CLI). Decided exceptions: rest/redocly.yaml.

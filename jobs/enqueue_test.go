@@ -9,6 +9,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -53,6 +54,7 @@ func TestCommitNoticesDoNotWaitForRedis(t *testing.T) {
 // TestEnqueueGivenUpByItsCallerDoesNotPause: a caller's cancelled context
 // says nothing about Redis; the next enqueue is tried.
 func TestEnqueueGivenUpByItsCallerDoesNotPause(t *testing.T) {
+	repotest.NeedsRedis(t)
 	t.Parallel()
 	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
 	if err != nil {
@@ -78,6 +80,7 @@ func TestEnqueueGivenUpByItsCallerDoesNotPause(t *testing.T) {
 // dropped when the test ends.
 func redisClient(t *testing.T) (*jobs.Client, asynq.RedisConnOpt) {
 	t.Helper()
+	repotest.NeedsRedis(t)
 	opt, err := asynq.ParseRedisURI(resttest.RedisURL())
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 	"github.com/redis/go-redis/v9"
 )
@@ -30,6 +31,7 @@ func (m *countingMeta) SyncTemplates(_ context.Context, workspaceID, accountID s
 
 func leaseRedis(t *testing.T) *redis.Client {
 	t.Helper()
+	repotest.NeedsRedis(t)
 	opt, err := redis.ParseURL(resttest.RedisURL())
 	if err != nil {
 		t.Fatal(err)

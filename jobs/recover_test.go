@@ -15,9 +15,12 @@ func TestRecover(t *testing.T) {
 	calls := 0
 	h := jobs.Recover(asynq.HandlerFunc(func(_ context.Context, t *asynq.Task) error {
 		calls++
-		if string(t.Payload()) == "boom" {
-			var m map[string]int
-			m["x"] = 1 // assignment to a nil map panics
+		switch string(t.Payload()) {
+		case "boom":
+			panic("boom")
+		case "index":
+			var s []int
+			_ = s[len(t.Payload())] // a runtime error: index out of range
 		}
 		return nil
 	}))
@@ -25,7 +28,8 @@ func TestRecover(t *testing.T) {
 		payload string
 		wantErr string
 	}{
-		{"boom", "webhook:deliver: panic: assignment to entry in nil map"},
+		{"boom", "webhook:deliver: panic: boom"},
+		{"index", "webhook:deliver: panic: runtime error: index out of range [5] with length 0"},
 		{"fine", ""},
 	}
 	for _, tt := range tests {
@@ -40,7 +44,7 @@ func TestRecover(t *testing.T) {
 			}
 		})
 	}
-	if got, want := calls, 2; got != want {
+	if got, want := calls, 3; got != want {
 		t.Errorf("calls = %d, want %d", got, want)
 	}
 }

@@ -1,6 +1,3 @@
-// Package repo is the Postgres storage of msgsvc: sqlx over lib/pq, raw SQL,
-// one file per aggregate. Every query over customer data is scoped by
-// workspace and mode, so no caller can forget it.
 package repo
 
 import (
@@ -20,8 +17,9 @@ import (
 // ErrNotFound is returned when a row does not exist in the caller's scope.
 var ErrNotFound = errors.New("not found")
 
-// ConflictError is a unique violation, naming the constraint that refused it.
-type ConflictError struct{ Constraint string }
+// ConflictError is a unique violation, naming the constraint that refused it
+// and its table.
+type ConflictError struct{ Constraint, Table string }
 
 func (e *ConflictError) Error() string { return "conflict on " + e.Constraint }
 
@@ -39,7 +37,7 @@ func translate(err error) error {
 	}
 	switch {
 	case pqErr.Code == "23505":
-		return &ConflictError{Constraint: pqErr.Constraint}
+		return &ConflictError{Constraint: pqErr.Constraint, Table: pqErr.Table}
 	case readOnly(pqErr):
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	case schemaMissing(pqErr):

@@ -2,9 +2,12 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lib/pq"
 )
 
 // Held writes. Inside a transaction, a write whose caller needs no answer
@@ -16,7 +19,8 @@ import (
 //
 // A statement that runs in the same transaction always sees what was held
 // before it, because it sends them first; only the error of a held write
-// comes later, from that statement or from the commit. What the CTEs of one
+// comes later, from that statement or from the commit, naming the write's
+// statement (heldError). What the CTEs of one
 // statement cannot do is see each other's changes, or change one row twice:
 // so only INSERTs of new rows and UPDATEs by primary key are held, and a
 // statement already held is sent before the same statement is held again.
@@ -55,7 +59,9 @@ func (q Queries) execHeld(ctx context.Context, query string, rows func(int64) er
 }
 
 // flush sends the held writes: one alone as it is, several as one statement
-// that answers each one's row count.
+// that answers each one's row count. Their error comes from a later
+// statement or the commit, so it names the held write that failed
+// (heldError).
 func (q Queries) flush(ctx context.Context) error {
 	if q.held == nil || len(q.held.w) == 0 {
 		return nil
@@ -67,7 +73,7 @@ func (q Queries) flush(ctx context.Context) error {
 		if err == nil && w[0].rows != nil {
 			err = w[0].rows(n)
 		}
-		return err
+		return failed(w, err)
 	}
 	query, args := combine(w)
 	counts := make([]int64, len(w))
@@ -76,17 +82,85 @@ func (q Queries) flush(ctx context.Context) error {
 		dest[i] = &counts[i]
 	}
 	if err := q.scanRow(ctx, dest, query, args...); err != nil {
-		return err
+		return failed(w, err)
 	}
 	for i, h := range w {
 		if h.rows == nil {
 			continue
 		}
 		if err := h.rows(counts[i]); err != nil {
-			return err
+			return failed(w[i:i+1], err)
 		}
 	}
 	return nil
+}
+
+// heldError is the error of a held write, naming its statement by verb and
+// table ("INSERT INTO messages"), or the statements sent together when
+// Postgres does not say which of them failed. It unwraps to the error
+// itself (ErrNotFound, a *ConflictError, a *pq.Error …).
+type heldError struct {
+	statements []string
+	err        error
+}
+
+func (e *heldError) Error() string {
+	if len(e.statements) == 1 {
+		return "held write " + e.statements[0] + ": " + e.err.Error()
+	}
+	return "one of the held writes " + strings.Join(e.statements, ", ") + ": " + e.err.Error()
+}
+
+func (e *heldError) Unwrap() error { return e.err }
+
+// failed is err (nil stays nil) naming the held writes of w it came from:
+// those on the table Postgres names in the error, when it names one of
+// theirs, or else all of w.
+func failed(w []held, err error) error {
+	if err == nil {
+		return nil
+	}
+	var names, onTable []string
+	table := errorTable(err)
+	for _, h := range w {
+		name := statementName(h.query)
+		names = append(names, name)
+		if table != "" && strings.HasSuffix(name, " "+table) {
+			onTable = append(onTable, name)
+		}
+	}
+	if len(onTable) > 0 {
+		names = onTable
+	}
+	return &heldError{statements: names, err: err}
+}
+
+// errorTable is the table Postgres names in err, or "".
+func errorTable(err error) string {
+	var conflict *ConflictError
+	if errors.As(err, &conflict) {
+		return conflict.Table
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		return pqErr.Table
+	}
+	return ""
+}
+
+// heldVerb reads a held statement's verb and table.
+var heldVerb = regexp.MustCompile(`^\s*(INSERT INTO|UPDATE)\s+(\w+)`)
+
+// statementName is a held statement's verb and table, or its start.
+func statementName(query string) string {
+	if m := heldVerb.FindStringSubmatch(query); m != nil {
+		return m[1] + " " + m[2]
+	}
+	name := strings.Join(strings.Fields(query), " ")
+	if len(name) > 40 {
+		name = name[:40] + "…"
+	}
+	return name
 }
 
 // parameter is a positional parameter in a statement's text. Held

@@ -89,7 +89,7 @@ func TestHeldWritesAreSeenByTheNextStatement(t *testing.T) {
 }
 
 // TestHeldWriteFailureRollsBack: a held write that fails fails the
-// transaction at its commit, with its own error, and nothing of the
+// transaction at its commit, with its own error naming its statement, and nothing of the
 // transaction is stored. Saving a conversation that is not there is
 // ErrNotFound, as it was when the write ran at once.
 func TestHeldWriteFailureRollsBack(t *testing.T) {
@@ -99,6 +99,9 @@ func TestHeldWriteFailureRollsBack(t *testing.T) {
 	})
 	if !errors.Is(err, repo.ErrNotFound) {
 		t.Errorf("commit of a save of a missing conversation: %v, want ErrNotFound", err)
+	}
+	if want := "held write UPDATE conversations: not found"; err == nil || err.Error() != want {
+		t.Errorf("commit of a save of a missing conversation: %v, want %q", err, want)
 	}
 	if n := count(t, store, `SELECT count(*) FROM messages WHERE id = 'msg_lost'`) +
 		count(t, store, `SELECT count(*) FROM events WHERE id = 'evt_lost'`); n != 0 {
@@ -117,6 +120,11 @@ func TestHeldWriteFailureRollsBack(t *testing.T) {
 	var conflict *repo.ConflictError
 	if !errors.As(err, &conflict) {
 		t.Errorf("commit of a duplicate message id: %v, want a ConflictError", err)
+	}
+	// Postgres names the table the violation is in, and so the write of the
+	// three sent together that failed.
+	if want := "held write INSERT INTO messages: conflict on messages_pkey"; err == nil || err.Error() != want {
+		t.Errorf("commit of a duplicate message id: %v, want %q", err, want)
 	}
 }
 

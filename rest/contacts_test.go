@@ -64,27 +64,12 @@ func TestContactsLifecycle(t *testing.T) {
 	}
 }
 
+// The HTTP mapping of a refused contact; the contact's rules are tested in
+// graph/contact.
 func TestContactValidation(t *testing.T) {
 	t.Parallel()
 	api := resttest.New(t)
-	cases := []struct {
-		body   map[string]any
-		status int
-		code   string
-	}{
-		{map[string]any{"name": "No way to reach"}, 400, "invalid_request"},
-		{map[string]any{"phone": "5550104477"}, 400, "invalid_phone"},
-		{map[string]any{"phone": "+1"}, 400, "invalid_phone"},
-		{map[string]any{"email": "not-an-address"}, 400, "invalid_email"},
-		{map[string]any{"email": "Name <a@b.test>"}, 400, "invalid_email"},
-		{map[string]any{"email": "x@y.test", "phone": "+44 20 7946 0958"}, 201, ""},
-	}
-	for _, c := range cases {
-		r := api.Do("POST", "/v1/contacts", "test_all", c.body)
-		if r.Status != c.status || r.Code() != c.code {
-			t.Errorf("%v: got %d %q, want %d %q", c.body, r.Status, r.Code(), c.status, c.code)
-		}
-	}
+	api.Want(api.Do("POST", "/v1/contacts", "test_all", map[string]any{"phone": "5550104477"}), 400, "invalid_phone")
 }
 
 func TestContactsNeedAllWebsites(t *testing.T) {

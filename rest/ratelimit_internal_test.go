@@ -87,6 +87,7 @@ func TestLocalLimiterForgetsSpentKeys(t *testing.T) {
 // Redis is tried again at most once per redisProbeEvery, and a decision
 // Redis makes again ends the outage.
 func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
+	repotest.NeedsRedis(t)
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer dead.Close()
 	l := NewRedisLimiter(dead)
@@ -151,6 +152,7 @@ func TestRedisLimiterFallsBackWhileRedisIsDown(t *testing.T) {
 // decided in one script with redis_rate's GCRA, and a request either window
 // refuses spends from neither.
 func TestRedisLimiterOneScript(t *testing.T) {
+	repotest.NeedsRedis(t)
 	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)

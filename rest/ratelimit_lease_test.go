@@ -94,6 +94,7 @@ func TestLeaseAnswersAsIfUnusedWereNotTaken(t *testing.T) {
 // refused exactly where one-at-a-time decisions refuse it; keys with the
 // usual limits make one decision per request.
 func TestRedisLimiterLeases(t *testing.T) {
+	repotest.NeedsRedis(t)
 	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func BenchmarkWidgetReply(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	url := "ws" + strings.TrimPrefix(a.HTTP.URL, "http") + "/widget/v1/ws?token="
-	failed, firstErr, hold := holdSockets(ctx, url, 0, sockets, func(i int, f socketFrame) { got[i] <- f })
+	failed, hold, firstErr := holdSockets(ctx, url, 0, sockets, func(i int, f socketFrame) { got[i] <- f })
 	b.Cleanup(func() { cancel(); hold() })
 	if failed > 0 {
 		b.Fatalf("%d sockets failed: %v", failed, firstErr)

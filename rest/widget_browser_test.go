@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/lib/pq"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -34,6 +35,7 @@ const shadow = `document.querySelector("#msgsvc-widget").shadowRoot`
 // text), is marked read, and survives a reload. A screenshot of the open
 // widget is kept in testdata/artifacts (ignored by git).
 func TestWidgetInChromium(t *testing.T) {
+	repotest.SkipShort(t, "a browser (Chromium)")
 	browser := chromiumPath()
 	if browser == "" {
 		t.Skip("no Chromium installed (apt-get install chromium); the widget's browser test needs it")

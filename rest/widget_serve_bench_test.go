@@ -448,7 +448,7 @@ func TestWidgetSocketClient(t *testing.T) {
 		fmt.Fprintf(out, format+"\n", args...)
 		out.Flush()
 	}
-	failed, firstErr, hold := holdSockets(ctx, params[0], first, n, func(i int, f socketFrame) {
+	failed, hold, firstErr := holdSockets(ctx, params[0], first, n, func(i int, f socketFrame) {
 		say("push %d %s %d", i, f.id, f.at)
 	})
 	if failed > 0 {
@@ -463,8 +463,8 @@ func TestWidgetSocketClient(t *testing.T) {
 // vt_wb<i+1> on url, 16 at a time) from 127.0.0.1-8 in turn, so the
 // ephemeral ports do not run short, and hands every message pushed to
 // push until ctx ends; it returns once all are dialled, with how many
-// failed and the first error. wait waits for the readers after ctx ends.
-func holdSockets(ctx context.Context, url string, first, n int, push func(i int, f socketFrame)) (failed int, firstErr error, wait func()) {
+// failed, a wait for the readers after ctx ends, and the first error.
+func holdSockets(ctx context.Context, url string, first, n int, push func(i int, f socketFrame)) (failed int, wait func(), firstErr error) {
 	var clients [8]*http.Client
 	for k := range clients {
 		src := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+k))}
@@ -508,7 +508,7 @@ func holdSockets(ctx context.Context, url string, first, n int, push func(i int,
 	}
 	close(dial)
 	dialers.Wait()
-	return failed, firstErr, readers.Wait
+	return failed, readers.Wait, firstErr
 }
 
 // replyAtFifty sends API replies (one per b.Loop) at 50/s to visitors in a scattered

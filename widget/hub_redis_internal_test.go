@@ -2,12 +2,12 @@ package widget
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,11 +33,8 @@ func (c *countingVisitors) count() int {
 
 // redisDB is a client of the tests' Redis server on database db.
 func redisDB(t *testing.T, db int) *redis.Client {
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/9"
-	}
-	opt, err := redis.ParseURL(url)
+	repotest.NeedsRedis(t)
+	opt, err := redis.ParseURL(repotest.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,9 @@ func TestDataTimeoutClosesATrickler(t *testing.T) {
 	if got := c.reply(t); !strings.HasPrefix(got, "421 4.4.2") {
 		t.Fatalf("a trickler: %s; want 421 4.4.2", got)
 	}
-	if got := c.reply(t); got != "error: EOF" {
+	// The client is still writing when the server closes, so the close may
+	// arrive as a reset rather than an end of stream.
+	if got := c.reply(t); got != "error: EOF" && !strings.Contains(got, "connection reset by peer") {
 		t.Fatalf("after the 421: %q; want the connection closed", got)
 	}
 	if in.n != 0 {
@@ -208,7 +210,9 @@ func TestSessionsPerAddress(t *testing.T) {
 	if got := c.reply(t); !strings.HasPrefix(got, "421 4.7.0") {
 		t.Fatalf("a third connection: %s; want 421 4.7.0", got)
 	}
-	if got := c.reply(t); got != "error: EOF" {
+	// The client is still writing when the server closes, so the close may
+	// arrive as a reset rather than an end of stream.
+	if got := c.reply(t); got != "error: EOF" && !strings.Contains(got, "connection reset by peer") {
 		t.Fatalf("after the 421: %q; want the connection closed", got)
 	}
 	if got := dialFrom(t, "127.0.0.7", addr).reply(t); !strings.HasPrefix(got, "220") {

@@ -15,6 +15,7 @@ import (
 // DATABASE_URL names (a name that needs quoting), migrates it, and a second
 // run leaves it as it is.
 func TestMigrateCreatesTheDatabase(t *testing.T) {
+	repotest.NeedsPostgres(t)
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	name := repotest.Prefix() + "_Create-" + hex.EncodeToString(b)

@@ -42,6 +42,7 @@ type installation struct {
 // to or overrides the variables every process gets.
 func newInstallation(t *testing.T, env map[string]string) *installation {
 	t.Helper()
+	repotest.NeedsPostgres(t) // before the build, which -short skips too
 	bin := filepath.Join(t.TempDir(), "msgsvc")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -35,7 +35,7 @@ const maxReplyChars = 10000
 
 // Queue lists the caller's conversations waiting for a person, longest
 // waiting first (limit 1-100, default 50).
-func (r *Service) Queue(ctx context.Context, limit *int) ([]*model.Conversation, error) {
+func (s *Service) Queue(ctx context.Context, limit *int) ([]*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func (r *Service) Queue(ctx context.Context, limit *int) ([]*model.Conversation,
 		}
 		n = *limit
 	}
-	rows, err := r.Store.HumanQueue(ctx, a.Scope(), n)
+	rows, err := s.Store.HumanQueue(ctx, a.Scope(), n)
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +55,12 @@ func (r *Service) Queue(ctx context.Context, limit *int) ([]*model.Conversation,
 }
 
 // Agents lists the workspace's agents with their load.
-func (r *Service) Agents(ctx context.Context) ([]*model.Agent, error) {
+func (s *Service) Agents(ctx context.Context) ([]*model.Agent, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	loads, err := r.Store.AgentLoads(ctx, a.WorkspaceID)
+	loads, err := s.Store.AgentLoads(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -77,20 +77,20 @@ func agentView(l repo.AgentLoad) *model.Agent {
 
 // SetAgentActive switches an agent on or off; one made active takes
 // waiting conversations at once.
-func (r *Service) SetAgentActive(ctx context.Context, id string, active bool) (*model.Agent, error) {
+func (s *Service) SetAgentActive(ctx context.Context, id string, active bool) (*model.Agent, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Store.SetAgentActive(ctx, a.WorkspaceID, id, active); err != nil {
+	if err := s.Store.SetAgentActive(ctx, a.WorkspaceID, id, active); err != nil {
 		return nil, view.NotFound(err, apierr.AgentNotFound, "agent", id)
 	}
 	if active {
-		if err := r.Route(ctx, a.WorkspaceID); err != nil {
+		if err := s.Route(ctx, a.WorkspaceID); err != nil {
 			return nil, err
 		}
 	}
-	loads, err := r.Store.AgentLoads(ctx, a.WorkspaceID)
+	loads, err := s.Store.AgentLoads(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (r *Service) SetAgentActive(ctx context.Context, id string, active bool) (*
 // AgentReply sends an agent's reply: the conversation becomes hers (mode
 // human, assigned to her when nobody has it) before the message goes
 // through the send pipeline with sender agent.
-func (r *Service) AgentReply(ctx context.Context, conversationID, agentID, text string) (*model.Message, error) {
+func (s *Service) AgentReply(ctx context.Context, conversationID, agentID, text string) (*model.Message, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -116,18 +116,18 @@ func (r *Service) AgentReply(ctx context.Context, conversationID, agentID, text 
 	if len([]rune(text)) > maxReplyChars {
 		return nil, apierr.New(apierr.InvalidRequest, "An agent's reply is at most %d characters.", maxReplyChars)
 	}
-	agent, err := r.Store.Agent(ctx, a.WorkspaceID, agentID)
+	agent, err := s.Store.Agent(ctx, a.WorkspaceID, agentID)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return nil, err
 	}
 	if err != nil || !agent.Active {
 		return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
 	}
-	s := a.Scope()
-	if err := r.takeOver(ctx, s, conversationID, agentID); err != nil {
+	scope := a.Scope()
+	if err := s.takeOver(ctx, scope, conversationID, agentID); err != nil {
 		return nil, err
 	}
-	return r.Sends.Reply(ctx, s, conversationID, text, send.Sender{Type: "agent", Name: &agent.Name})
+	return s.Sends.Reply(ctx, scope, conversationID, text, send.Sender{Type: "agent", Name: &agent.Name})
 }
 
 // TypingNotice is an agent typing on a website chat, for the widgets of
@@ -143,19 +143,19 @@ type TypingPublisher interface {
 // AgentTyping tells the visitor of an open live website chat that an
 // active agent is typing; it reports whether a notice went
 // out: a sandbox chat has no widget to tell.
-func (r *Service) AgentTyping(ctx context.Context, conversationID, agentID string) (bool, error) {
+func (s *Service) AgentTyping(ctx context.Context, conversationID, agentID string) (bool, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return false, err
 	}
-	agent, err := r.Store.Agent(ctx, a.WorkspaceID, agentID)
+	agent, err := s.Store.Agent(ctx, a.WorkspaceID, agentID)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return false, err
 	}
 	if err != nil || !agent.Active {
 		return false, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
 	}
-	c, err := r.Store.Conversation(ctx, a.Scope(), conversationID)
+	c, err := s.Store.Conversation(ctx, a.Scope(), conversationID)
 	if err != nil {
 		return false, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
@@ -165,19 +165,19 @@ func (r *Service) AgentTyping(ctx context.Context, conversationID, agentID strin
 	if c.Status != "open" {
 		return false, apierr.New(apierr.ConversationClosed, "Website chat %s is closed.", conversationID)
 	}
-	if !a.Livemode || r.Typing == nil || c.ContactID == nil {
+	if !a.Livemode || s.Typing == nil || c.ContactID == nil {
 		return false, nil
 	}
-	err = r.Typing.AgentTyping(ctx, TypingNotice{WorkspaceID: c.WorkspaceID, ConversationID: c.ID,
+	err = s.Typing.AgentTyping(ctx, TypingNotice{WorkspaceID: c.WorkspaceID, ConversationID: c.ID,
 		ContactID: *c.ContactID, WebsiteID: c.WebsiteID})
 	return err == nil, err
 }
 
 // takeOver sets mode human and, when nobody has the conversation, assigns
 // it to the agent, recording conversation.updated with what changed.
-func (r *Service) takeOver(ctx context.Context, s repo.Scope, id, agentID string) error {
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.LockConversation(ctx, s, id)
+func (s *Service) takeOver(ctx context.Context, scope repo.Scope, id, agentID string) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, scope, id)
 		if err != nil {
 			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
@@ -196,30 +196,30 @@ func (r *Service) takeOver(ctx context.Context, s repo.Scope, id, agentID string
 		if len(changed) == 0 {
 			return nil
 		}
-		c.UpdatedAt = r.Clock.Now()
-		if err := q.UpdateConversation(ctx, s, c); err != nil {
+		c.UpdatedAt = s.Clock.Now()
+		if err := q.UpdateConversation(ctx, scope, c); err != nil {
 			return err
 		}
 		out := view.Conversation(c)
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
+		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
 	})
 	if err == nil {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return err
 }
 
 // SetIntegrationReplies pauses (false) or resumes (true) API sends on a
 // conversation; while paused they answer 409 integration_paused.
-func (r *Service) SetIntegrationReplies(ctx context.Context, id string, on bool) (*model.Conversation, error) {
+func (s *Service) SetIntegrationReplies(ctx context.Context, id string, on bool) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := a.Scope()
+	scope := a.Scope()
 	var out *model.Conversation
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.LockConversation(ctx, s, id)
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, scope, id)
 		if err != nil {
 			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
@@ -227,17 +227,17 @@ func (r *Service) SetIntegrationReplies(ctx context.Context, id string, on bool)
 			out = view.Conversation(c)
 			return nil
 		}
-		c.IntegrationReplies, c.UpdatedAt = on, r.Clock.Now()
-		if err := q.UpdateConversation(ctx, s, c); err != nil {
+		c.IntegrationReplies, c.UpdatedAt = on, s.Clock.Now()
+		if err := q.UpdateConversation(ctx, scope, c); err != nil {
 			return err
 		}
 		out = view.Conversation(c)
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out,
+		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, out,
 			event.ConversationUpdate{Conversation: out, Changed: []string{"integration_replies"}})
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return out, nil
 }

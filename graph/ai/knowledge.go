@@ -20,12 +20,12 @@ const (
 )
 
 // KnowledgeEntries lists the workspace's entries, oldest first.
-func (r *Service) KnowledgeEntries(ctx context.Context) ([]*model.KnowledgeEntry, error) {
+func (s *Service) KnowledgeEntries(ctx context.Context) ([]*model.KnowledgeEntry, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Knowledge(ctx, a.WorkspaceID)
+	rows, err := s.Store.Knowledge(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func checkEntry(in model.KnowledgeEntryInput) (question, answer string, err erro
 }
 
 // CreateKnowledgeEntry adds an entry (at most 1,000 per workspace).
-func (r *Service) CreateKnowledgeEntry(ctx context.Context, in model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
+func (s *Service) CreateKnowledgeEntry(ctx context.Context, in model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -60,24 +60,24 @@ func (r *Service) CreateKnowledgeEntry(ctx context.Context, in model.KnowledgeEn
 	if err != nil {
 		return nil, err
 	}
-	existing, err := r.Store.Knowledge(ctx, a.WorkspaceID)
+	existing, err := s.Store.Knowledge(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
 	if len(existing) >= maxKnowledgeEntries {
 		return nil, apierr.New(apierr.InvalidRequest, "A workspace keeps at most %d knowledge entries.", maxKnowledgeEntries)
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	e := &repo.KnowledgeEntry{ID: repo.NewID("kb_", now), WorkspaceID: a.WorkspaceID, Question: question,
 		Answer: answer, CreatedAt: now, UpdatedAt: now}
-	if err := r.Store.UpsertKnowledgeEntry(ctx, e); err != nil {
+	if err := s.Store.UpsertKnowledgeEntry(ctx, e); err != nil {
 		return nil, err
 	}
 	return knowledgeView(e), nil
 }
 
 // UpdateKnowledgeEntry replaces an entry's question and answer.
-func (r *Service) UpdateKnowledgeEntry(ctx context.Context, id string, in model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
+func (s *Service) UpdateKnowledgeEntry(ctx context.Context, id string, in model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -86,40 +86,40 @@ func (r *Service) UpdateKnowledgeEntry(ctx context.Context, id string, in model.
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Store.KnowledgeEntry(ctx, a.WorkspaceID, id)
+	e, err := s.Store.KnowledgeEntry(ctx, a.WorkspaceID, id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.KnowledgeEntryNotFound, "knowledge entry", id)
 	}
-	e.Question, e.Answer, e.UpdatedAt = question, answer, r.Clock.Now()
-	if err := r.Store.UpsertKnowledgeEntry(ctx, e); err != nil {
+	e.Question, e.Answer, e.UpdatedAt = question, answer, s.Clock.Now()
+	if err := s.Store.UpsertKnowledgeEntry(ctx, e); err != nil {
 		return nil, err
 	}
 	return knowledgeView(e), nil
 }
 
 // DeleteKnowledgeEntry deletes an entry.
-func (r *Service) DeleteKnowledgeEntry(ctx context.Context, id string) (*model.Deleted, error) {
+func (s *Service) DeleteKnowledgeEntry(ctx context.Context, id string) (*model.Deleted, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Store.DeleteKnowledgeEntry(ctx, a.WorkspaceID, id); err != nil {
+	if err := s.Store.DeleteKnowledgeEntry(ctx, a.WorkspaceID, id); err != nil {
 		return nil, view.NotFound(err, apierr.KnowledgeEntryNotFound, "knowledge entry", id)
 	}
 	return &model.Deleted{ID: id, Object: "knowledge_entry", Deleted: true}, nil
 }
 
 // Instructions returns the workspace's instructions for the LLM.
-func (r *Service) Instructions(ctx context.Context) (string, error) {
+func (s *Service) Instructions(ctx context.Context) (string, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return "", err
 	}
-	return r.Store.AIInstructions(ctx, a.WorkspaceID)
+	return s.Store.AIInstructions(ctx, a.WorkspaceID)
 }
 
 // SetInstructions stores the workspace's instructions for the LLM.
-func (r *Service) SetInstructions(ctx context.Context, text string) (string, error) {
+func (s *Service) SetInstructions(ctx context.Context, text string) (string, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return "", err
@@ -127,7 +127,7 @@ func (r *Service) SetInstructions(ctx context.Context, text string) (string, err
 	if len([]rune(text)) > maxInstructionsStore {
 		return "", apierr.New(apierr.InvalidRequest, "instructions are at most %d characters.", maxInstructionsStore)
 	}
-	if err := r.Store.SetAIInstructions(ctx, a.WorkspaceID, text); err != nil {
+	if err := s.Store.SetAIInstructions(ctx, a.WorkspaceID, text); err != nil {
 		return "", err
 	}
 	return text, nil

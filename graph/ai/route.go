@@ -18,9 +18,9 @@ const routeBatch = 200
 // counted together); with nobody free they wait. Passes of one
 // workspace run one at a time (a transaction-scoped lock), so no agent goes
 // over max_open and no conversation is assigned twice, however many run.
-func (r *Service) Route(ctx context.Context, workspaceID string) error {
+func (s *Service) Route(ctx context.Context, workspaceID string) error {
 	assigned := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		assigned = false
 		if err := q.LockRouting(ctx, workspaceID); err != nil {
 			return err
@@ -38,7 +38,7 @@ func (r *Service) Route(ctx context.Context, workspaceID string) error {
 			if agent == nil {
 				return nil
 			}
-			ok, err := r.assign(ctx, q, w, agent.ID)
+			ok, err := s.assign(ctx, q, w, agent.ID)
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ func (r *Service) Route(ctx context.Context, workspaceID string) error {
 		return nil
 	})
 	if err == nil && assigned {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return err
 }
@@ -73,20 +73,20 @@ func pickAgent(loads []repo.AgentLoad) *repo.AgentLoad {
 
 // assign gives a waiting conversation to an agent and records
 // conversation.updated; ok is false when it stopped waiting meanwhile.
-func (r *Service) assign(ctx context.Context, q repo.Queries, w repo.Scoped, agentID string) (ok bool, err error) {
-	s := repo.Scope{WorkspaceID: w.WorkspaceID, Livemode: w.Livemode}
-	c, err := q.LockConversation(ctx, s, w.ID)
+func (s *Service) assign(ctx context.Context, q repo.Queries, w repo.Scoped, agentID string) (ok bool, err error) {
+	scope := repo.Scope{WorkspaceID: w.WorkspaceID, Livemode: w.Livemode}
+	c, err := q.LockConversation(ctx, scope, w.ID)
 	if err != nil {
 		return false, err
 	}
 	if c.Status != "open" || c.Mode != "queued_for_human" || c.AssignedAgentID != nil {
 		return false, nil
 	}
-	c.AssignedAgentID, c.UpdatedAt = &agentID, r.Clock.Now()
-	if err := q.UpdateConversation(ctx, s, c); err != nil {
+	c.AssignedAgentID, c.UpdatedAt = &agentID, s.Clock.Now()
+	if err := q.UpdateConversation(ctx, scope, c); err != nil {
 		return false, err
 	}
 	out := view.Conversation(c)
-	return true, r.Events.Record(ctx, q, s, event.ConversationUpdated, out,
+	return true, s.Events.Record(ctx, q, scope, event.ConversationUpdated, out,
 		event.ConversationUpdate{Conversation: out, Changed: []string{"assigned_agent_id"}})
 }

@@ -17,12 +17,12 @@ const pollEvery = 200 * time.Millisecond
 // ConversationEvents streams the caller's conversation.* and message.*
 // events recorded from now on, oldest first, until ctx ends; conversationID
 // ("" for all) narrows them to one conversation.
-func (r *Service) ConversationEvents(ctx context.Context, conversationID string) (<-chan *model.Event, error) {
+func (s *Service) ConversationEvents(ctx context.Context, conversationID string) (<-chan *model.Event, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	after, err := r.Store.LastEventSeq(ctx)
+	after, err := s.Store.LastEventSeq(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (r *Service) ConversationEvents(ctx context.Context, conversationID string)
 				return
 			case <-t.C:
 			}
-			rows, err := r.Store.ConversationEventsAfter(ctx, a.WorkspaceID, a.Livemode, conversationID, after, 100)
+			rows, err := s.Store.ConversationEventsAfter(ctx, a.WorkspaceID, a.Livemode, conversationID, after, 100)
 			if err != nil {
 				if ctx.Err() == nil {
 					slog.Warn("ai: conversation events", "err", err)
@@ -71,14 +71,14 @@ type TypingFeed interface {
 // VisitorTyping streams the typing notices of the caller's website
 // visitors (live data only: sandbox chats have no widget) until ctx ends;
 // conversationID ("" for all) narrows them to one chat.
-func (r *Service) VisitorTyping(ctx context.Context, conversationID string) (<-chan *model.VisitorTyping, error) {
+func (s *Service) VisitorTyping(ctx context.Context, conversationID string) (<-chan *model.VisitorTyping, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var in <-chan TypingNotice
-	if a.Livemode && r.Visitors != nil {
-		if in, err = r.Visitors.VisitorTyping(ctx); err != nil {
+	if a.Livemode && s.Visitors != nil {
+		if in, err = s.Visitors.VisitorTyping(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -98,7 +98,7 @@ func (r *Service) VisitorTyping(ctx context.Context, conversationID string) (<-c
 				}
 				select {
 				case out <- &model.VisitorTyping{ConversationID: n.ConversationID, ContactID: n.ContactID,
-					WebsiteID: n.WebsiteID, At: model.NewTimestamp(r.Clock.Now())}:
+					WebsiteID: n.WebsiteID, At: model.NewTimestamp(s.Clock.Now())}:
 				default: // a dashboard too slow for typing misses some
 				}
 			}

@@ -69,13 +69,13 @@ type Service struct {
 // worker at a time holds the conversation; another finding it held leaves,
 // and the holder looks again after letting go, so nothing committed before
 // that is left behind.
-func (r *Service) Answer(ctx context.Context, conversationID string) error {
+func (s *Service) Answer(ctx context.Context, conversationID string) error {
 	for {
-		ran, err := r.Store.WithLock(ctx, "ai:"+conversationID, func() error { return r.drain(ctx, conversationID) })
+		ran, err := s.Store.WithLock(ctx, "ai:"+conversationID, func() error { return s.drain(ctx, conversationID) })
 		if err != nil || !ran {
 			return err
 		}
-		if _, err := r.Store.NextAIWork(ctx, conversationID); errors.Is(err, repo.ErrNotFound) {
+		if _, err := s.Store.NextAIWork(ctx, conversationID); errors.Is(err, repo.ErrNotFound) {
 			return nil
 		} else if err != nil {
 			return err
@@ -83,20 +83,20 @@ func (r *Service) Answer(ctx context.Context, conversationID string) error {
 	}
 }
 
-func (r *Service) drain(ctx context.Context, conversationID string) error {
+func (s *Service) drain(ctx context.Context, conversationID string) error {
 	for {
-		w, err := r.Store.NextAIWork(ctx, conversationID)
+		w, err := s.Store.NextAIWork(ctx, conversationID)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		outcome, err := r.answerOne(ctx, w)
+		outcome, err := s.answerOne(ctx, w)
 		if err != nil {
 			return fmt.Errorf("ai: answer %s: %w", w.MessageID, err)
 		}
-		if err := r.Store.FinishAIWork(ctx, w.MessageID, outcome, r.Clock.Now()); err != nil {
+		if err := s.Store.FinishAIWork(ctx, w.MessageID, outcome, s.Clock.Now()); err != nil {
 			return err
 		}
 	}
@@ -104,44 +104,44 @@ func (r *Service) drain(ctx context.Context, conversationID string) error {
 
 // answerOne answers one message, or skips it when the conversation is no
 // longer the AI's; the outcome says what happened.
-func (r *Service) answerOne(ctx context.Context, w *repo.AIWork) (string, error) {
-	s := repo.Scope{WorkspaceID: w.WorkspaceID, Livemode: w.Livemode}
-	conv, err := r.Store.Conversation(ctx, s, w.ConversationID)
+func (s *Service) answerOne(ctx context.Context, w *repo.AIWork) (string, error) {
+	scope := repo.Scope{WorkspaceID: w.WorkspaceID, Livemode: w.Livemode}
+	conv, err := s.Store.Conversation(ctx, scope, w.ConversationID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return "skipped: conversation gone", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	if skip, err := r.notOurs(ctx, conv); skip != "" || err != nil {
+	if skip, err := s.notOurs(ctx, conv); skip != "" || err != nil {
 		return skip, err
 	}
-	in, err := r.input(ctx, s, conv, w.MessageID)
+	in, err := s.input(ctx, scope, conv, w.MessageID)
 	if err != nil {
 		return "", err
 	}
-	timeout := r.Timeout
+	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
-	d, err := r.Responder.Respond(rctx, in)
+	d, err := s.Responder.Respond(rctx, in)
 	cancel()
 	if err != nil {
 		slog.Warn("ai: responder failed; handing off", "conversation_id", conv.ID, "err", err)
 		d = Decision{HandOff: true, Reason: "responder error"}
 	}
 	if d.HandOff {
-		return "handed off: " + d.Reason, r.HandOff(ctx, s, conv.ID)
+		return "handed off: " + d.Reason, s.HandOff(ctx, scope, conv.ID)
 	}
 	// An agent may have taken over while the responder thought.
-	if conv, err = r.Store.Conversation(ctx, s, conv.ID); err != nil {
+	if conv, err = s.Store.Conversation(ctx, scope, conv.ID); err != nil {
 		return "", err
 	}
-	if skip, err := r.notOurs(ctx, conv); skip != "" || err != nil {
+	if skip, err := s.notOurs(ctx, conv); skip != "" || err != nil {
 		return skip, err
 	}
-	if _, err := r.Sends.Reply(ctx, s, conv.ID, d.Reply, send.Sender{Type: "ai"}); err != nil {
+	if _, err := s.Sends.Reply(ctx, scope, conv.ID, d.Reply, send.Sender{Type: "ai"}); err != nil {
 		if e, ok := apierr.As(err); ok {
 			slog.Warn("ai: reply refused", "conversation_id", conv.ID, "code", e.Code, "err", e.Message)
 			return "refused: " + string(e.Code), nil
@@ -153,18 +153,18 @@ func (r *Service) answerOne(ctx context.Context, w *repo.AIWork) (string, error)
 
 // notOurs says why the AI leaves a conversation alone ("" when it answers):
 // closed, in another mode, or on an account whose processing is off.
-func (r *Service) notOurs(ctx context.Context, conv *repo.Conversation) (string, error) {
+func (s *Service) notOurs(ctx context.Context, conv *repo.Conversation) (string, error) {
 	if conv.Status != "open" || conv.Mode != "ai" {
 		return fmt.Sprintf("skipped: %s, mode %s", conv.Status, conv.Mode), nil
 	}
-	acc, err := r.Store.Account(ctx, conv.WorkspaceID, conv.Channel, conv.AccountID)
+	acc, err := s.Store.Account(ctx, conv.WorkspaceID, conv.Channel, conv.AccountID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return "skipped: account gone", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	on, err := conversation.Processing(ctx, r.Store, acc)
+	on, err := conversation.Processing(ctx, s.Store, acc)
 	if err != nil || on {
 		return "", err
 	}
@@ -172,26 +172,26 @@ func (r *Service) notOurs(ctx context.Context, conv *repo.Conversation) (string,
 }
 
 // input gathers what a responder needs for one message.
-func (r *Service) input(ctx context.Context, s repo.Scope, conv *repo.Conversation, messageID string) (Input, error) {
+func (s *Service) input(ctx context.Context, scope repo.Scope, conv *repo.Conversation, messageID string) (Input, error) {
 	var in Input
-	msg, err := r.Store.Message(ctx, s, messageID)
+	msg, err := s.Store.Message(ctx, scope, messageID)
 	if err != nil {
 		return in, err
 	}
 	if msg.Text != nil {
 		in.Message = *msg.Text
 	}
-	if in.Instructions, err = r.Store.AIInstructions(ctx, s.WorkspaceID); err != nil {
+	if in.Instructions, err = s.Store.AIInstructions(ctx, scope.WorkspaceID); err != nil {
 		return in, err
 	}
-	entries, err := r.Store.Knowledge(ctx, s.WorkspaceID)
+	entries, err := s.Store.Knowledge(ctx, scope.WorkspaceID)
 	if err != nil {
 		return in, err
 	}
 	for _, e := range entries {
 		in.Knowledge = append(in.Knowledge, Doc{ID: e.ID, Question: e.Question, Answer: e.Answer})
 	}
-	recent, err := r.Store.RecentMessages(ctx, s, conv.ID, maxHistoryInPrompt)
+	recent, err := s.Store.RecentMessages(ctx, scope, conv.ID, maxHistoryInPrompt)
 	if err != nil {
 		return in, err
 	}
@@ -209,59 +209,59 @@ func (r *Service) input(ctx context.Context, s repo.Scope, conv *repo.Conversati
 // HandOff sends the hand-off line (as the AI), sets mode queued_for_human
 // and routes the workspace's queue. A refused line does not stop the
 // hand-off: a person is what the customer needs then.
-func (r *Service) HandOff(ctx context.Context, s repo.Scope, conversationID string) error {
-	if _, err := r.Sends.Reply(ctx, s, conversationID, HandOffLine, send.Sender{Type: "ai"}); err != nil {
+func (s *Service) HandOff(ctx context.Context, scope repo.Scope, conversationID string) error {
+	if _, err := s.Sends.Reply(ctx, scope, conversationID, HandOffLine, send.Sender{Type: "ai"}); err != nil {
 		if _, ok := apierr.As(err); !ok {
 			return err
 		}
 		slog.Warn("ai: hand-off line refused", "conversation_id", conversationID, "err", err)
 	}
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.LockConversation(ctx, s, conversationID)
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.LockConversation(ctx, scope, conversationID)
 		if err != nil {
 			return err
 		}
 		if c.Status != "open" || c.Mode != "ai" {
 			return nil // someone else decided meanwhile
 		}
-		c.Mode, c.UpdatedAt = "queued_for_human", r.Clock.Now()
-		if err := q.UpdateConversation(ctx, s, c); err != nil {
+		c.Mode, c.UpdatedAt = "queued_for_human", s.Clock.Now()
+		if err := q.UpdateConversation(ctx, scope, c); err != nil {
 			return err
 		}
 		out := view.Conversation(c)
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: []string{"mode"}})
+		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: []string{"mode"}})
 	})
 	if err != nil {
 		return err
 	}
-	r.Events.Committed(ctx)
-	return r.Route(ctx, s.WorkspaceID)
+	s.Events.Committed(ctx)
+	return s.Route(ctx, scope.WorkspaceID)
 }
 
 // Dispatch is the periodic and after-commit pass: it asks for answers of
 // every conversation with pending messages and routes every workspace with
 // a conversation waiting for a person.
-func (r *Service) Dispatch(ctx context.Context) error {
-	ids, err := r.Store.ConversationsWithAIWork(ctx, 500)
+func (s *Service) Dispatch(ctx context.Context) error {
+	ids, err := s.Store.ConversationsWithAIWork(ctx, 500)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if r.Jobs != nil {
-			err = r.Jobs.AIReplyDue(ctx, id)
+		if s.Jobs != nil {
+			err = s.Jobs.AIReplyDue(ctx, id)
 		} else {
-			err = r.Answer(ctx, id)
+			err = s.Answer(ctx, id)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	workspaces, err := r.Store.WorkspacesWaiting(ctx)
+	workspaces, err := s.Store.WorkspacesWaiting(ctx)
 	if err != nil {
 		return err
 	}
 	for _, ws := range workspaces {
-		if err := r.Route(ctx, ws); err != nil {
+		if err := s.Route(ctx, ws); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,6 @@ package conversation
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/msgsvc/msgsvc/channels"
@@ -51,12 +49,12 @@ func conversationPosition(c repo.Conversation) repo.Position {
 }
 
 // List is GET /v1/conversations, newest first.
-func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
+func (s *Service) List(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Cursors.Page("conversations", limit, after)
+	p, err := s.Cursors.Page("conversations", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +69,11 @@ func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, li
 			}
 			f.Channel = c
 		}
-		if s := filter.Status; s != nil {
-			if *s != "open" && *s != "closed" {
+		if status := filter.Status; status != nil {
+			if *status != "open" && *status != "closed" {
 				return nil, apierr.New(apierr.InvalidRequest, "status must be open or closed.")
 			}
-			f.Status = s
+			f.Status = status
 		}
 		if w := filter.WebsiteID; w != nil {
 			if err := a.CheckWebsite(*w); err != nil {
@@ -91,21 +89,21 @@ func (r *Service) List(ctx context.Context, filter *model.ConversationFilter, li
 			f.UpdatedSince = &since
 		}
 	}
-	rows, err := r.Store.Conversations(ctx, a.Scope(), f, p)
+	rows, err := s.Store.Conversations(ctx, a.Scope(), f, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, "conversations", rows, p, conversationPosition)
+	rows, more, next := cursor.Trim(s.Cursors, "conversations", rows, p, conversationPosition)
 	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
 }
 
 // Get is GET /v1/conversations/{id}.
-func (r *Service) Get(ctx context.Context, id string) (*model.Conversation, error) {
+func (s *Service) Get(ctx context.Context, id string) (*model.Conversation, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Store.Conversation(ctx, a.Scope(), id)
+	c, err := s.Store.Conversation(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 	}
@@ -113,45 +111,27 @@ func (r *Service) Get(ctx context.Context, id string) (*model.Conversation, erro
 }
 
 // Messages is GET /v1/conversations/{id}/messages, newest first.
-func (r *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
+func (s *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	list := "messages:" + conversationID
-	p, err := r.Cursors.Page(list, limit, after)
+	p, err := s.Cursors.Page(list, limit, after)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
+	if _, err := s.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
 		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
-	rows, err := r.Store.Messages(ctx, a.Scope(), conversationID, p)
+	rows, err := s.Store.Messages(ctx, a.Scope(), conversationID, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
+	rows, more, next := cursor.Trim(s.Cursors, list, rows, p, func(m repo.Message) repo.Position { return repo.Position{At: m.CreatedAt, ID: m.ID} })
 	items := view.Map(rows, view.Message)
-	r.Files.SignAttachments(items...)
+	s.Files.SignAttachments(items...)
 	return &model.MessagePage{Items: items, HasMore: more, NextCursor: next}, nil
-}
-
-// cleanTags validates a tag list and drops repeats, keeping the order given.
-func cleanTags(tags []string) ([]string, error) {
-	if len(tags) > 50 {
-		return nil, apierr.New(apierr.InvalidRequest, "A conversation takes at most 50 tags.")
-	}
-	out := make([]string, 0, len(tags))
-	for _, t := range tags {
-		t = strings.TrimSpace(t)
-		if t == "" || len(t) > 100 {
-			return nil, apierr.New(apierr.InvalidRequest, "Each tag must be 1 to 100 characters.")
-		}
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
 }
 
 // ReopenMode is the mode of a conversation that opens again: the AI, unless
@@ -185,123 +165,17 @@ func Processing(ctx context.Context, q Accounts, acc *repo.Account) (bool, error
 	return acc.Processing, nil
 }
 
-// Update applies a PATCH: status first, then mode, assignment and
-// tags, and records conversation.updated with what changed.
-func (r *Service) Update(ctx context.Context, id string, in model.UpdateConversationInput) (*model.Conversation, error) {
-	a, err := auth.From(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if in.Status != nil && *in.Status != "open" && *in.Status != "closed" {
-		return nil, apierr.New(apierr.InvalidRequest, "status must be open or closed.")
-	}
-	if in.Mode != nil && *in.Mode != "human" && *in.Mode != "ai" {
-		return nil, apierr.New(apierr.InvalidRequest, "mode must be human or ai.")
-	}
-	var tags []string
-	if in.Tags != nil {
-		if tags, err = cleanTags(in.Tags); err != nil {
-			return nil, err
-		}
-	}
-	s := a.Scope()
-	var out *model.Conversation
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.LockConversation(ctx, s, id)
-		if err != nil {
-			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
-		}
-		var changed []string
-		if in.Status != nil && *in.Status != c.Status {
-			c.Status = *in.Status
-			changed = append(changed, "status")
-			if c.Status == "open" {
-				mode, err := ReopenMode(ctx, q, c)
-				if err != nil {
-					return err
-				}
-				if mode != c.Mode {
-					c.Mode = mode
-					changed = append(changed, "mode")
-				}
-			}
-		}
-		if in.Mode != nil {
-			if c.Status == "closed" {
-				return apierr.New(apierr.ConversationClosed, "Conversation %s is closed; reopen it before changing its mode.", id)
-			}
-			mode := "ai"
-			if *in.Mode == "human" {
-				mode = "queued_for_human"
-				if c.Mode == "human" {
-					mode = "human" // an agent already has it
-				}
-			}
-			if mode != c.Mode && !slices.Contains(changed, "mode") {
-				changed = append(changed, "mode")
-			}
-			c.Mode = mode
-		}
-		if changed, err = assign(ctx, q, a.WorkspaceID, c, in, changed); err != nil {
-			return err
-		}
-		if tags != nil && !slices.Equal(tags, c.Tags) {
-			c.Tags = tags
-			changed = append(changed, "tags")
-		}
-		out = view.Conversation(c)
-		if len(changed) == 0 {
-			return nil
-		}
-		c.UpdatedAt = r.Clock.Now()
-		if err := q.UpdateConversation(ctx, s, c); err != nil {
-			return err
-		}
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.Events.Committed(ctx)
-	return out, nil
-}
-
 // Message is GET /v1/messages/{id}: the message with its current status.
-func (r *Service) Message(ctx context.Context, id string) (*model.Message, error) {
+func (s *Service) Message(ctx context.Context, id string) (*model.Message, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.Store.Message(ctx, a.Scope(), id)
+	m, err := s.Store.Message(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.MessageNotFound, "message", id)
 	}
 	out := view.Message(m)
-	r.Files.SignAttachments(out)
+	s.Files.SignAttachments(out)
 	return out, nil
-}
-
-// assign applies a PATCH's assigned_agent_id: an active agent of the
-// workspace, or null to unassign.
-func assign(ctx context.Context, q interface {
-	Agent(ctx context.Context, workspaceID, id string) (*repo.Agent, error)
-}, workspaceID string, c *repo.Conversation, in model.UpdateConversationInput, changed []string) ([]string, error) {
-	agentID, set := in.AssignedAgentID.ValueOK()
-	if !set {
-		return changed, nil
-	}
-	if agentID != nil {
-		agent, err := q.Agent(ctx, workspaceID, *agentID)
-		if err != nil && !errors.Is(err, repo.ErrNotFound) {
-			return nil, fmt.Errorf("conversation: agent: %w", err)
-		}
-		if err != nil || !agent.Active {
-			return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", *agentID)
-		}
-	}
-	if !view.EqualPtr(agentID, c.AssignedAgentID) {
-		c.AssignedAgentID = agentID
-		changed = append(changed, "assigned_agent_id")
-	}
-	return changed, nil
 }

@@ -34,13 +34,13 @@ type Signer struct{ Secrets signing.Secrets }
 
 // Encode signs a list position so that only cursors this service returned,
 // for this list, are accepted back.
-func (r Signer) Encode(list string, p repo.Position) string {
+func (s Signer) Encode(list string, p repo.Position) string {
 	body, err := json.Marshal(cursorBody{List: list, At: p.At, ID: p.ID})
 	if err != nil {
 		panic(fmt.Sprintf("cursor: encode %s: %v", list, err)) // a struct of strings and a time always encodes
 	}
 	payload := base64.RawURLEncoding.EncodeToString(body)
-	return payload + "." + mac(r.Secrets.Signing(), payload)
+	return payload + "." + mac(s.Secrets.Signing(), payload)
 }
 
 func mac(secret, payload string) string {
@@ -50,7 +50,7 @@ func mac(secret, payload string) string {
 }
 
 // Page turns limit and cursor arguments into a repo page for one list.
-func (r Signer) Page(list string, limit *int, after *string) (repo.Page, error) {
+func (s Signer) Page(list string, limit *int, after *string) (repo.Page, error) {
 	p := repo.Page{Limit: defaultLimit}
 	if limit != nil {
 		if *limit < 1 || *limit > maxLimit {
@@ -63,7 +63,7 @@ func (r Signer) Page(list string, limit *int, after *string) (repo.Page, error) 
 	}
 	bad := apierr.New(apierr.InvalidCursor, "starting_after is not a cursor this list returned.")
 	payload, sig, ok := strings.Cut(*after, ".")
-	if !ok || !r.Secrets.Verify(sig, func(secret string) string { return mac(secret, payload) }) {
+	if !ok || !s.Secrets.Verify(sig, func(secret string) string { return mac(secret, payload) }) {
 		return p, bad
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(payload)

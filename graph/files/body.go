@@ -15,8 +15,8 @@ const chunkSize = 256 << 10
 // Body reads the bytes of a file Content returned, a chunk at a time, each
 // in a statement of its own: a slow client holds no connection between
 // chunks.
-func (r *Service) Body(ctx context.Context, f *repo.File) io.Reader {
-	return &chunks{ctx: ctx, store: r.Store, id: f.ID, size: f.Size}
+func (s *Service) Body(ctx context.Context, f *repo.File) io.Reader {
+	return &chunks{ctx: ctx, store: s.Store, id: f.ID, size: f.Size}
 }
 
 type chunks struct {

@@ -149,7 +149,7 @@ type Service struct {
 }
 
 // Upload stores a file for one later message (POST /v1/files).
-func (r *Service) Upload(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
+func (s *Service) Upload(ctx context.Context, in model.UploadFileInput) (*model.File, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -178,10 +178,10 @@ func (r *Service) Upload(ctx context.Context, in model.UploadFileInput) (*model.
 	if err := Rejected(meta, len(content), content); err != nil {
 		return nil, err
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	f := &repo.File{ID: repo.NewID("file_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
 		Filename: name, ContentType: ctype, Size: len(content), Content: content, CreatedAt: now}
-	if err := r.Store.InsertFile(ctx, f); err != nil {
+	if err := s.Store.InsertFile(ctx, f); err != nil {
 		return nil, fmt.Errorf("files: upload: %w", err)
 	}
 	return &model.File{ID: f.ID, Object: "file", Filename: f.Filename, ContentType: f.ContentType,
@@ -197,32 +197,32 @@ func mac(secret, id string, expires int64) string {
 
 // linkQuery is the query (expires, signature) of a link to what id names
 // that works for one hour without a key.
-func (r *Service) linkQuery(id string) string {
-	expires := r.Clock.Now().Add(linkTTL).Unix()
-	return "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + mac(r.Secrets.Signing(), id, expires)
+func (s *Service) linkQuery(id string) string {
+	expires := s.Clock.Now().Add(linkTTL).Unix()
+	return "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + mac(s.Secrets.Signing(), id, expires)
 }
 
 // validLink says whether expires and signature are linkQuery's for id,
 // and the link has not expired.
-func (r *Service) validLink(id, expires, signature string) bool {
+func (s *Service) validLink(id, expires, signature string) bool {
 	exp, err := strconv.ParseInt(expires, 10, 64)
-	return err == nil && r.Secrets.Verify(signature, func(secret string) string { return mac(secret, id, exp) }) &&
-		r.Clock.Now().Before(time.Unix(exp, 0))
+	return err == nil && s.Secrets.Verify(signature, func(secret string) string { return mac(secret, id, exp) }) &&
+		s.Clock.Now().Before(time.Unix(exp, 0))
 }
 
 // URL is a link to a file's bytes that works for one hour without a key.
-func (r *Service) URL(id string) string {
-	return r.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?" + r.linkQuery(id)
+func (s *Service) URL(id string) string {
+	return s.PublicURL + "/v1/files/" + url.PathEscape(id) + "/content?" + s.linkQuery(id)
 }
 
 // Content returns the file a signed link names, while the link is valid,
 // without its bytes: Body reads them.
-func (r *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
+func (s *Service) Content(ctx context.Context, id, expires, signature string) (*repo.File, error) {
 	bad := apierr.New(apierr.FileLinkInvalid, "This file link is invalid or has expired; read the message again for a fresh link.")
-	if !r.validLink(id, expires, signature) {
+	if !s.validLink(id, expires, signature) {
 		return nil, bad
 	}
-	f, err := r.Store.FileByID(ctx, id)
+	f, err := s.Store.FileByID(ctx, id)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, bad
 	}
@@ -244,18 +244,18 @@ func InlineRef(id string) string { return InlinePrefix + id + "/" }
 // SignAttachments gives each attachment a fresh one-hour link, the html's
 // references to the message's own attachments the same links, and its
 // remote images to proxy their signed proxy links.
-func (r *Service) SignAttachments(msgs ...*model.Message) {
+func (s *Service) SignAttachments(msgs ...*model.Message) {
 	for _, m := range msgs {
 		if hasImages(m.HTML) {
-			s := r.signImages(*m.HTML)
-			m.HTML = &s
+			rewritten := s.signImages(*m.HTML)
+			m.HTML = &rewritten
 		}
 		inline := m.HTML != nil && strings.Contains(*m.HTML, InlinePrefix)
 		for _, att := range m.Attachments {
-			att.URL = r.URL(att.ID)
+			att.URL = s.URL(att.ID)
 			if inline {
-				s := strings.ReplaceAll(*m.HTML, InlineRef(att.ID), html.EscapeString(att.URL))
-				m.HTML = &s
+				rewritten := strings.ReplaceAll(*m.HTML, InlineRef(att.ID), html.EscapeString(att.URL))
+				m.HTML = &rewritten
 			}
 		}
 	}

@@ -36,15 +36,15 @@ var proxyRef = regexp.MustCompile(`"` + regexp.QuoteMeta(channels.ImageProxyPref
 // ImageURL is the one-hour signed link through which msgsvc fetches a
 // remote image of an inbound mail (MSGSVC_EMAIL_REMOTE_IMAGES=proxy), so the
 // reader's browser never contacts the sender's server.
-func (r *Service) ImageURL(remote string) string {
-	return r.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&" + r.linkQuery("image:"+remote)
+func (s *Service) ImageURL(remote string) string {
+	return s.PublicURL + "/v1/email/images?url=" + url.QueryEscape(remote) + "&" + s.linkQuery("image:"+remote)
 }
 
 // signImages makes the html's remote image references signed proxy links.
-func (r *Service) signImages(h string) string {
+func (s *Service) signImages(h string) string {
 	return proxyRef.ReplaceAllStringFunc(h, func(m string) string {
 		remote := html.UnescapeString(m[1+len(channels.ImageProxyPrefix) : len(m)-1])
-		return `"` + html.EscapeString(r.ImageURL(remote)) + `"`
+		return `"` + html.EscapeString(s.ImageURL(remote)) + `"`
 	})
 }
 
@@ -59,8 +59,8 @@ type RemoteImage struct {
 // redirect, each to https), at most MaxProxiedImage bytes of PNG, JPEG,
 // GIF or WebP. Nothing of the
 // reader (cookies, address, referrer) goes with the request.
-func (r *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
-	if !r.validLink("image:"+remote, expires, signature) {
+func (s *Service) Image(ctx context.Context, remote, expires, signature string) (*RemoteImage, error) {
+	if !s.validLink("image:"+remote, expires, signature) {
 		return nil, apierr.New(apierr.FileLinkInvalid, "This image link is invalid or has expired; read the message again for a fresh link.")
 	}
 	u, err := url.Parse(remote)
@@ -78,7 +78,7 @@ func (r *Service) Image(ctx context.Context, remote, expires, signature string) 
 	}
 	req.Header.Set("User-Agent", "msgsvc-image-proxy")
 	req.Header.Set("Accept", "image/png, image/jpeg, image/gif, image/webp")
-	resp, err := r.imageClient().Do(req)
+	resp, err := s.imageClient().Do(req)
 	if err != nil {
 		return nil, gone(imageProblem(err))
 	}
@@ -109,9 +109,9 @@ func imageProblem(err error) string {
 	return "the server could not be reached (" + egress.Cause(err) + ")"
 }
 
-func (r *Service) imageClient() *http.Client {
-	if r.ImageClient != nil {
-		return r.ImageClient
+func (s *Service) imageClient() *http.Client {
+	if s.ImageClient != nil {
+		return s.ImageClient
 	}
 	return guardedClient()
 }

@@ -28,25 +28,25 @@ type TxStore interface {
 // answers 503 channel_unavailable and leaves the file failed, with the new
 // error (a refusal of the source's own, such as media_expired, answers as
 // it is).
-func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, id string) (*model.Attachment, error) {
+func (s *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, id string) (*model.Attachment, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := a.Scope()
+	scope := a.Scope()
 	var (
 		f    *repo.File
 		msg  *repo.Message
 		conv *repo.Conversation
 	)
 	err = store.InTx(ctx, func(q repo.Queries) error {
-		if f, err = q.FileInScope(ctx, s, id); err != nil {
+		if f, err = q.FileInScope(ctx, scope, id); err != nil {
 			return err
 		}
 		if f.MessageID == nil || f.ProviderMediaID == nil {
 			return apierr.New(apierr.InvalidRequest, "File %s is not media a provider sent; there is nothing to fetch again.", id)
 		}
-		conv, msg, err = q.LockConversationThenMessage(ctx, s, *f.MessageID)
+		conv, msg, err = q.LockConversationThenMessage(ctx, scope, *f.MessageID)
 		return err
 	})
 	if errors.Is(err, repo.ErrNotFound) {
@@ -60,17 +60,17 @@ func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, i
 	}
 	_, att, err := attachmentOf(msg, id)
 	if err != nil || att.Status != "failed" {
-		r.sign(att)
+		s.sign(att)
 		return att, err
 	}
-	ctype, content, ferr := src(ctx, s, msg.Channel, conv.AccountID, *f.ProviderMediaID, att.SHA256)
+	ctype, content, ferr := src(ctx, scope, msg.Channel, conv.AccountID, *f.ProviderMediaID, att.SHA256)
 	if ferr == nil && len(content) == 0 {
 		ferr = errors.New("the provider returned no bytes")
 	}
 	if ctype == "" {
 		ctype = f.ContentType
 	}
-	if att, err = refetched(ctx, store, s, msg.ID, id, ctype, content, ferr); err != nil {
+	if att, err = refetched(ctx, store, scope, msg.ID, id, ctype, content, ferr); err != nil {
 		return nil, err
 	}
 	if e, ok := apierr.As(ferr); ok && att.Status == "failed" {
@@ -79,7 +79,7 @@ func (r *Service) Refetch(ctx context.Context, store TxStore, src MediaSource, i
 	if att.Status == "failed" {
 		return nil, apierr.New(apierr.ChannelUnavailable, "The provider did not return the media again: %v.", ferr)
 	}
-	r.sign(att)
+	s.sign(att)
 	return att, nil
 }
 
@@ -131,8 +131,8 @@ func attachmentOf(msg *repo.Message, id string) ([]*model.Attachment, *model.Att
 }
 
 // sign sets an attachment's signed link.
-func (r *Service) sign(a *model.Attachment) {
+func (s *Service) sign(a *model.Attachment) {
 	if a != nil {
-		a.URL = r.URL(a.ID)
+		a.URL = s.URL(a.ID)
 	}
 }

@@ -44,7 +44,7 @@ var errKnown = errors.New("instagram: already received")
 // conversation of its commenter and media, starting it with the first one.
 // A comment received before, and the account's own comments (its public
 // replies come back as comment webhooks), change nothing; result is nil then.
-func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, c *meta.InstagramComment) (*model.InboundResult, error) {
+func (s *Service) Comment(ctx context.Context, scope repo.Scope, acc *repo.Account, c *meta.InstagramComment) (*model.InboundResult, error) {
 	if c.ID == "" || c.FromID == "" || c.MediaID == "" {
 		return nil, fmt.Errorf("instagram: comment without id, author or media: %q by %q on %q", c.ID, c.FromID, c.MediaID)
 	}
@@ -57,21 +57,21 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 	}
 	text := c.Text
 	thread := func(ctx context.Context, q repo.Queries, _ *repo.Contact) (*repo.Conversation, error) {
-		known, err := q.InstagramCommentKnown(ctx, s, acc.ID, c.ID)
+		known, err := q.InstagramCommentKnown(ctx, scope, acc.ID, c.ID)
 		if err != nil {
 			return nil, err
 		}
 		if known {
 			return nil, errKnown
 		}
-		id, err := q.CommentThread(ctx, s, acc.ID, c.FromID, c.MediaID)
+		id, err := q.CommentThread(ctx, scope, acc.ID, c.FromID, c.MediaID)
 		if err != nil {
 			return nil, err
 		}
-		return q.LockConversation(ctx, s, id)
+		return q.LockConversation(ctx, scope, id)
 	}
 	stored := func(ctx context.Context, q repo.Queries, msg *repo.Message) error {
-		rec := &repo.InstagramComment{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, AccountID: acc.ID,
+		rec := &repo.InstagramComment{MessageID: msg.ID, WorkspaceID: scope.WorkspaceID, Livemode: scope.Livemode, AccountID: acc.ID,
 			ConversationID: msg.ConversationID, CommentID: c.ID, MediaID: c.MediaID, FromID: c.FromID, Field: field,
 			CreatedAt: writtenAt(c, msg.CreatedAt)}
 		if c.ParentID != "" {
@@ -79,7 +79,7 @@ func (r *Service) Comment(ctx context.Context, s repo.Scope, acc *repo.Account, 
 		}
 		return q.InsertInstagramComment(ctx, rec)
 	}
-	out, err := r.Inbound.Receive(ctx, s, acc, inbound.Message{Channel: "instagram", From: c.FromID,
+	out, err := s.Inbound.Receive(ctx, scope, acc, inbound.Message{Channel: "instagram", From: c.FromID,
 		Name: strings.TrimSpace(c.FromUsername), Type: "comment", Text: &text, At: c.Time, Comment: true,
 		Thread: thread, Stored: stored, Rich: model.Rich{ProviderMessageID: &c.ID, Comment: &model.Comment{ID: c.ID,
 			MediaID: c.MediaID, ParentID: c.ParentID, AdID: c.AdID, AdTitle: c.AdTitle}}})

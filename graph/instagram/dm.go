@@ -38,14 +38,14 @@ var ErrSendInFlight = errors.New("instagram: an echo arrived while a send to the
 // unsent messages, comments and live comments, reactions, postbacks,
 // referrals, edits, reads (rich.go), and events of other kinds as
 // unsupported messages.
-func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds *channels.Credentials, ev meta.Event) error {
+func (s *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds *channels.Credentials, ev meta.Event) error {
 	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
 	switch e := ev.(type) {
 	case *meta.InstagramComment:
 		if igch.Owns(creds, e.FromID) {
 			return nil // our own public reply, on either of the account's ids
 		}
-		_, err := r.Comment(ctx, scope, acc, e)
+		_, err := s.Comment(ctx, scope, acc, e)
 		return err
 	case *meta.InstagramMessage:
 		switch {
@@ -53,31 +53,31 @@ func (r *Service) HandleInstagram(ctx context.Context, acc *repo.Account, creds 
 			slog.Info("instagram: DM without mid ignored", "account", acc.ID)
 			return nil
 		case e.IsDeleted:
-			return r.Unsent(ctx, scope, acc, e.MID)
+			return s.Unsent(ctx, scope, acc, e.MID)
 		case e.IsEcho, igch.Owns(creds, e.SenderID):
 			e.IsEcho = true
-			return r.Echo(ctx, scope, acc, creds, e)
+			return s.Echo(ctx, scope, acc, creds, e)
 		}
-		return r.DM(ctx, scope, acc, creds, e)
+		return s.DM(ctx, scope, acc, creds, e)
 	case *meta.InstagramReaction:
 		if igch.Owns(creds, e.SenderID) {
 			return nil // our own reaction (a send of ours, or from the app)
 		}
-		return r.Reaction(ctx, scope, acc, e)
+		return s.Reaction(ctx, scope, acc, e)
 	case *meta.InstagramPostback:
-		return r.Postback(ctx, scope, acc, e)
+		return s.Postback(ctx, scope, acc, e)
 	case *meta.InstagramReferral:
-		return r.Referral(ctx, scope, acc, e)
+		return s.Referral(ctx, scope, acc, e)
 	case *meta.InstagramEdit:
-		return r.Edit(ctx, scope, acc, e)
+		return s.Edit(ctx, scope, acc, e)
 	case *meta.InstagramRead:
-		return r.Read(ctx, scope, acc, e, e.Timestamp)
+		return s.Read(ctx, scope, acc, e, e.Timestamp)
 	case *meta.InstagramOther:
 		if igch.Owns(creds, e.SenderID) {
 			slog.Info("instagram: the account's own messaging event of a kind not modelled; ignored", "account", acc.ID, "kind", e.Kind)
 			return nil
 		}
-		return r.Other(ctx, scope, acc, e)
+		return s.Other(ctx, scope, acc, e)
 	}
 	slog.Info("instagram: event not processed", "account", acc.ID)
 	return nil
@@ -91,17 +91,17 @@ var errDuplicate = errors.New("instagram: the DM was already received")
 // that cannot be fetched leaves a note instead), the window's
 // last_inbound_at the DM's own time. A mid received before (Meta retries a
 // webhook) changes nothing.
-func (r *Service) DM(ctx context.Context, s repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
+func (s *Service) DM(ctx context.Context, scope repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
 	if m.SenderID == "" {
 		return fmt.Errorf("instagram: DM %s without a sender", m.MID)
 	}
-	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
+	if known, err := s.known(ctx, scope, acc, m.MID); known || err != nil {
 		return err
 	}
-	in := r.content(ctx, acc, creds, m)
+	in := s.content(ctx, acc, creds, m)
 	in.From, in.At = m.SenderID, m.Timestamp
 	in.Stored = storedOnce(m.MID, "received")
-	_, err := r.Inbound.Receive(ctx, s, acc, in)
+	_, err := s.Inbound.Receive(ctx, scope, acc, in)
 	if errors.Is(err, errDuplicate) {
 		return nil
 	}
@@ -113,15 +113,15 @@ func (r *Service) DM(ctx context.Context, s repo.Scope, acc *repo.Account, creds
 // recorded as outbound, sender instagram_app, with message.sent. While a
 // send of ours to the customer is between reserve and confirm, the echo
 // may be of it: ErrSendInFlight has the hook processed again later.
-func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
+func (s *Service) Echo(ctx context.Context, scope repo.Scope, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) error {
 	customer := m.CustomerID()
 	if customer == "" {
 		return fmt.Errorf("instagram: echo %s without a recipient", m.MID)
 	}
-	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
+	if known, err := s.known(ctx, scope, acc, m.MID); known || err != nil {
 		return err
 	}
-	sending, err := r.Store.InstagramSending(ctx, s, acc.ID, customer)
+	sending, err := s.Store.InstagramSending(ctx, scope, acc.ID, customer)
 	if err != nil {
 		return err
 	}
@@ -129,14 +129,14 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 		return ErrSendInFlight
 	}
 	// A confirm may have committed between the first look and the check.
-	if known, err := r.known(ctx, s, acc, m.MID); known || err != nil {
+	if known, err := s.known(ctx, scope, acc, m.MID); known || err != nil {
 		return err
 	}
-	in := r.content(ctx, acc, creds, m)
+	in := s.content(ctx, acc, creds, m)
 	in.From, in.At = customer, m.Timestamp
 	in.Echo = &inbound.Echo{SenderType: SenderApp, ProviderMessageID: m.MID}
 	in.Stored = storedOnce(m.MID, "sent")
-	_, err = r.Inbound.Receive(ctx, s, acc, in)
+	_, err = s.Inbound.Receive(ctx, scope, acc, in)
 	if errors.Is(err, errDuplicate) {
 		return nil
 	}
@@ -146,9 +146,9 @@ func (r *Service) Echo(ctx context.Context, s repo.Scope, acc *repo.Account, cre
 // Unsent marks the message of the account a customer unsent (is_deleted)
 // deleted: true and emits message.status, once; a mid of no message of the
 // account is ignored.
-func (r *Service) Unsent(ctx context.Context, s repo.Scope, acc *repo.Account, mid string) error {
-	return r.update(ctx, s, acc, mid, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
-		changed, err := q.SetMessageDeleted(ctx, s.WorkspaceID, msg.ID)
+func (s *Service) Unsent(ctx context.Context, scope repo.Scope, acc *repo.Account, mid string) error {
+	return s.update(ctx, scope, acc, mid, func(q repo.Queries, scope repo.Scope, msg *repo.Message) (bool, error) {
+		changed, err := q.SetMessageDeleted(ctx, scope.WorkspaceID, msg.ID)
 		if changed {
 			msg.Deleted = true
 		}
@@ -157,8 +157,8 @@ func (r *Service) Unsent(ctx context.Context, s repo.Scope, acc *repo.Account, m
 }
 
 // known says whether a mid is already one of the account's messages.
-func (r *Service) known(ctx context.Context, s repo.Scope, acc *repo.Account, mid string) (bool, error) {
-	_, err := r.Store.ProviderMessageOn(ctx, s, acc.ID, "instagram", mid)
+func (s *Service) known(ctx context.Context, scope repo.Scope, acc *repo.Account, mid string) (bool, error) {
+	_, err := s.Store.ProviderMessageOn(ctx, scope, acc.ID, "instagram", mid)
 	if errors.Is(err, repo.ErrNotFound) {
 		return false, nil
 	}
@@ -182,7 +182,7 @@ func storedOnce(mid, status string) func(ctx context.Context, q repo.Queries, ms
 // video, audio and file attachments downloaded (one that cannot be fetched
 // is kept as a failed file with its type); links to Instagram content (a
 // shared post, a story, a reel) are typed fields, not text.
-func (r *Service) content(ctx context.Context, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) inbound.Message {
+func (s *Service) content(ctx context.Context, acc *repo.Account, creds *channels.Credentials, m *meta.InstagramMessage) inbound.Message {
 	in := inbound.Message{Channel: "instagram"}
 	in.Type, in.Rich = richDM(m)
 	if m.Text != "" {
@@ -197,12 +197,12 @@ func (r *Service) content(ctx context.Context, acc *repo.Account, creds *channel
 		// media id: POST /v1/files/{id}/refetch fetches it again while it
 		// lives.
 		f := inbound.File{Filename: a.Type, ContentType: "application/octet-stream", ProviderMediaID: a.URL}
-		if r.Media == nil {
+		if s.Media == nil {
 			f.Failed = "attachment downloads are not configured"
 			in.Files = append(in.Files, f)
 			continue
 		}
-		got, err := r.Media.DownloadAttachment(ctx, creds, a.Type, a.URL)
+		got, err := s.Media.DownloadAttachment(ctx, creds, a.Type, a.URL)
 		if err != nil {
 			slog.Warn("instagram: attachment not downloaded", "account", acc.ID, "type", a.Type, "err", err)
 			f.Failed = err.Error()

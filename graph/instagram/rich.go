@@ -76,29 +76,29 @@ func richDM(m *meta.InstagramMessage) (string, model.Rich) {
 
 // Other keeps a messaging event of a kind msgsvc does not model as an
 // unsupported message of its sender (logged with its kind), once.
-func (r *Service) Other(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramOther) error {
+func (s *Service) Other(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramOther) error {
 	slog.Warn("instagram: messaging event of a kind not modelled kept as unsupported", "account", acc.ID, "kind", e.Kind)
 	in := inbound.Message{Channel: "instagram", Type: "unsupported", Rich: model.Rich{
 		Unsupported: &model.Unsupported{Code: "not_modelled", Title: "Instagram messaging event " + strconv.Quote(e.Kind)}}}
-	return r.once(ctx, s, acc, e.SenderID, e.Timestamp.UnixMilli(), e.Kind, in)
+	return s.once(ctx, scope, acc, e.SenderID, e.Timestamp.UnixMilli(), e.Kind, in)
 }
 
 // Reaction keeps a customer's reaction (react) or its removal (unreact,
 // emoji "") as a reaction message naming the message reacted to.
-func (r *Service) Reaction(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramReaction) error {
+func (s *Service) Reaction(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramReaction) error {
 	emoji := e.Emoji
 	if e.Action == "unreact" {
 		emoji = ""
 	}
 	in := inbound.Message{Channel: "instagram", Type: "reaction", Rich: model.Rich{
 		Reaction: &model.Reaction{Emoji: emoji, ProviderMessageID: e.MID}}}
-	return r.once(ctx, s, acc, e.SenderID, e.Timestamp.UnixMilli(), "reaction:"+e.Action+":"+e.MID, in)
+	return s.once(ctx, scope, acc, e.SenderID, e.Timestamp.UnixMilli(), "reaction:"+e.Action+":"+e.MID, in)
 }
 
 // Postback keeps a tap on a postback button or an ice breaker as an
 // interactive message (kind postback); a new customer's starts the
 // conversation.
-func (r *Service) Postback(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramPostback) error {
+func (s *Service) Postback(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramPostback) error {
 	title := e.Title
 	in := inbound.Message{Channel: "instagram", Type: "interactive", Rich: model.Rich{Referral: referral(e.Referral),
 		Interactive: &model.Interactive{Kind: "postback", Payload: e.Payload, Title: e.Title}}}
@@ -108,37 +108,37 @@ func (r *Service) Postback(ctx context.Context, s repo.Scope, acc *repo.Account,
 	if e.MID != "" {
 		mid := e.MID
 		in.Rich.ProviderMessageID = &mid
-		return r.received(ctx, s, acc, e.SenderID, e.Timestamp, mid, in)
+		return s.received(ctx, scope, acc, e.SenderID, e.Timestamp, mid, in)
 	}
-	return r.once(ctx, s, acc, e.SenderID, e.Timestamp.UnixMilli(), "postback", in)
+	return s.once(ctx, scope, acc, e.SenderID, e.Timestamp.UnixMilli(), "postback", in)
 }
 
 // Referral keeps a customer opening the thread from an ad or an ig.me link
 // as a system message (kind referral) carrying the referral.
-func (r *Service) Referral(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramReferral) error {
+func (s *Service) Referral(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramReferral) error {
 	in := inbound.Message{Channel: "instagram", Type: "system", Rich: model.Rich{Referral: referral(&e.Referral),
 		System: &model.System{Kind: "referral"}}}
-	return r.once(ctx, s, acc, e.SenderID, e.Timestamp.UnixMilli(), "referral", in)
+	return s.once(ctx, scope, acc, e.SenderID, e.Timestamp.UnixMilli(), "referral", in)
 }
 
 // once receives an event that has no mid of its own, deduplicated on its
 // sender, time and kind (Meta retries a webhook).
-func (r *Service) once(ctx context.Context, s repo.Scope, acc *repo.Account, sender string, at int64, kind string, in inbound.Message) error {
+func (s *Service) once(ctx context.Context, scope repo.Scope, acc *repo.Account, sender string, at int64, kind string, in inbound.Message) error {
 	if sender == "" {
 		return fmt.Errorf("instagram: %s event without a sender", kind)
 	}
 	key := kind + ":" + sender + ":" + strconv.FormatInt(at, 10)
-	return r.received(ctx, s, acc, sender, time.UnixMilli(at).UTC(), key, in)
+	return s.received(ctx, scope, acc, sender, time.UnixMilli(at).UTC(), key, in)
 }
 
 // received stores an event of a customer as an inbound message once per
 // key.
-func (r *Service) received(ctx context.Context, s repo.Scope, acc *repo.Account, sender string, at time.Time, key string, in inbound.Message) error {
-	if known, err := r.known(ctx, s, acc, key); known || err != nil {
+func (s *Service) received(ctx context.Context, scope repo.Scope, acc *repo.Account, sender string, at time.Time, key string, in inbound.Message) error {
+	if known, err := s.known(ctx, scope, acc, key); known || err != nil {
 		return err
 	}
 	in.From, in.At, in.Stored = sender, at, storedOnce(key, "received")
-	_, err := r.Inbound.Receive(ctx, s, acc, in)
+	_, err := s.Inbound.Receive(ctx, scope, acc, in)
 	if errors.Is(err, errDuplicate) {
 		return nil
 	}
@@ -148,9 +148,9 @@ func (r *Service) received(ctx context.Context, s repo.Scope, acc *repo.Account,
 // Edit applies a customer's edit of a DM of the account to its text and
 // emits message.status with the message as it now is; a mid of no message
 // of the account is ignored.
-func (r *Service) Edit(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramEdit) error {
-	return r.update(ctx, s, acc, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
-		changed, err := q.SetMessageText(ctx, s, msg.ID, e.Text)
+func (s *Service) Edit(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramEdit) error {
+	return s.update(ctx, scope, acc, e.MID, func(q repo.Queries, scope repo.Scope, msg *repo.Message) (bool, error) {
+		changed, err := q.SetMessageText(ctx, scope, msg.ID, e.Text)
 		if changed {
 			text := e.Text
 			msg.Text = &text
@@ -161,8 +161,8 @@ func (r *Service) Edit(ctx context.Context, s repo.Scope, acc *repo.Account, e *
 
 // Read marks the account's outbound message the customer has seen read
 // (with message.status), unless it is read already.
-func (r *Service) Read(ctx context.Context, s repo.Scope, acc *repo.Account, e *meta.InstagramRead, at time.Time) error {
-	return r.update(ctx, s, acc, e.MID, func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error) {
+func (s *Service) Read(ctx context.Context, scope repo.Scope, acc *repo.Account, e *meta.InstagramRead, at time.Time) error {
+	return s.update(ctx, scope, acc, e.MID, func(q repo.Queries, scope repo.Scope, msg *repo.Message) (bool, error) {
 		if msg.Direction != "outbound" || msg.Status == "read" || msg.Status == "failed" || msg.Status == "sending" {
 			return false, nil
 		}
@@ -190,10 +190,10 @@ func (r *Service) Read(ctx context.Context, s repo.Scope, acc *repo.Account, e *
 // (an event the account routed vouches for nothing else) under the lock
 // order of every writer of its events (conversation, then message), and
 // records message.status when fn changed it.
-func (r *Service) update(ctx context.Context, s repo.Scope, acc *repo.Account, mid string, fn func(q repo.Queries, s repo.Scope, msg *repo.Message) (bool, error)) error {
+func (s *Service) update(ctx context.Context, scope repo.Scope, acc *repo.Account, mid string, fn func(q repo.Queries, scope repo.Scope, msg *repo.Message) (bool, error)) error {
 	changed := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
-		part, err := q.ProviderMessageOn(ctx, s, acc.ID, "instagram", mid)
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		part, err := q.ProviderMessageOn(ctx, scope, acc.ID, "instagram", mid)
 		if errors.Is(err, repo.ErrNotFound) {
 			slog.Info("instagram: event names no message of the account; ignored", "account", acc.ID)
 			return nil
@@ -201,17 +201,17 @@ func (r *Service) update(ctx context.Context, s repo.Scope, acc *repo.Account, m
 		if err != nil {
 			return err
 		}
-		conv, msg, err := q.LockConversationThenMessage(ctx, s, part.MessageID)
+		conv, msg, err := q.LockConversationThenMessage(ctx, scope, part.MessageID)
 		if err != nil {
 			return err
 		}
-		if changed, err = fn(q, s, msg); err != nil || !changed {
+		if changed, err = fn(q, scope, msg); err != nil || !changed {
 			return err
 		}
-		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), view.Message(msg))
+		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), view.Message(msg))
 	})
 	if err == nil && changed {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email/emailtest"
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/seal"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -22,6 +23,7 @@ type liveEmail struct {
 
 func newLiveEmail(t testing.TB, configure ...func(*resttest.API)) *liveEmail {
 	t.Helper()
+	repotest.NeedsPostgres(t) // before the RSA key, slow to make
 	sink := emailtest.NewSink().Start(t)
 	keyPEM, txt := emailtest.RSAKey(t)
 	api := resttest.New(t, append([]func(*resttest.API){func(a *resttest.API) {

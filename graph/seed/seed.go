@@ -48,13 +48,13 @@ type Seeder struct {
 
 // Seed loads a fixture in one transaction: running it twice changes nothing,
 // and a bad field writes nothing at all.
-func (r *Seeder) Seed(ctx context.Context, f *Fixture) error {
-	return r.Store.InTx(ctx, func(q repo.Queries) error {
+func (s *Seeder) Seed(ctx context.Context, f *Fixture) error {
+	return s.Store.InTx(ctx, func(q repo.Queries) error {
 		for i := range f.Workspaces {
-			s := &workspaceSeed{ctx: ctx, q: q, path: fmt.Sprintf("workspaces[%d]", i), w: &f.Workspaces[i],
-				now: r.Clock.Now(), websites: map[string]bool{}, accounts: map[string]string{}, contactMode: map[string]bool{},
-				seal: r.Seal, vault: credentials.Vault{Key: r.Seal}}
-			if err := s.run(); err != nil {
+			ws := &workspaceSeed{ctx: ctx, q: q, path: fmt.Sprintf("workspaces[%d]", i), w: &f.Workspaces[i],
+				now: s.Clock.Now(), websites: map[string]bool{}, accounts: map[string]string{}, contactMode: map[string]bool{},
+				seal: s.Seal, vault: credentials.Vault{Key: s.Seal}}
+			if err := ws.run(); err != nil {
 				return err
 			}
 		}

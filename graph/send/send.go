@@ -8,6 +8,7 @@ package send
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -251,7 +252,7 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 	}
 	if t.comment != nil {
 		if err := q.InsertPrivateReply(ctx, t.comment.ID, msg.ID, now); err != nil {
-			if _, dup := err.(*repo.ConflictError); dup {
+			if conflict := (*repo.ConflictError)(nil); errors.As(err, &conflict) {
 				return apierr.New(apierr.PrivateReplyUsed, "The comment already has its one private reply.")
 			}
 			return err

@@ -57,7 +57,7 @@ type Attachment struct {
 }
 
 // message is the visitor's view of a stored message.
-func (r *Service) message(m *repo.Message) *Message {
+func (svc *Service) message(m *repo.Message) *Message {
 	out := &Message{ID: m.ID, ConversationID: m.ConversationID, Direction: m.Direction,
 		Sender: Sender{Type: m.SenderType, Name: m.SenderName}, Type: m.Type, Text: m.Text,
 		Attachments: []Attachment{}, Status: m.Status, CreatedAt: model.NewTimestamp(m.CreatedAt)}
@@ -71,8 +71,8 @@ func (r *Service) message(m *repo.Message) *Message {
 	}
 	for _, a := range atts {
 		link := ""
-		if r.Files != nil {
-			link = r.Files.URL(a.ID)
+		if svc.Files != nil {
+			link = svc.Files.URL(a.ID)
 		}
 		out.Attachments = append(out.Attachments, Attachment{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size, URL: link})
 	}
@@ -81,7 +81,7 @@ func (r *Service) message(m *repo.Message) *Message {
 
 // MessageView is the visitor's view of a stored message (a *Message), as
 // the widget hub pushes it: JSON it does not read.
-func (r *Service) MessageView(m *repo.Message) any { return r.message(m) }
+func (svc *Service) MessageView(m *repo.Message) any { return svc.message(m) }
 
 // CheckText refuses an empty visitor message or one over MaxText characters.
 func CheckText(text string) error {
@@ -97,30 +97,30 @@ func CheckText(text string) error {
 // Send is POST /widget/v1/messages: the visitor's message becomes a
 // message.received (sender visitor) in the open chat, or in a new one when
 // none is open.
-func (r *Service) Send(ctx context.Context, v *repo.Visitor, text string) (*Message, error) {
+func (svc *Service) Send(ctx context.Context, v *repo.Visitor, text string) (*Message, error) {
 	if err := CheckText(text); err != nil {
 		return nil, err
 	}
 	if v.ContactID == "" {
-		if err := r.giveContact(ctx, v); err != nil {
+		if err := svc.giveContact(ctx, v); err != nil {
 			return nil, err
 		}
 	}
 	s := scope(v.WorkspaceID)
-	ct, err := r.Store.Contact(ctx, s, v.ContactID)
+	ct, err := svc.Store.Contact(ctx, s, v.ContactID)
 	if err != nil {
 		return nil, err
 	}
 	if ct.ExternalID == nil {
 		return nil, apierr.New(apierr.InvalidVisitorToken, "This visitor's contact no longer exists; start a new session.")
 	}
-	website, err := r.Store.Account(ctx, v.WorkspaceID, "website", v.WebsiteID)
+	website, err := svc.Store.Account(ctx, v.WorkspaceID, "website", v.WebsiteID)
 	if err != nil {
 		return nil, err
 	}
 	// The visitor's message joins the open chat or starts one (a closed
 	// website chat stays closed); it is live data.
-	res, err := r.Inbound.Receive(ctx, s, website, inbound.Message{Channel: "website", From: *ct.ExternalID, Text: &text})
+	res, err := svc.Inbound.Receive(ctx, s, website, inbound.Message{Channel: "website", From: *ct.ExternalID, Text: &text})
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ type Rating struct {
 }
 
 // Rate is POST /widget/v1/rating: once per chat, 1 to 5, only after it closed.
-func (r *Service) Rate(ctx context.Context, v *repo.Visitor, in RatingInput) (*Rating, error) {
+func (svc *Service) Rate(ctx context.Context, v *repo.Visitor, in RatingInput) (*Rating, error) {
 	if in.Score == nil || *in.Score < 1 || *in.Score > 5 {
 		return nil, apierr.New(apierr.InvalidRequest, "score must be a whole number from 1 to 5.")
 	}
@@ -154,7 +154,7 @@ func (r *Service) Rate(ctx context.Context, v *repo.Visitor, in RatingInput) (*R
 	if len([]rune(comment)) > MaxText {
 		return nil, apierr.New(apierr.InvalidRequest, "comment is longer than %d characters.", MaxText)
 	}
-	conv, err := r.chat(ctx, v, in.ConversationID)
+	conv, err := svc.chat(ctx, v, in.ConversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +162,8 @@ func (r *Service) Rate(ctx context.Context, v *repo.Visitor, in RatingInput) (*R
 		return nil, apierr.New(apierr.ConversationNotClosed, "Chat %s is still open; it can be rated once closed.", conv.ID)
 	}
 	rating := &repo.Rating{ConversationID: conv.ID, WorkspaceID: v.WorkspaceID, VisitorID: v.ID, Score: *in.Score,
-		Comment: comment, CreatedAt: r.Clock.Now()}
-	err = r.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertRating(ctx, rating) })
+		Comment: comment, CreatedAt: svc.Clock.Now()}
+	err = svc.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertRating(ctx, rating) })
 	var conflict *repo.ConflictError
 	if errors.As(err, &conflict) {
 		return nil, apierr.New(apierr.AlreadyRated, "Chat %s is already rated.", conv.ID)
@@ -176,12 +176,12 @@ func (r *Service) Rate(ctx context.Context, v *repo.Visitor, in RatingInput) (*R
 
 // chat is a website chat of the visitor's contact on the visitor's website;
 // any other id is conversation_not_found.
-func (r *Service) chat(ctx context.Context, v *repo.Visitor, id string) (*repo.Conversation, error) {
+func (svc *Service) chat(ctx context.Context, v *repo.Visitor, id string) (*repo.Conversation, error) {
 	notFound := apierr.New(apierr.ConversationNotFound, "No chat %q of this visitor.", id)
 	if id == "" {
 		return nil, apierr.New(apierr.InvalidRequest, "conversation_id is required.")
 	}
-	conv, err := r.Store.Conversation(ctx, scope(v.WorkspaceID), id)
+	conv, err := svc.Store.Conversation(ctx, scope(v.WorkspaceID), id)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, notFound
 	}

@@ -27,26 +27,26 @@ func Forward(from, to string) bool {
 // Delivered marks an outbound website message that a connected widget
 // received: sent becomes delivered, with delivery.delivered_at, and
 // message.status is recorded. Anything else changes nothing.
-func (r *Service) Delivered(ctx context.Context, workspaceID, messageID string) error {
-	return r.advance(ctx, workspaceID, messageID, "delivered", "")
+func (svc *Service) Delivered(ctx context.Context, workspaceID, messageID string) error {
+	return svc.advance(ctx, workspaceID, messageID, "delivered", "")
 }
 
 // Read marks an outbound message of the visitor's chats that the visitor
 // saw: sent or delivered becomes read (delivered_at is set too when it was
 // missing). A message of another visitor is message_not_found.
-func (r *Service) Read(ctx context.Context, v *repo.Visitor, messageID string) error {
+func (svc *Service) Read(ctx context.Context, v *repo.Visitor, messageID string) error {
 	if v.ContactID == "" {
 		// A visitor without a contact (no message yet) has no chat.
 		return apierr.New(apierr.MessageNotFound, "No message %q of this visitor.", messageID)
 	}
-	return r.advance(ctx, v.WorkspaceID, messageID, "read", v.ContactID)
+	return svc.advance(ctx, v.WorkspaceID, messageID, "read", v.ContactID)
 }
 
-func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, contactID string) error {
+func (svc *Service) advance(ctx context.Context, workspaceID, messageID, to, contactID string) error {
 	s := scope(workspaceID)
 	notFound := apierr.New(apierr.MessageNotFound, "No message %q of this visitor.", messageID)
 	changed := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := svc.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation, then the message, as every writer of its events
 		// locks them (graph/metahook/callback.go), so its events are
 		// recorded, and delivered, in order.
@@ -66,7 +66,7 @@ func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, conta
 		if !Forward(m.Status, to) {
 			return nil
 		}
-		if err := r.move(m, to); err != nil {
+		if err := svc.move(m, to); err != nil {
 			return err
 		}
 		if err := q.UpdateMessageDelivery(ctx, m); err != nil {
@@ -74,24 +74,24 @@ func (r *Service) advance(ctx context.Context, workspaceID, messageID, to, conta
 		}
 		changed = true
 		out := view.Message(m)
-		r.Files.SignAttachments(out)
-		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+		svc.Files.SignAttachments(out)
+		return svc.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
 	})
 	if err == nil && changed {
-		r.Events.Committed(ctx)
+		svc.Events.Committed(ctx)
 	}
 	return err
 }
 
 // move sets a message's status and the time of it in its delivery.
-func (r *Service) move(m *repo.Message, to string) error {
+func (svc *Service) move(m *repo.Message, to string) error {
 	var d model.Delivery
 	if len(m.Delivery) > 0 && string(m.Delivery) != "null" {
 		if err := json.Unmarshal(m.Delivery, &d); err != nil {
 			return fmt.Errorf("visitor: delivery of %s: %w", m.ID, err)
 		}
 	}
-	at := model.NewTimestamp(r.Clock.Now())
+	at := model.NewTimestamp(svc.Clock.Now())
 	if d.DeliveredAt == nil {
 		d.DeliveredAt = &at
 	}
@@ -106,23 +106,23 @@ func (r *Service) move(m *repo.Message, to string) error {
 
 // Pending lists the outbound live website messages to the contacts that no
 // widget has received yet, oldest first.
-func (r *Service) Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error) {
-	return r.Store.UndeliveredWebsiteMessages(ctx, contactIDs)
+func (svc *Service) Pending(ctx context.Context, contactIDs []string) ([]repo.PendingMessage, error) {
+	return svc.Store.UndeliveredWebsiteMessages(ctx, contactIDs)
 }
 
 // Changed lists the contacts with an unreceived outbound live website
 // message written, or a live website chat closed, since a time.
-func (r *Service) Changed(ctx context.Context, since time.Time) ([]string, error) {
-	return r.Store.WebsiteChanges(ctx, since)
+func (svc *Service) Changed(ctx context.Context, since time.Time) ([]string, error) {
+	return svc.Store.WebsiteChanges(ctx, since)
 }
 
 // Contacts returns the contacts of those visitors that have one by now
 // (visitors are given theirs on their first message).
-func (r *Service) Contacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error) {
-	return r.Store.VisitorContacts(ctx, visitorIDs)
+func (svc *Service) Contacts(ctx context.Context, visitorIDs []string) ([]repo.VisitorContact, error) {
+	return svc.Store.VisitorContacts(ctx, visitorIDs)
 }
 
 // Chats returns the latest website chat of each contact and website.
-func (r *Service) Chats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error) {
-	return r.Store.LatestWebsiteChats(ctx, contactIDs)
+func (svc *Service) Chats(ctx context.Context, contactIDs []string) ([]repo.ChatState, error) {
+	return svc.Store.LatestWebsiteChats(ctx, contactIDs)
 }

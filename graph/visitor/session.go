@@ -54,12 +54,12 @@ type identity struct {
 // token) starts. user_id and email are taken only when user_hash proves
 // user_id under the website's identity secret; otherwise the visitor is
 // anonymous.
-func (r *Service) Session(ctx context.Context, in SessionInput, origin string) (*Session, error) {
-	w, err := r.Website(ctx, in.WebsiteID, origin)
+func (svc *Service) Session(ctx context.Context, in SessionInput, origin string) (*Session, error) {
+	w, err := svc.Website(ctx, in.WebsiteID, origin)
 	if err != nil {
 		return nil, err
 	}
-	id, err := r.identify(w, in)
+	id, err := svc.identify(w, in)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (r *Service) Session(ctx context.Context, in SessionInput, origin string) (
 	token := ""
 	if in.VisitorToken != nil && *in.VisitorToken != "" {
 		token = *in.VisitorToken
-		v, err = r.Store.VisitorByToken(ctx, TokenHash(token), r.Clock.Now())
+		v, err = svc.Store.VisitorByToken(ctx, TokenHash(token), svc.Clock.Now())
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, err
 		}
@@ -76,21 +76,21 @@ func (r *Service) Session(ctx context.Context, in SessionInput, origin string) (
 		}
 	}
 	if v == nil {
-		if token, v, err = r.newVisitor(ctx, w, id); err != nil {
+		if token, v, err = svc.newVisitor(ctx, w, id); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.knownContact(ctx, v); err != nil {
+	if err := svc.knownContact(ctx, v); err != nil {
 		return nil, err
 	}
 	out := &Session{VisitorToken: token, VisitorID: v.ID, Identified: v.UserID != nil,
 		Widget: WidgetConfig{Color: w.Color, Greeting: w.Greeting}, Messages: []*Message{}}
-	return out, r.history(ctx, v, out)
+	return out, svc.history(ctx, v, out)
 }
 
 // identify reads the identity a session claims, verified with the website's
 // identity secret.
-func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, error) {
+func (svc *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, error) {
 	id := identity{name: strings.TrimSpace(deref(in.Name))}
 	if len([]rune(id.name)) > 200 {
 		return id, apierr.New(apierr.InvalidRequest, "name is longer than 200 characters.")
@@ -98,7 +98,7 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 	if w.IdentitySecretSealed == nil || in.UserID == nil {
 		return id, nil
 	}
-	secret, err := r.Seal.Open(*w.IdentitySecretSealed, SealAAD(w.WebsiteID))
+	secret, err := svc.Seal.Open(*w.IdentitySecretSealed, SealAAD(w.WebsiteID))
 	if err != nil {
 		return id, fmt.Errorf("visitor: identity secret of %s: %w", w.WebsiteID, err)
 	}
@@ -121,12 +121,12 @@ func (r *Service) identify(w *repo.WebsiteWidget, in SessionInput) (identity, er
 // newVisitor stores a visitor with a new token, without a contact: it is
 // given one by its first message (giveContact), or by its session when it
 // is a verified user known already (knownContact).
-func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id identity) (string, *repo.Visitor, error) {
+func (svc *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id identity) (string, *repo.Visitor, error) {
 	token, hash, err := newToken()
 	if err != nil {
 		return "", nil, err
 	}
-	now := r.Clock.Now()
+	now := svc.Clock.Now()
 	v := &repo.Visitor{ID: repo.NewID(visitorPrefix, now), WorkspaceID: w.WorkspaceID, WebsiteID: w.WebsiteID,
 		TokenHash: hash, Name: id.name, CreatedAt: now, LastSeenAt: now}
 	if id.userID != "" {
@@ -135,7 +135,7 @@ func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id iden
 			v.Email = &id.email
 		}
 	}
-	err = r.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertVisitor(ctx, v) })
+	err = svc.Store.InTx(ctx, func(q repo.Queries) error { return q.InsertVisitor(ctx, v) })
 	if err != nil {
 		return "", nil, err
 	}
@@ -145,11 +145,11 @@ func (r *Service) newVisitor(ctx context.Context, w *repo.WebsiteWidget, id iden
 // knownContact gives a verified user's visitor without a contact the
 // contact of its user, when another browser of the user made it: every
 // browser of the user shares the same chats.
-func (r *Service) knownContact(ctx context.Context, v *repo.Visitor) error {
+func (svc *Service) knownContact(ctx context.Context, v *repo.Visitor) error {
 	if v.ContactID != "" || v.UserID == nil {
 		return nil
 	}
-	return r.Store.InTx(ctx, func(q repo.Queries) error {
+	return svc.Store.InTx(ctx, func(q repo.Queries) error {
 		ct, err := q.ContactBy(ctx, scope(v.WorkspaceID), "external_id", *v.UserID)
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil
@@ -167,7 +167,7 @@ func (r *Service) knownContact(ctx context.Context, v *repo.Visitor) error {
 // else its visitor id), created with contact.created when missing, with
 // the name and verified email of its session. Two first messages at once
 // (two tabs, two browsers of a user) end with the same contact.
-func (r *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
+func (svc *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
 	s := scope(v.WorkspaceID)
 	created := false
 	give := func(q repo.Queries) error {
@@ -183,7 +183,7 @@ func (r *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
 		ct, err := q.ContactBy(ctx, s, "external_id", ref)
 		if errors.Is(err, repo.ErrNotFound) {
 			id := identity{userID: deref(locked.UserID), email: deref(locked.Email), name: locked.Name}
-			ct, err = r.newContact(ctx, q, s, ref, id)
+			ct, err = svc.newContact(ctx, q, s, ref, id)
 			created = err == nil
 		}
 		if err != nil {
@@ -192,27 +192,27 @@ func (r *Service) giveContact(ctx context.Context, v *repo.Visitor) error {
 		v.ContactID = ct.ID
 		return q.SetVisitorContact(ctx, v.ID, ct.ID)
 	}
-	err := r.Store.InTx(ctx, give)
+	err := svc.Store.InTx(ctx, give)
 	var conflict *repo.ConflictError
 	if errors.As(err, &conflict) {
 		// Another visitor of the identity made its contact meanwhile.
 		created = false
-		err = r.Store.InTx(ctx, give)
+		err = svc.Store.InTx(ctx, give)
 	}
 	if err == nil && created {
-		r.Events.Committed(ctx)
+		svc.Events.Committed(ctx)
 	}
 	return err
 }
 
 // newContact captures a visitor as a live contact and records
 // contact.created. A verified email already on another contact is left off.
-func (r *Service) newContact(ctx context.Context, q repo.Queries, s repo.Scope, ref string, id identity) (*repo.Contact, error) {
+func (svc *Service) newContact(ctx context.Context, q repo.Queries, s repo.Scope, ref string, id identity) (*repo.Contact, error) {
 	name := id.name
 	if name == "" {
 		name = "Website visitor"
 	}
-	ct := contact.FromChannel(s, "website", ref, name, "captured", r.Clock.Now())
+	ct := contact.FromChannel(s, "website", ref, name, "captured", svc.Clock.Now())
 	if id.email != "" {
 		if _, err := q.ContactBy(ctx, s, "email", id.email); errors.Is(err, repo.ErrNotFound) {
 			ct.Email = &id.email
@@ -223,31 +223,31 @@ func (r *Service) newContact(ctx context.Context, q repo.Queries, s repo.Scope, 
 	if err := q.InsertContact(ctx, ct); err != nil {
 		return nil, err
 	}
-	return ct, r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct))
+	return ct, svc.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct))
 }
 
 // history fills a session answer with the visitor's latest chat on the
 // website and its last messages.
-func (r *Service) history(ctx context.Context, v *repo.Visitor, out *Session) error {
+func (svc *Service) history(ctx context.Context, v *repo.Visitor, out *Session) error {
 	s := scope(v.WorkspaceID)
-	conv, err := r.Store.LatestConversation(ctx, s, v.ContactID, "website", v.WebsiteID, false)
+	conv, err := svc.Store.LatestConversation(ctx, s, v.ContactID, "website", v.WebsiteID, false)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	rated, err := r.Store.Rated(ctx, conv.ID)
+	rated, err := svc.Store.Rated(ctx, conv.ID)
 	if err != nil {
 		return err
 	}
 	out.Conversation = conversationView(conv.ID, conv.Status, rated, conv.CreatedAt)
-	msgs, err := r.Store.LatestVisitorMessages(ctx, s, conv.ID, historySize)
+	msgs, err := svc.Store.LatestVisitorMessages(ctx, s, conv.ID, historySize)
 	if err != nil {
 		return err
 	}
 	for i := range msgs {
-		out.Messages = append(out.Messages, r.message(&msgs[i]))
+		out.Messages = append(out.Messages, svc.message(&msgs[i]))
 	}
 	return nil
 }

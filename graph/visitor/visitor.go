@@ -129,11 +129,11 @@ func TokenHash(token string) string {
 
 // Website returns a website with its widget settings, after checking that
 // the page's Origin is one of its domains and its workspace is active.
-func (r *Service) Website(ctx context.Context, websiteID, origin string) (*repo.WebsiteWidget, error) {
+func (svc *Service) Website(ctx context.Context, websiteID, origin string) (*repo.WebsiteWidget, error) {
 	if websiteID == "" {
 		return nil, apierr.New(apierr.InvalidRequest, "website_id is required.")
 	}
-	w, err := r.Store.WebsiteWidget(ctx, websiteID)
+	w, err := svc.Store.WebsiteWidget(ctx, websiteID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, apierr.New(apierr.InvalidRequest, "website_id %s names no website.", websiteID)
 	}
@@ -143,7 +143,7 @@ func (r *Service) Website(ctx context.Context, websiteID, origin string) (*repo.
 	if err := CheckOrigin(w, origin); err != nil {
 		return nil, err
 	}
-	ws, err := r.Store.Workspace(ctx, w.WorkspaceID)
+	ws, err := svc.Store.Workspace(ctx, w.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +168,11 @@ func CheckOrigin(w *repo.WebsiteWidget, origin string) error {
 }
 
 // Visitor finds the visitor of a token (Authorization: Visitor <token>).
-func (r *Service) Visitor(ctx context.Context, token string) (*repo.Visitor, error) {
+func (svc *Service) Visitor(ctx context.Context, token string) (*repo.Visitor, error) {
 	if token == "" {
 		return nil, apierr.New(apierr.InvalidVisitorToken, "Send the visitor token as Authorization: Visitor <token>.")
 	}
-	v, err := r.Store.VisitorByToken(ctx, TokenHash(token), r.Clock.Now())
+	v, err := svc.Store.VisitorByToken(ctx, TokenHash(token), svc.Clock.Now())
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, apierr.New(apierr.InvalidVisitorToken, "The visitor token is unknown; start a new session.")
 	}
@@ -181,12 +181,12 @@ func (r *Service) Visitor(ctx context.Context, token string) (*repo.Visitor, err
 
 // VisitorAt is the visitor of a token, checked against the page's Origin
 // (its website's domains) and its workspace's status.
-func (r *Service) VisitorAt(ctx context.Context, token, origin string) (*repo.Visitor, error) {
-	v, err := r.Visitor(ctx, token)
+func (svc *Service) VisitorAt(ctx context.Context, token, origin string) (*repo.Visitor, error) {
+	v, err := svc.Visitor(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Website(ctx, v.WebsiteID, origin); err != nil {
+	if _, err := svc.Website(ctx, v.WebsiteID, origin); err != nil {
 		return nil, err
 	}
 	return v, nil

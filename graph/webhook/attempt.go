@@ -38,9 +38,9 @@ const chainLimit = 50
 // when an ordered delivery finishes, the next one of its conversation
 // follows at once in the same task (up to chainLimit), without a trip
 // through the queue.
-func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
+func (s *Service) AttemptDelivery(ctx context.Context, id string) error {
 	for range chainLimit {
-		next, err := r.attemptOne(ctx, id)
+		next, err := s.attemptOne(ctx, id)
 		if err != nil || next == "" {
 			return err
 		}
@@ -49,20 +49,20 @@ func (r *Service) AttemptDelivery(ctx context.Context, id string) error {
 		}
 		id = next
 	}
-	r.deliveryDue(ctx, id, 0)
+	s.deliveryDue(ctx, id, 0)
 	return nil
 }
 
 // attemptOne makes one attempt of a delivery and returns the id of the next
 // delivery of its conversation when that one is due now.
-func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
-	cfg := r.config()
-	now := r.Clock.Now()
+func (s *Service) attemptOne(ctx context.Context, id string) (string, error) {
+	cfg := s.config()
+	now := s.Clock.Now()
 	token := make([]byte, 12)
 	if _, err := rand.Read(token); err != nil {
 		return "", fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
 	}
-	c, err := r.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
+	c, err := s.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
 	if errors.Is(err, repo.ErrNotFound) {
 		return "", nil
 	}
@@ -70,11 +70,11 @@ func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("webhook: attempt %s: claim: %w", id, err)
 	}
 	d := &c.WebhookDelivery
-	o, err := r.attempt(ctx, c, now)
+	o, err := s.attempt(ctx, c, now)
 	if ctx.Err() != nil || err != nil {
 		// Shutting down, or the database failed: give the delivery back
 		// unattempted rather than count an attempt that did not happen.
-		if rerr := r.Store.ReleaseWebhookDelivery(context.WithoutCancel(ctx), d.ID, *d.LeaseToken); rerr != nil {
+		if rerr := s.Store.ReleaseWebhookDelivery(context.WithoutCancel(ctx), d.ID, *d.LeaseToken); rerr != nil {
 			slog.Warn("webhook: release delivery; its lease runs out instead", "delivery", d.ID, "err", rerr)
 		}
 		if err != nil {
@@ -82,7 +82,7 @@ func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
 		}
 		return "", errors.Join(err, ctx.Err())
 	}
-	next, err := r.recordAttempt(ctx, d, o)
+	next, err := s.recordAttempt(ctx, d, o)
 	if err != nil {
 		err = fmt.Errorf("webhook: attempt %s: record: %w", id, err)
 	}
@@ -92,8 +92,8 @@ func (r *Service) attemptOne(ctx context.Context, id string) (string, error) {
 // attempt sends the delivery's event to its endpoint, signed. The claim
 // read the endpoint and the event with the delivery, so the attempt itself
 // asks the database nothing.
-func (r *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, now time.Time) (outcome, error) {
-	cfg := r.config()
+func (s *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, now time.Time) (outcome, error) {
+	cfg := s.config()
 	e := &c.Endpoint
 	switch {
 	case e.DeletedAt != nil || !e.Enabled:
@@ -110,7 +110,7 @@ func (r *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, n
 	if err != nil {
 		return outcome{}, err
 	}
-	secrets, err := r.signingSecrets(e, now)
+	secrets, err := s.signingSecrets(e, now)
 	if err != nil {
 		return outcome{problem: err.Error()}, nil
 	}
@@ -125,11 +125,11 @@ func (r *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, n
 // recordAttempt stores an outcome, keeps the endpoint's health, and hands
 // the next attempt to the queue; it returns the id of the next delivery in
 // order when that one is due now.
-func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) (string, error) {
+func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o outcome) (string, error) {
 	// The attempt happened; its record must not be lost to a shutdown.
 	ctx = context.WithoutCancel(ctx)
-	cfg := r.config()
-	now := r.Clock.Now()
+	cfg := s.config()
+	now := s.Clock.Now()
 	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped}
 	if o.Status != 0 {
 		a.ResponseStatus = &o.Status
@@ -148,9 +148,9 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		// The common outcome takes one statement and no transaction: the
 		// record, the end of the endpoint's run of failures and the next
 		// delivery in order together.
-		recorded, next, err = r.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
+		recorded, next, err = s.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
 	} else {
-		recorded, switchedOff, err = r.recordFailure(ctx, d, o, a, now)
+		recorded, switchedOff, err = s.recordFailure(ctx, d, o, a, now)
 	}
 	if err == nil && recorded && !o.skipped {
 		metrics.ObserveWebhookAttempt(a.Status, now.Sub(o.eventAt))
@@ -159,11 +159,11 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 	case err != nil || !recorded || switchedOff:
 		return "", err
 	case a.Status == "retrying":
-		r.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(r.Clock.Now()))
+		s.deliveryDue(ctx, d.ID, a.NextAttemptAt.Sub(s.Clock.Now()))
 	case o.problem == "":
-		return r.dueNow(ctx, next), nil
+		return s.dueNow(ctx, next), nil
 	case d.ConversationID != nil:
-		return r.nextInOrder(ctx, d), nil
+		return s.nextInOrder(ctx, d), nil
 	}
 	return "", nil
 }
@@ -173,22 +173,22 @@ func (r *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 // and a run of failures as long as the give-up time switches it off too.
 // It reports whether the attempt was recorded and whether the endpoint was
 // switched off.
-func (r *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o outcome, a repo.WebhookAttempt, now time.Time) (recorded, switchedOff bool, err error) {
-	cfg := r.config()
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+func (s *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o outcome, a repo.WebhookAttempt, now time.Time) (recorded, switchedOff bool, err error) {
+	cfg := s.config()
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
 		if recorded, err = q.RecordWebhookAttempt(ctx, d.ID, *d.LeaseToken, a); err != nil || !recorded || o.skipped {
 			return err
 		}
 		if o.Status == http.StatusGone {
-			switchedOff, err = r.switchOff(ctx, q, d, "gone", "it answered 410 Gone")
+			switchedOff, err = s.switchOff(ctx, q, d, "gone", "it answered 410 Gone")
 			return err
 		}
 		since, err := q.WebhookFailing(ctx, d.EndpointID, now)
 		if err != nil || now.Sub(since) < cfg.giveUpAfter() {
 			return err
 		}
-		switchedOff, err = r.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
+		switchedOff, err = s.switchOff(ctx, q, d, "failing", fmt.Sprintf("every attempt failed for %s", cfg.giveUpAfter()))
 		return err
 	})
 	return recorded, switchedOff, err
@@ -199,8 +199,8 @@ func (r *Service) recordFailure(ctx context.Context, d *repo.WebhookDelivery, o 
 // after the failure committed, so a successor fanned out meanwhile is either seen
 // here or saw this one finished (fanOutOnce). A success finds its next
 // delivery as it is recorded (repo.RecordWebhookSuccess).
-func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) string {
-	next, err := r.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
+func (s *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) string {
+	next, err := s.Store.NextInOrder(ctx, d.EndpointID, *d.ConversationID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return ""
 	}
@@ -208,17 +208,17 @@ func (r *Service) nextInOrder(ctx context.Context, d *repo.WebhookDelivery) stri
 		slog.Warn("find the next webhook delivery; the sweep will hand it over", "after", d.ID, "err", err)
 		return ""
 	}
-	return r.dueNow(ctx, next)
+	return s.dueNow(ctx, next)
 }
 
 // dueNow returns the id of a next delivery in order when it is due now,
 // and hands it to the queue at its due time otherwise.
-func (r *Service) dueNow(ctx context.Context, next *repo.DueWebhookDelivery) string {
+func (s *Service) dueNow(ctx context.Context, next *repo.DueWebhookDelivery) string {
 	if next == nil {
 		return ""
 	}
-	if wait := next.NextAttemptAt.Sub(r.Clock.Now()); wait > 0 {
-		r.deliveryDue(ctx, next.ID, wait)
+	if wait := next.NextAttemptAt.Sub(s.Clock.Now()); wait > 0 {
+		s.deliveryDue(ctx, next.ID, wait)
 		return ""
 	}
 	return next.ID
@@ -226,7 +226,7 @@ func (r *Service) dueNow(ctx context.Context, next *repo.DueWebhookDelivery) str
 
 // switchOff disables an endpoint for a reason, fails its deliveries still
 // to be attempted, and writes the workspace owner an email, once.
-func (r *Service) switchOff(ctx context.Context, q repo.Queries, d *repo.WebhookDelivery, reason, why string) (bool, error) {
+func (s *Service) switchOff(ctx context.Context, q repo.Queries, d *repo.WebhookDelivery, reason, why string) (bool, error) {
 	switched, err := q.SwitchOffWebhook(ctx, d.EndpointID, reason, "endpoint switched off: "+why)
 	if err != nil || !switched {
 		return switched, err
@@ -239,7 +239,7 @@ func (r *Service) switchOff(ctx context.Context, q repo.Queries, d *repo.Webhook
 	if err != nil || w.OwnerEmail == "" {
 		return true, err
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	return true, q.InsertOutboxEmail(ctx, &repo.OutboxEmail{
 		ID: repo.NewID("eml_", now), WorkspaceID: w.ID, ToAddress: w.OwnerEmail, CreatedAt: now,
 		Subject: "Webhook endpoint switched off: " + e.URL,

@@ -35,8 +35,8 @@ func (c *Config) attemptPlaces() chan struct{} {
 // of a task of one. A delivery whose attempt has not begun when ctx ends
 // (shutdown) is handed back to the queue unattempted, as AttemptDelivery
 // hands back the rest of a chain.
-func (r *Service) AttemptDeliveries(ctx context.Context, ids []string) error {
-	places := r.config().attemptPlaces()
+func (s *Service) AttemptDeliveries(ctx context.Context, ids []string) error {
+	places := s.config().attemptPlaces()
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -47,10 +47,10 @@ func (r *Service) AttemptDeliveries(ctx context.Context, ids []string) error {
 			case <-ctx.Done():
 			}
 			if ctx.Err() != nil {
-				r.deliveryDue(ctx, id, 0)
+				s.deliveryDue(ctx, id, 0)
 				return
 			}
-			errs[i] = r.AttemptDelivery(ctx, id)
+			errs[i] = s.AttemptDelivery(ctx, id)
 		})
 	}
 	wg.Wait()

@@ -94,9 +94,9 @@ type Service struct {
 }
 
 // config returns the configuration, or the defaults.
-func (r *Service) config() *Config {
-	if r.Config != nil {
-		return r.Config
+func (s *Service) config() *Config {
+	if s.Config != nil {
+		return s.Config
 	}
 	return defaultConfig
 }
@@ -114,8 +114,8 @@ func (c *Config) retention() time.Duration   { return orDuration(c.Retention, 30
 
 // Expired says whether a record made at t is past the retention period, so
 // it is gone for the API whether or not the purge has run yet.
-func (r *Service) Expired(t time.Time) bool {
-	return t.Before(r.Clock.Now().Add(-r.config().retention()))
+func (s *Service) Expired(t time.Time) bool {
+	return t.Before(s.Clock.Now().Add(-s.config().retention()))
 }
 
 // lease is how long a worker holds a delivery: the longest an attempt can

@@ -21,43 +21,43 @@ func webhookDeliveryPosition(d repo.WebhookDelivery) repo.Position {
 }
 
 // ListDeliveries is GET /v1/webhook-deliveries, newest first.
-func (r *Service) ListDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
+func (s *Service) ListDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Cursors.Page("webhook_deliveries", limit, after)
+	p, err := s.Cursors.Page("webhook_deliveries", limit, after)
 	if err != nil {
 		return nil, err
 	}
 	var f repo.WebhookDeliveryFilter
 	if filter != nil {
-		if s := filter.Status; s != nil && !slices.Contains(deliveryStatuses, *s) {
+		if status := filter.Status; status != nil && !slices.Contains(deliveryStatuses, *status) {
 			return nil, apierr.New(apierr.InvalidRequest, "status must be pending, retrying, succeeded or failed.")
 		}
 		f.EndpointID, f.Status = filter.EndpointID, filter.Status
 	}
-	rows, err := r.Store.WebhookDeliveries(ctx, a.Scope(), f, p)
+	rows, err := s.Store.WebhookDeliveries(ctx, a.Scope(), f, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, "webhook_deliveries", rows, p, webhookDeliveryPosition)
+	rows, more, next := cursor.Trim(s.Cursors, "webhook_deliveries", rows, p, webhookDeliveryPosition)
 	return &model.WebhookDeliveryPage{Items: view.Map(rows, toWebhookDelivery), HasMore: more, NextCursor: next}, nil
 }
 
 // Replay sends a delivery's event again as a new delivery
 // with the same event id. Replays are not ordered: the caller asked for this
 // one now.
-func (r *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery, error) {
+func (s *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d, err := r.Store.WebhookDelivery(ctx, a.Scope(), id)
+	d, err := s.Store.WebhookDelivery(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.DeliveryNotFound, "webhook delivery", id)
 	}
-	e, err := r.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
+	e, err := s.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -68,23 +68,23 @@ func (r *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery
 	if state != "active" {
 		return nil, apierr.New(apierr.EndpointDisabled, "Webhook endpoint %s is %s; only an active endpoint takes replays.", e.ID, state)
 	}
-	ev, err := r.Store.Event(ctx, a.Scope(), d.EventID)
-	if errors.Is(err, repo.ErrNotFound) || (err == nil && r.Expired(ev.CreatedAt)) {
-		return nil, apierr.New(apierr.EventExpired, "Event %s is past the %s retention period.", d.EventID, r.config().retention())
+	ev, err := s.Store.Event(ctx, a.Scope(), d.EventID)
+	if errors.Is(err, repo.ErrNotFound) || (err == nil && s.Expired(ev.CreatedAt)) {
+		return nil, apierr.New(apierr.EventExpired, "Event %s is past the %s retention period.", d.EventID, s.config().retention())
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	replay := &repo.WebhookDelivery{
 		ID: repo.NewID("whd_", now), WorkspaceID: d.WorkspaceID, Livemode: d.Livemode, EndpointID: e.ID,
 		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, Channel: ev.Channel, WebsiteID: ev.WebsiteID,
 		ReplayOf: &d.ID, Status: "pending", NextAttemptAt: &now, CreatedAt: now,
 	}
-	if err := r.Store.InsertWebhookDelivery(ctx, replay); err != nil {
+	if err := s.Store.InsertWebhookDelivery(ctx, replay); err != nil {
 		return nil, err
 	}
-	r.deliveryDue(ctx, replay.ID, 0)
+	s.deliveryDue(ctx, replay.ID, 0)
 	return toWebhookDelivery(replay), nil
 }
 
@@ -94,21 +94,21 @@ const sweepBatch = 500
 // SweepDeliveries hands the queue every delivery whose task looks lost:
 // Redis lost it, a worker died holding it, or an enqueue failed. It runs
 // periodically; Postgres, not the queue, knows what is owed.
-func (r *Service) SweepDeliveries(ctx context.Context) error {
-	return r.sweepDeliveries(ctx, r.config().SweepGrace)
+func (s *Service) SweepDeliveries(ctx context.Context) error {
+	return s.sweepDeliveries(ctx, s.config().SweepGrace)
 }
 
 // ResweepDeliveries hands the queue every due delivery no attempt holds,
 // without waiting for the grace: the queue was lost or changed hands (a
 // Redis failover or restart), so their tasks may be gone. A delivery whose
 // task survived gets a second one, which finds it claimed or done.
-func (r *Service) ResweepDeliveries(ctx context.Context) error {
-	return r.sweepDeliveries(ctx, 0)
+func (s *Service) ResweepDeliveries(ctx context.Context) error {
+	return s.sweepDeliveries(ctx, 0)
 }
 
-func (r *Service) sweepDeliveries(ctx context.Context, grace time.Duration) error {
+func (s *Service) sweepDeliveries(ctx context.Context, grace time.Duration) error {
 	for {
-		due, err := r.Store.SweepWebhookDeliveries(ctx, r.Clock.Now(), grace, sweepBatch)
+		due, err := s.Store.SweepWebhookDeliveries(ctx, s.Clock.Now(), grace, sweepBatch)
 		if err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (r *Service) sweepDeliveries(ctx context.Context, grace time.Duration) erro
 		for i, d := range due {
 			ids[i] = d.ID
 		}
-		r.deliveriesDue(ctx, ids)
+		s.deliveriesDue(ctx, ids)
 		if len(due) < sweepBatch {
 			return nil
 		}
@@ -125,10 +125,10 @@ func (r *Service) sweepDeliveries(ctx context.Context, grace time.Duration) erro
 
 // PurgeExpiredEvents deletes events older than the retention period, and
 // with them their deliveries.
-func (r *Service) PurgeExpiredEvents(ctx context.Context) error {
-	before := r.Clock.Now().Add(-r.config().retention())
+func (s *Service) PurgeExpiredEvents(ctx context.Context) error {
+	before := s.Clock.Now().Add(-s.config().retention())
 	for {
-		n, err := r.Store.PurgeEvents(ctx, before, 1000)
+		n, err := s.Store.PurgeEvents(ctx, before, 1000)
 		if err != nil || n < 1000 {
 			return err
 		}

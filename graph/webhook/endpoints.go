@@ -24,29 +24,29 @@ const (
 )
 
 // ListEndpoints is GET /v1/webhook-endpoints: every endpoint of the workspace, with the egress addresses.
-func (r *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
+func (s *Service) ListEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.WebhookEndpoints(ctx, a.WorkspaceID)
+	rows, err := s.Store.WebhookEndpoints(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	return &model.WebhookEndpointList{Items: view.Map(visible(a, rows), toWebhookEndpoint), EgressIPs: view.OrEmpty(r.config().EgressIPs)}, nil
+	return &model.WebhookEndpointList{Items: view.Map(visible(a, rows), toWebhookEndpoint), EgressIPs: view.OrEmpty(s.config().EgressIPs)}, nil
 }
 
 // CreateEndpoint stores the endpoint, then verifies it: a failed
 // handshake still creates it, unverified, so the caller can fix the URL;
 // meanwhile the handshake runs again in the background (ReverifyEndpoints).
-func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+func (s *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	e := &repo.WebhookEndpoint{ID: repo.NewID("we_", now), WorkspaceID: a.WorkspaceID, Enabled: true, CreatedAt: now}
-	if e.URL, err = r.webhookURL(in.URL); err != nil {
+	if e.URL, err = s.webhookURL(in.URL); err != nil {
 		return nil, err
 	}
 	if in.Description != nil {
@@ -60,7 +60,7 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 	if e.Channels, err = webhookChannels(a, in.Channels); err != nil {
 		return nil, err
 	}
-	if e.WebsiteIDs, err = r.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
+	if e.WebsiteIDs, err = s.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
 		return nil, err
 	}
 	e.MetadataOnly = in.MetadataOnly != nil && *in.MetadataOnly
@@ -69,13 +69,13 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 	if err != nil {
 		return nil, err
 	}
-	if e.Secret, err = r.sealSecret(e.ID, secret); err != nil {
+	if e.Secret, err = s.sealSecret(e.ID, secret); err != nil {
 		return nil, err
 	}
-	if err := r.Store.InsertWebhookEndpoint(ctx, e); err != nil {
+	if err := s.Store.InsertWebhookEndpoint(ctx, e); err != nil {
 		return nil, err
 	}
-	verification := r.verifyAndPlan(ctx, a.Livemode, e, now)
+	verification := s.verifyAndPlan(ctx, a.Livemode, e, now)
 	out := toWebhookEndpoint(e)
 	out.Secret, out.Verification = &secret, verification
 	return out, nil
@@ -83,19 +83,19 @@ func (r *Service) CreateEndpoint(ctx context.Context, in model.CreateWebhookEndp
 
 // UpdateEndpoint applies a PATCH. A new URL loses its verification
 // and is verified again once the change is committed.
-func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
+func (s *Service) UpdateEndpoint(ctx context.Context, id string, in model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var e *repo.WebhookEndpoint
 	var newURL bool
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		var err error
 		if e, err = lockEndpoint(ctx, q, a, id); err != nil {
 			return err
 		}
-		if newURL, err = r.applyEndpointChanges(ctx, a, e, in); err != nil {
+		if newURL, err = s.applyEndpointChanges(ctx, a, e, in); err != nil {
 			return err
 		}
 		switchOff := in.Enabled != nil && !*in.Enabled && e.Enabled
@@ -117,7 +117,7 @@ func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.Update
 	}
 	out := toWebhookEndpoint(e)
 	if newURL {
-		out.Verification = r.verifyAndPlan(ctx, a.Livemode, e, r.Clock.Now())
+		out.Verification = s.verifyAndPlan(ctx, a.Livemode, e, s.Clock.Now())
 		out.Status, out.VerifiedAt = endpointStatus(e), model.TimestampPtr(e.VerifiedAt)
 	}
 	return out, nil
@@ -125,11 +125,11 @@ func (r *Service) UpdateEndpoint(ctx context.Context, id string, in model.Update
 
 // applyEndpointChanges validates a PATCH and applies it to e; it reports
 // whether the URL changed.
-func (r *Service) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
+func (s *Service) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *repo.WebhookEndpoint, in model.UpdateWebhookEndpointInput) (bool, error) {
 	var err error
 	newURL := false
 	if in.URL != nil {
-		u, err := r.webhookURL(*in.URL)
+		u, err := s.webhookURL(*in.URL)
 		if err != nil {
 			return false, err
 		}
@@ -155,7 +155,7 @@ func (r *Service) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *re
 		}
 	}
 	if in.WebsiteIDs != nil {
-		if e.WebsiteIDs, err = r.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
+		if e.WebsiteIDs, err = s.webhookWebsites(ctx, a, in.WebsiteIDs); err != nil {
 			return false, err
 		}
 	}
@@ -169,16 +169,16 @@ func (r *Service) applyEndpointChanges(ctx context.Context, a *auth.Actor, e *re
 }
 
 // DeleteEndpoint is DELETE /v1/webhook-endpoints/{id}.
-func (r *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
+func (s *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	if err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		if _, err := lockEndpoint(ctx, q, a, id); err != nil {
 			return err
 		}
-		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, r.Clock.Now())
+		return q.DeleteWebhookEndpoint(ctx, a.WorkspaceID, id, s.Clock.Now())
 	}); err != nil {
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
@@ -188,7 +188,7 @@ func (r *Service) DeleteEndpoint(ctx context.Context, id string) (*model.Deleted
 // RollSecret replaces the signing secret; the old one keeps
 // co-signing for the grace period (24 hours unless given), so receivers can
 // switch without a gap.
-func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
+func (s *Service) RollSecret(ctx context.Context, id string, in model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -204,11 +204,11 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 	if err != nil {
 		return nil, err
 	}
-	sealed, err := r.sealSecret(id, secret)
+	sealed, err := s.sealSecret(id, secret)
 	if err != nil {
 		return nil, err
 	}
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		e, err := lockEndpoint(ctx, q, a, id)
 		if err != nil {
 			return err
@@ -216,7 +216,7 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 		var previous []byte
 		var until *time.Time
 		if grace > 0 {
-			t := r.Clock.Now().Add(time.Duration(grace) * time.Hour)
+			t := s.Clock.Now().Add(time.Duration(grace) * time.Hour)
 			previous, until = e.Secret, &t
 		}
 		return q.RollWebhookSecret(ctx, a.WorkspaceID, id, sealed, previous, until)
@@ -229,13 +229,13 @@ func (r *Service) RollSecret(ctx context.Context, id string, in model.RollWebhoo
 
 // webhookURL checks an endpoint URL: absolute, HTTPS unless insecure
 // delivery is allowed. Addresses are checked when connecting, after DNS.
-func (r *Service) webhookURL(raw string) (string, error) {
+func (s *Service) webhookURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil || u.Host == "" || u.Hostname() == "" || len(raw) > maxWebhookURL {
 		return "", apierr.New(apierr.InvalidRequest, "url must be an absolute https:// URL of at most %d characters.", maxWebhookURL)
 	}
-	if u.Scheme != "https" && (u.Scheme != "http" || !r.config().AllowInsecure) {
+	if u.Scheme != "https" && (u.Scheme != "http" || !s.config().AllowInsecure) {
 		return "", apierr.New(apierr.InvalidRequest, "url must use https; for local development, "+
 			"MSGSVC_WEBHOOK_ALLOW_INSECURE=true lets msgsvc deliver to http:// URLs and to local addresses.")
 	}

@@ -21,12 +21,12 @@ const fanOutBatch = 500
 // partition. A partition another pass holds is left to it, because that
 // pass looks again after each commit and so sees every event committed
 // before this call.
-func (r *Service) FanOut(ctx context.Context) error {
+func (s *Service) FanOut(ctx context.Context) error {
 	for {
 		// The partitions are read after every round's locks are released:
 		// anything committed since a batch was read is either seen here or
 		// has a fan-out of its own coming.
-		parts, err := r.Store.UnfannedPartitions(ctx)
+		parts, err := s.Store.UnfannedPartitions(ctx)
 		if err != nil || len(parts) == 0 {
 			return err
 		}
@@ -36,7 +36,7 @@ func (r *Service) FanOut(ctx context.Context) error {
 		var wg sync.WaitGroup
 		for _, p := range parts {
 			wg.Go(func() {
-				held, err := r.fanOutPartition(ctx, p)
+				held, err := s.fanOutPartition(ctx, p)
 				mu.Lock()
 				defer mu.Unlock()
 				errs, skipped = append(errs, err), skipped || held
@@ -51,9 +51,9 @@ func (r *Service) FanOut(ctx context.Context) error {
 
 // fanOutPartition fans out a partition's waiting events batch by batch. It
 // reports true when another pass holds the partition.
-func (r *Service) fanOutPartition(ctx context.Context, partition int) (held bool, err error) {
+func (s *Service) fanOutPartition(ctx context.Context, partition int) (held bool, err error) {
 	for {
-		n, locked, err := r.fanOutOnce(ctx, partition)
+		n, locked, err := s.fanOutOnce(ctx, partition)
 		if err != nil || !locked || n == 0 {
 			return !locked, err
 		}
@@ -63,9 +63,9 @@ func (r *Service) fanOutPartition(ctx context.Context, partition int) (held bool
 // fanOutOnce fans out one batch in one transaction: the deliveries and the
 // events' fanned_out mark commit together, so a crash neither loses an event
 // nor delivers it twice.
-func (r *Service) fanOutOnce(ctx context.Context, partition int) (events int, locked bool, err error) {
+func (s *Service) fanOutOnce(ctx context.Context, partition int) (events int, locked bool, err error) {
 	var ids []string
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		if locked, err = q.TryLockFanOut(ctx, partition); err != nil || !locked {
 			return err
 		}
@@ -84,7 +84,7 @@ func (r *Service) fanOutOnce(ctx context.Context, partition int) (events int, lo
 		if err != nil {
 			return err
 		}
-		deliveries := r.matchDeliveries(batch, endpoints)
+		deliveries := s.matchDeliveries(batch, endpoints)
 		if err := q.InsertWebhookDeliveries(ctx, deliveries); err != nil {
 			return err
 		}
@@ -102,18 +102,18 @@ func (r *Service) fanOutOnce(ctx context.Context, partition int) (events int, lo
 	// sees it done, or looks for its successor after this commit and finds
 	// it (recordAttempt). Read inside the transaction, both could miss each
 	// other and the successor would wait for the sweep.
-	ready, err := r.Store.ReadyWebhookDeliveries(ctx, ids)
+	ready, err := s.Store.ReadyWebhookDeliveries(ctx, ids)
 	if err != nil {
 		slog.Warn("find the webhook deliveries due now; the sweep will hand them over", "err", err)
 		return events, locked, nil
 	}
-	r.deliveriesDue(ctx, ready)
+	s.deliveriesDue(ctx, ready)
 	return events, locked, nil
 }
 
 // matchDeliveries makes the deliveries of a batch of events, in event order.
-func (r *Service) matchDeliveries(events []repo.Event, endpoints []repo.WebhookEndpoint) []repo.WebhookDelivery {
-	now := r.Clock.Now()
+func (s *Service) matchDeliveries(events []repo.Event, endpoints []repo.WebhookEndpoint) []repo.WebhookDelivery {
+	now := s.Clock.Now()
 	var out []repo.WebhookDelivery
 	for i := range events {
 		ev := &events[i]
@@ -135,11 +135,11 @@ func (r *Service) matchDeliveries(events []repo.Event, endpoints []repo.WebhookE
 
 // deliveryDue hands a delivery to the queue. A failure is only logged: the
 // delivery is in Postgres, and the sweep hands it over again.
-func (r *Service) deliveryDue(ctx context.Context, id string, in time.Duration) {
-	if r.Jobs == nil {
+func (s *Service) deliveryDue(ctx context.Context, id string, in time.Duration) {
+	if s.Jobs == nil {
 		return
 	}
-	if err := r.Jobs.DeliveryDue(context.WithoutCancel(ctx), id, max(in, 0)); err != nil {
+	if err := s.Jobs.DeliveryDue(context.WithoutCancel(ctx), id, max(in, 0)); err != nil {
 		slog.Warn("enqueue webhook delivery; the sweep will retry", "delivery", id, "err", err)
 	}
 }
@@ -148,12 +148,12 @@ func (r *Service) deliveryDue(ctx context.Context, id string, in time.Duration) 
 // places (attemptHere), and hands the others to the queue, several to a
 // task (jobs.DeliverGroupSize). A failure is only logged, as in
 // deliveryDue.
-func (r *Service) deliveriesDue(ctx context.Context, ids []string) {
-	ids = r.attemptHere(ids)
-	if r.Jobs == nil || len(ids) == 0 {
+func (s *Service) deliveriesDue(ctx context.Context, ids []string) {
+	ids = s.attemptHere(ids)
+	if s.Jobs == nil || len(ids) == 0 {
 		return
 	}
-	if err := r.Jobs.DeliveriesDue(context.WithoutCancel(ctx), ids); err != nil {
+	if err := s.Jobs.DeliveriesDue(context.WithoutCancel(ctx), ids); err != nil {
 		slog.Warn("enqueue webhook deliveries; the sweep will retry", "deliveries", len(ids), "err", err)
 	}
 }
@@ -166,8 +166,8 @@ func (r *Service) deliveriesDue(ctx context.Context, ids []string) {
 // logged, and the delivery is handed over again from Postgres (its retry,
 // or the sweep), as a failed task's is. When Here ends (shutdown), an
 // attempt in flight gives its lease back, as a task's does.
-func (r *Service) attemptHere(ids []string) []string {
-	cfg := r.config()
+func (s *Service) attemptHere(ids []string) []string {
+	cfg := s.config()
 	if cfg.Here == nil {
 		return ids
 	}
@@ -185,7 +185,7 @@ func (r *Service) attemptHere(ids []string) []string {
 					slog.Error("webhook: attempt panicked; the sweep hands the delivery over again", "delivery", id, "panic", p)
 				}
 			}()
-			if err := r.AttemptDelivery(cfg.Here, id); err != nil {
+			if err := s.AttemptDelivery(cfg.Here, id); err != nil {
 				slog.Warn("webhook: attempt; the delivery is handed over again from Postgres", "delivery", id, "err", err)
 			}
 		}()

@@ -61,11 +61,11 @@ func webhookChannels(a *auth.Actor, in []string) ([]string, error) {
 }
 
 // webhookWebsites checks the websites asked for, as webhookChannels does.
-func (r *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
+func (s *Service) webhookWebsites(ctx context.Context, a *auth.Actor, in []string) ([]string, error) {
 	var sites []repo.Website
 	if len(in) > 0 {
 		var err error
-		if sites, err = r.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
+		if sites, err = s.Store.Websites(ctx, repo.Scope{WorkspaceID: a.WorkspaceID}); err != nil {
 			return nil, err
 		}
 	}

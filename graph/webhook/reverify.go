@@ -39,18 +39,18 @@ func ReverifyDelay(age time.Duration) time.Duration {
 // verifyAndPlan runs the handshake, and when it fails plans the next
 // background one, counting the attempts' window from since (when the URL
 // was set or the caller last asked for a verification).
-func (r *Service) verifyAndPlan(ctx context.Context, livemode bool, e *repo.WebhookEndpoint, since time.Time) *model.WebhookVerification {
-	v := r.verifyEndpoint(ctx, livemode, e)
+func (s *Service) verifyAndPlan(ctx context.Context, livemode bool, e *repo.WebhookEndpoint, since time.Time) *model.WebhookVerification {
+	v := s.verifyEndpoint(ctx, livemode, e)
 	if v.Verified {
 		return v
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	var next *time.Time
 	if age := now.Sub(since); age < reverifyFor {
 		at := now.Add(ReverifyDelay(age))
 		next = &at
 	}
-	if err := r.Store.ScheduleWebhookReverify(context.WithoutCancel(ctx), e.ID, e.URL, since, livemode, next); err != nil {
+	if err := s.Store.ScheduleWebhookReverify(context.WithoutCancel(ctx), e.ID, e.URL, since, livemode, next); err != nil {
 		slog.Error("plan webhook re-verification", "endpoint", e.ID, "err", err)
 	}
 	return v
@@ -58,17 +58,17 @@ func (r *Service) verifyAndPlan(ctx context.Context, livemode bool, e *repo.Webh
 
 // ReverifyEndpoints runs the background handshakes that are due, a few at
 // once. Several workers may run it together: each claims its endpoints.
-func (r *Service) ReverifyEndpoints(ctx context.Context) error {
-	now := r.Clock.Now()
-	lease := now.Add(2*r.config().timeout() + reverifyFirst)
-	due, err := r.Store.ClaimWebhookReverifications(ctx, now, lease, reverifyBatch)
+func (s *Service) ReverifyEndpoints(ctx context.Context) error {
+	now := s.Clock.Now()
+	lease := now.Add(2*s.config().timeout() + reverifyFirst)
+	due, err := s.Store.ClaimWebhookReverifications(ctx, now, lease, reverifyBatch)
 	if err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
 	for _, d := range due {
 		wg.Go(func() {
-			e, err := r.Store.WebhookEndpointAnyState(ctx, d.ID)
+			e, err := s.Store.WebhookEndpointAnyState(ctx, d.ID)
 			if err != nil {
 				slog.Warn("webhook re-verification", "endpoint", d.ID, "err", err)
 				return
@@ -76,7 +76,7 @@ func (r *Service) ReverifyEndpoints(ctx context.Context) error {
 			if e.URL != d.URL || e.VerifiedAt != nil || e.DeletedAt != nil || !e.Enabled {
 				return
 			}
-			if r.verifyAndPlan(ctx, d.Livemode, e, d.UnverifiedSince).Verified {
+			if s.verifyAndPlan(ctx, d.Livemode, e, d.UnverifiedSince).Verified {
 				slog.Info("webhook endpoint verified in the background", "endpoint", e.ID)
 			}
 		})

@@ -43,8 +43,8 @@ func secretAEAD(secret string) (cipher.AEAD, error) {
 
 // sealSecret encrypts a secret under the signing service secret, bound to
 // its endpoint id so a sealed value copied to another row does not open.
-func (r *Service) sealSecret(endpointID, secret string) ([]byte, error) {
-	aead, err := secretAEAD(r.Secrets.Signing())
+func (s *Service) sealSecret(endpointID, secret string) ([]byte, error) {
+	aead, err := secretAEAD(s.Secrets.Signing())
 	if err != nil {
 		return nil, err
 	}
@@ -59,15 +59,15 @@ func (r *Service) sealSecret(endpointID, secret string) ([]byte, error) {
 // MSGSVC_SECRET changed since it was sealed.
 var errSecretSealed = errors.New("the signing secret cannot be decrypted (was MSGSVC_SECRET changed?); roll the secret")
 
-func (r *Service) openSecret(endpointID string, sealed []byte) (string, error) {
-	plain, _, err := r.open(endpointID, sealed)
+func (s *Service) openSecret(endpointID string, sealed []byte) (string, error) {
+	plain, _, err := s.open(endpointID, sealed)
 	return plain, err
 }
 
 // open opens a sealed secret with each service secret in turn and tells
 // which one (its index) opened it.
-func (r *Service) open(endpointID string, sealed []byte) (string, int, error) {
-	secrets := r.Secrets
+func (s *Service) open(endpointID string, sealed []byte) (string, int, error) {
+	secrets := s.Secrets
 	if len(secrets) == 0 {
 		secrets = signing.Secrets{""}
 	}
@@ -89,19 +89,19 @@ func (r *Service) open(endpointID string, sealed []byte) (string, int, error) {
 // ResealSecret makes an endpoint's signing secret sealed under any service
 // secret one sealed under the signing one (msgsvc rekey); changed is false
 // when it already was.
-func (r *Service) ResealSecret(endpointID string, sealed []byte) (resealed []byte, changed bool, err error) {
-	plain, i, err := r.open(endpointID, sealed)
+func (s *Service) ResealSecret(endpointID string, sealed []byte) (resealed []byte, changed bool, err error) {
+	plain, i, err := s.open(endpointID, sealed)
 	if err != nil || i == 0 {
 		return sealed, false, err
 	}
-	resealed, err = r.sealSecret(endpointID, plain)
+	resealed, err = s.sealSecret(endpointID, plain)
 	return resealed, err == nil, err
 }
 
 // signingSecrets are the secrets that sign a request at now: the current
 // one, and the previous one while its grace period lasts.
-func (r *Service) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]string, error) {
-	current, err := r.openSecret(e.ID, e.Secret)
+func (s *Service) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]string, error) {
+	current, err := s.openSecret(e.ID, e.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (r *Service) signingSecrets(e *repo.WebhookEndpoint, now time.Time) ([]stri
 	if e.PreviousSecret != nil && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
 		// A previous secret that does not open is left out rather than
 		// failing: rolling is how a sealed-away secret gets replaced.
-		if previous, err := r.openSecret(e.ID, e.PreviousSecret); err == nil {
+		if previous, err := s.openSecret(e.ID, e.PreviousSecret); err == nil {
 			out = append(out, previous)
 		}
 	}

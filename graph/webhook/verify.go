@@ -15,8 +15,8 @@ import (
 // verifyEndpoint runs the handshake: a signed endpoint.verification event
 // whose data.challenge the endpoint must echo in a 2xx JSON answer within
 // the timeout. On success it stores verified_at and sets it on e.
-func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.WebhookEndpoint) *model.WebhookVerification {
-	cfg := r.config()
+func (s *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.WebhookEndpoint) *model.WebhookVerification {
+	cfg := s.config()
 	failed := func(reason string) *model.WebhookVerification {
 		return &model.WebhookVerification{Verified: false, Reason: &reason}
 	}
@@ -25,7 +25,7 @@ func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.Web
 		return failed("no challenge could be made; try again")
 	}
 	challenge := hex.EncodeToString(b)
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	data, err := json.Marshal(map[string]string{"challenge": challenge})
 	if err != nil {
 		return failed(err.Error())
@@ -37,7 +37,7 @@ func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.Web
 	if err != nil {
 		return failed(err.Error())
 	}
-	secrets, err := r.signingSecrets(e, now)
+	secrets, err := s.signingSecrets(e, now)
 	if err != nil {
 		return failed(err.Error())
 	}
@@ -51,7 +51,7 @@ func (r *Service) verifyEndpoint(ctx context.Context, livemode bool, e *repo.Web
 	if json.Unmarshal(ans.Body, &echo) != nil || echo.Challenge != challenge {
 		return failed("the answer did not echo data.challenge as {\"challenge\": ...}")
 	}
-	if err := r.Store.SetWebhookVerified(context.WithoutCancel(ctx), e.ID, e.URL, &now); err != nil {
+	if err := s.Store.SetWebhookVerified(context.WithoutCancel(ctx), e.ID, e.URL, &now); err != nil {
 		slog.Error("store webhook verification", "endpoint", e.ID, "err", err)
 		return failed("the verification could not be stored; try again")
 	}

@@ -34,19 +34,19 @@ func chosenSecret(in *string) (string, error) {
 // runs again, now, with the caller's mode; the answer is the endpoint with
 // its verification. An endpoint already verified is verified again (its
 // verified_at moves; it keeps receiving what it received).
-func (r *Service) VerifyEndpoint(ctx context.Context, id string) (*model.WebhookEndpoint, error) {
+func (s *Service) VerifyEndpoint(ctx context.Context, id string) (*model.WebhookEndpoint, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Store.WebhookEndpoint(ctx, a.WorkspaceID, id)
+	e, err := s.Store.WebhookEndpoint(ctx, a.WorkspaceID, id)
 	if err == nil && !within(a, e) {
 		err = repo.ErrNotFound
 	}
 	if err != nil {
 		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
 	}
-	verification := r.verifyAndPlan(ctx, a.Livemode, e, r.Clock.Now())
+	verification := s.verifyAndPlan(ctx, a.Livemode, e, s.Clock.Now())
 	out := toWebhookEndpoint(e)
 	out.Verification = verification
 	return out, nil

@@ -78,8 +78,32 @@ var (
 	templateErr  error
 )
 
+// SkipShort skips t in -short mode (make test-unit), which runs only the
+// tests that need no server, browser or build: what names the one t needs.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: the test needs %s", what)
+	}
+}
+
+// NeedsPostgres skips t in -short mode: it needs TEST_DATABASE_URL's server.
+// The helpers that create databases call it.
+func NeedsPostgres(t testing.TB) {
+	t.Helper()
+	SkipShort(t, "Postgres (TEST_DATABASE_URL)")
+}
+
+// NeedsRedis skips t in -short mode: it needs the Redis of TEST_REDIS_URL.
+func NeedsRedis(t testing.TB) {
+	t.Helper()
+	SkipShort(t, "Redis (TEST_REDIS_URL)")
+}
+
 // template migrates one database per test binary; every test clones it.
 func template(t testing.TB) string {
+	t.Helper()
+	NeedsPostgres(t)
 	templateOnce.Do(func() {
 		b := make([]byte, 4)
 		_, _ = rand.Read(b)
@@ -162,6 +186,7 @@ func randomSuffix() string {
 
 func connectAdmin(t testing.TB) *sqlx.DB {
 	t.Helper()
+	NeedsPostgres(t)
 	admin, err := sqlx.Connect("postgres", AdminURL())
 	if err != nil {
 		t.Fatalf("connect to %s: %v", AdminURL(), err)

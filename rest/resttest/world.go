@@ -14,6 +14,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
 // World is the /v1 API with real webhook workers: a seeded database, an
@@ -35,6 +36,7 @@ func WebhookConfig() *webhook.Config { return &webhook.Config{AllowInsecure: tru
 // call StartWorker to process it.
 func NewWorld(t testing.TB, cfg *webhook.Config) *World {
 	t.Helper()
+	repotest.NeedsRedis(t)
 	if cfg == nil {
 		cfg = WebhookConfig()
 	}

@@ -14,13 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/redis/go-redis/v9"
 )
 
 // ServerBin is the redis-server binary; the test is skipped, saying so,
-// where it is absent.
+// where it is absent, and in -short mode.
 func ServerBin(t testing.TB) string {
 	t.Helper()
+	repotest.SkipShort(t, "Redis servers of its own (redis-server)")
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed: the tests with Redis servers of their own are skipped")
@@ -32,6 +34,7 @@ func ServerBin(t testing.TB) string {
 // with the arguments it needs after its config file.
 func SentinelBin(t testing.TB) (string, []string) {
 	t.Helper()
+	repotest.SkipShort(t, "Redis Sentinels of its own (redis-sentinel)")
 	if bin, err := exec.LookPath("redis-sentinel"); err == nil {
 		return bin, nil
 	}
