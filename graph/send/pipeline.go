@@ -151,15 +151,12 @@ func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 }
 
 // liveRules are the checks only a live send makes before its provider is
-// called: the account's credentials and state, the marketing onboarding and
-// the rate-limit holds of earlier provider answers (a marketing send's
-// include its recipient's marketing hold).
+// called: the account's credentials and state and the rate-limit holds of
+// earlier provider answers (a marketing send's include its recipient's
+// marketing hold).
 func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget, marketing bool) (*channels.Credentials, error) {
 	if t.acc.Status == "needs_reauth" {
 		return nil, needsReauth(ctx, q, t.acc)
-	}
-	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
-		return nil, apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
 	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), marketing, r.Clock.Now())
 	if err != nil {

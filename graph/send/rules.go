@@ -112,7 +112,7 @@ func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Acto
 		return apierr.New(apierr.TemplateNotMarketing, "Template %s is %s; the marketing endpoint sends MARKETING templates only, send it through POST /v1/messages.", name, tpl.Category)
 	}
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
-		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
+		return apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
 	params, text, err := r.templateFill(ctx, q, a.Scope(), tpl, in)
 	if err != nil {

@@ -154,3 +154,14 @@ func TestSendRulesOverTheFixture(t *testing.T) {
 		t.Errorf("contacts created by refused sends: got %d, want 0", n)
 	}
 }
+
+// A marketing send from a number not onboarded for marketing messages is
+// 422 marketing_not_onboarded, in test mode as in live mode.
+func TestMarketingNotOnboarded(t *testing.T) {
+	t.Parallel()
+	f := seeded(t)
+	f.exec(t, `UPDATE channel_accounts SET marketing_messages = 'ELIGIBLE' WHERE id = 'wa_main'`)
+	_, err := f.svc.SendMarketing(testKey, model.MarketingMessageInput{To: ptr("+15550104444"),
+		Template: tpl("spring_sale", "1"), WhatsappAccountID: ptr("wa_main")})
+	apierrtest.Want(t, err, apierr.MarketingNotOnboarded, "WhatsApp number wa_main is not onboarded for marketing messages.")
+}
