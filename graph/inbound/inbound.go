@@ -98,7 +98,8 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
 	now := r.Clock.Now()
 	channel := m.Channel
-	ct, optOut, err := r.customer(ctx, q, s, m, now)
+	stop := channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP")
+	ct, err := r.customer(ctx, q, s, m, now)
 	if err != nil {
 		return nil, err
 	}
@@ -140,17 +141,17 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 	if err := r.Events.Record(ctx, q, s, kind, convOut, msgOut); err != nil {
 		return nil, err
 	}
-	if optOut {
-		if err := r.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"opt_outs"}}); err != nil {
+	if stop {
+		if _, err := contact.SetOptOut(ctx, q, r.Events, s, contact.OptOut{Channel: "whatsapp", Kind: contact.All,
+			Stop: true, ContactID: ct.ID}, now); err != nil {
 			return nil, err
 		}
 	}
 	return &model.InboundResult{Livemode: s.Livemode, Conversation: convOut, Message: msgOut}, nil
 }
 
-// customer finds or creates the sender's contact, marks it seen, and records
-// a WhatsApp STOP as an opt-out (optOut says it changed now).
-func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m Message, now time.Time) (ct *repo.Contact, optOut bool, err error) {
+// customer finds or creates the sender's contact and marks it seen.
+func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m Message, now time.Time) (ct *repo.Contact, err error) {
 	name := m.From
 	if strings.TrimSpace(m.Name) != "" {
 		name = strings.TrimSpace(m.Name)
@@ -163,7 +164,7 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	}
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
-		return nil, false, err
+		return nil, err
 	}
 	if newContact {
 		ct = contact.FromChannel(s, m.Channel, m.From, name, "captured", now)
@@ -174,23 +175,18 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	if m.Echo == nil {
 		ct.LastSeenAt = &now
 	}
-	optOut = m.Channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP") && !ct.OptOutWhatsapp
-	if optOut {
-		ct.OptOutWhatsapp = true
-		ct.UpdatedAt = now
-	}
 	if newContact {
 		if err := q.InsertContact(ctx, ct); err != nil {
-			return nil, false, fmt.Errorf("inbound: insert contact: %w", err)
+			return nil, fmt.Errorf("inbound: insert contact: %w", err)
 		}
 		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
-		return nil, false, fmt.Errorf("inbound: update contact: %w", err)
+		return nil, fmt.Errorf("inbound: update contact: %w", err)
 	}
 
-	return ct, optOut, nil
+	return ct, nil
 }
 
 // continued is the conversation a new message of the customer joins: the

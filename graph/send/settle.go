@@ -138,10 +138,12 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 	if refusal.MarketingOptOut {
 		// After the removal of what the send created: a contact it created
 		// is gone, and no event names it.
-		var err error
-		if *optedOut, err = contact.SetMarketingOptOut(ctx, q, r.Events, s, res.ob.To, true, r.Clock.Now()); err != nil {
+		c, err := contact.SetOptOut(ctx, q, r.Events, s, contact.OptOut{Channel: "whatsapp", Kind: contact.Marketing,
+			Stop: true, Address: res.ob.To}, r.Clock.Now())
+		if err != nil {
 			return err
 		}
+		*optedOut = c != nil
 	}
 	if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
 		who := ""
