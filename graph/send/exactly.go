@@ -42,23 +42,10 @@ type KeyBinding struct {
 	MessageID string
 }
 
-type keyBindingKey struct{}
-
-// WithKeyBinding runs a send under its claimed Idempotency-Key.
-func WithKeyBinding(ctx context.Context, b *KeyBinding) context.Context {
-	return context.WithValue(ctx, keyBindingKey{}, b)
-}
-
-func keyBindingFrom(ctx context.Context) *KeyBinding {
-	b, _ := ctx.Value(keyBindingKey{}).(*KeyBinding)
-	return b
-}
-
 // bindKey binds the send's key to its message inside the reserve; a key a
 // retry took over meanwhile refuses the reserve, so two requests never both
 // reserve under one key.
-func bindKey(ctx context.Context, q repo.Queries, msgID string) error {
-	b := keyBindingFrom(ctx)
+func bindKey(ctx context.Context, q repo.Queries, b *KeyBinding, msgID string) error {
 	if b == nil {
 		return nil
 	}

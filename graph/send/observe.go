@@ -27,11 +27,7 @@ func sendOutcome(err error) string {
 // refused before its conversation was read takes the conversation's channel;
 // a request that names no valid channel counts as "unknown", so the label
 // only ever holds channel names.
-func (r *Service) observe(ctx context.Context, in model.SendMessageInput, out *model.Message, err error) {
-	a := auth.ActorFrom(ctx)
-	if a == nil {
-		return
-	}
+func (r *Service) observe(ctx context.Context, a *auth.Actor, in model.SendMessageInput, out *model.Message, err error) {
 	channel := "unknown"
 	switch {
 	case out != nil:

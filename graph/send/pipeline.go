@@ -88,7 +88,7 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			return err
 		}
 		msgID := repo.NewID("msg_", r.Clock.Now())
-		if err := bindKey(ctx, q, msgID); err != nil {
+		if err := bindKey(ctx, q, req.binding, msgID); err != nil {
 			return err
 		}
 		content, err := r.channelRules(ctx, q, a, req, t, msgID)
@@ -122,8 +122,8 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		res.created = t.newContact || t.conv == nil
 		return r.store(ctx, q, a.Scope(), req, t, res.msg, true)
 	})
-	if b := keyBindingFrom(ctx); err == nil && b != nil {
-		b.MessageID = res.msg.ID
+	if err == nil && req.binding != nil {
+		req.binding.MessageID = res.msg.ID
 	}
 	return res, err
 }

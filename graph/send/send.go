@@ -78,36 +78,67 @@ var htmlPolicy = bluemonday.UGCPolicy()
 // quota, then the channel's adapter, in the steps of pipeline.go so that no
 // transaction is open while a provider is called and a refused send keeps
 // no message and counts nothing.
-func (r *Service) Send(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
-	out, err := r.send(ctx, in, false)
-	r.observe(ctx, in, out, err)
-	return out, err
-}
-
-// SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
-// MARKETING template to a WhatsApp customer.
-func (r *Service) SendMarketing(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
-	if in.Template == nil {
-		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
-	}
-	whatsapp := "whatsapp"
-	send := model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
-		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}
-	out, err := r.send(ctx, send, true)
-	r.observe(ctx, send, out, err)
-	return out, err
-}
-
-func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
+func (r *Service) Send(ctx context.Context, req Request) (*model.Message, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	req, err := r.sendFields(ctx, a, in, marketing)
+	return r.send(ctx, a, req, false, nil)
+}
+
+// Request is one send of a key: its body and the Idempotency-Key it runs
+// under, as rest read it.
+type Request struct {
+	Input model.SendMessageInput
+	// Binding is the claimed Idempotency-Key the reserve binds to its
+	// message; nil without a key.
+	Binding *KeyBinding
+	// LongKey is the length of an Idempotency-Key over the limit, 0 when
+	// none: the field rules answer invalid_idempotency_key in its place in
+	// their order, so the send fails before it writes.
+	LongKey int
+}
+
+// MarketingRequest is one send of the marketing endpoint (Request's
+// fields, over its body).
+type MarketingRequest struct {
+	Input   model.MarketingMessageInput
+	Binding *KeyBinding
+	LongKey int
+}
+
+// SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
+// MARKETING template to a WhatsApp customer.
+func (r *Service) SendMarketing(ctx context.Context, m MarketingRequest) (*model.Message, error) {
+	in := m.Input
+	if in.Template == nil {
+		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
+	}
+	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	req.sender = senderFrom(ctx)
+	whatsapp := "whatsapp"
+	send := model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
+		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}
+	return r.send(ctx, a, Request{Input: send, Binding: m.Binding, LongKey: m.LongKey}, true, nil)
+}
+
+// send runs one send as a (a key, or the internal actor of Reply), for
+// sender when the service speaks for the AI or an agent, and records its
+// outcome.
+func (r *Service) send(ctx context.Context, a *auth.Actor, in Request, marketing bool, sender *Sender) (*model.Message, error) {
+	out, err := r.run(ctx, a, in, marketing, sender)
+	r.observe(ctx, a, in.Input, out, err)
+	return out, err
+}
+
+func (r *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing bool, sender *Sender) (*model.Message, error) {
+	req, err := r.sendFields(ctx, a, in.Input, marketing, in.LongKey)
+	if err != nil {
+		return nil, err
+	}
+	req.sender, req.binding = sender, in.Binding
 	res, err := r.reserve(ctx, a, req)
 	if err != nil {
 		return nil, err
