@@ -61,7 +61,7 @@ func nonBlank(s *string) *string {
 // sendFields checks the body shape and the field rules (docs/api.md,
 // Sending), in order, before anything is looked up (but the key's WhatsApp
 // numbers, which whatsapp_account_required needs).
-func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool, longKey int) (*sendRequest, error) {
+func (s *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool, longKey int) (*sendRequest, error) {
 	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
 	reply := in.ConversationID != nil
 	switch {
@@ -121,7 +121,7 @@ func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMe
 		return nil, apierr.New(apierr.InvalidIdempotencyKey, "Idempotency-Key is %d characters; at most 255 are allowed.", longKey)
 	}
 	if req.channel == "whatsapp" {
-		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
+		numbers, err := s.reachableNumbers(ctx, a, in.WhatsappAccountID)
 		if err != nil {
 			return nil, err
 		}
@@ -232,8 +232,8 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With
 // several and none named, the caller must say which.
-func (r *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
-	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+func (s *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
+	accounts, err := s.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {
 		return nil, err
 	}

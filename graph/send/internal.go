@@ -20,8 +20,8 @@ type Sender struct {
 // test data, the provider for live data, message.sent), except that an
 // agent's pause of integration replies does not apply to the service's
 // own replies and no API quota is counted.
-func (r *Service) Reply(ctx context.Context, s repo.Scope, conversationID, text string, sender Sender) (*model.Message, error) {
-	return r.send(ctx, internalActor(s), Request{Input: model.SendMessageInput{ConversationID: &conversationID, Text: &text}},
+func (s *Service) Reply(ctx context.Context, scope repo.Scope, conversationID, text string, sender Sender) (*model.Message, error) {
+	return s.send(ctx, internalActor(scope), Request{Input: model.SendMessageInput{ConversationID: &conversationID, Text: &text}},
 		false, &sender)
 }
 
