@@ -9,16 +9,17 @@ import (
 	"context"
 
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
 )
 
 // SendMessage is the resolver for the sendMessage field.
 func (r *mutationResolver) SendMessage(ctx context.Context, input model.SendMessageInput) (*model.Message, error) {
-	return r.sends().Send(ctx, input)
+	return r.sends().Send(ctx, send.Request{Input: input})
 }
 
 // SendMarketingMessage is the resolver for the sendMarketingMessage field.
 func (r *mutationResolver) SendMarketingMessage(ctx context.Context, input model.MarketingMessageInput) (*model.Message, error) {
-	return r.sends().SendMarketing(ctx, input)
+	return r.sends().SendMarketing(ctx, send.MarketingRequest{Input: input})
 }
 
 // UploadFile is the resolver for the uploadFile field.

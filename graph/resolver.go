@@ -175,6 +175,10 @@ func (r *Resolver) PurgeIdempotencyKeys(ctx context.Context) error {
 	return err
 }
 
+// Sends is the send service: rest sends through it with the request's
+// Idempotency-Key, which GraphQL does not carry.
+func (r *Resolver) Sends() *send.Service { return r.sends() }
+
 func (r *Resolver) sends() *send.Service {
 	return &send.Service{Store: r.Store, Clock: r.Clock, Events: r.events(), Files: r.files(), Adapters: r.Adapters,
 		Credentials: credentials.Vault{Key: r.Seal}, Refresher: r.Refresher, ProviderTimeout: r.ProviderTimeout,

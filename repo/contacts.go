@@ -144,12 +144,28 @@ func (q Queries) ContactsByID(ctx context.Context, s Scope, ids []string) ([]Con
 		WHERE workspace_id = $1 AND livemode = $2 AND id = ANY($3)`, s.WorkspaceID, s.Livemode, array(ids))
 }
 
-// SetMarketingOptOut sets or clears marketing_opt_outs.whatsapp of the
-// scope's contact with a phone or WhatsApp user id (who) and returns the
-// contact as changed; ErrNotFound when no contact has it or the flag is
-// already so.
-func (q Queries) SetMarketingOptOut(ctx context.Context, s Scope, who string, optOut bool, at time.Time) (*Contact, error) {
-	return one[Contact](ctx, q, `UPDATE contacts SET marketing_opt_out_whatsapp = $4, updated_at = $5
-		WHERE workspace_id = $1 AND livemode = $2 AND (phone = $3 OR whatsapp_user_id = $3) AND marketing_opt_out_whatsapp <> $4
-		RETURNING `+contactColumns, s.WorkspaceID, s.Livemode, who, optOut, at)
+// optOutMatch picks a contact by id or by its address on a channel.
+var optOutMatch = map[string]string{
+	"id":        "id = $3",
+	"whatsapp":  "(phone = $3 OR whatsapp_user_id = $3)",
+	"email":     "lower(email) = lower($3)",
+	"instagram": "instagram_user_id = $3",
+}
+
+// optOutColumns are the opt-out flags SetOptOut may change.
+var optOutColumns = map[string]bool{"opt_out_whatsapp": true, "opt_out_email": true,
+	"opt_out_instagram": true, "marketing_opt_out_whatsapp": true}
+
+// SetOptOut sets or clears one opt-out flag (column) of the scope's
+// contact whose id (by "id") or address on a channel (by the channel's
+// name) is who, in one conditional statement, and returns the contact as
+// changed; ErrNotFound when no contact matches or the flag is already so.
+func (q Queries) SetOptOut(ctx context.Context, s Scope, column, by, who string, value bool, at time.Time) (*Contact, error) {
+	match, ok := optOutMatch[by]
+	if !ok || !optOutColumns[column] {
+		return nil, fmt.Errorf("repo: set opt-out %s by %s: no such flag or match", column, by)
+	}
+	return one[Contact](ctx, q, `UPDATE contacts SET `+column+` = $4, updated_at = $5
+		WHERE workspace_id = $1 AND livemode = $2 AND `+match+` AND `+column+` <> $4
+		RETURNING `+contactColumns, s.WorkspaceID, s.Livemode, who, value, at)
 }

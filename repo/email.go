@@ -249,10 +249,3 @@ func (q Queries) SuppressEmail(ctx context.Context, s Scope, contactID string, m
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, s.WorkspaceID, s.Livemode, contactID, mark, at)
 	return err
 }
-
-// SetEmailOptOut sets a contact's opt_outs.email; false when it was set.
-func (q Queries) SetEmailOptOut(ctx context.Context, s Scope, contactID string, at time.Time) (bool, error) {
-	n, err := q.exec(ctx, `UPDATE contacts SET opt_out_email = true, updated_at = $4
-		WHERE workspace_id = $1 AND livemode = $2 AND id = $3 AND NOT opt_out_email`, s.WorkspaceID, s.Livemode, contactID, at)
-	return n == 1, err
-}

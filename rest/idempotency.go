@@ -42,6 +42,22 @@ const (
 // refuse it before they run.
 var sendRoutes = map[string]bool{"/v1/messages": true, "/v1/whatsapp/marketing-messages": true}
 
+// keyedEndpoint is an endpoint given the Idempotency-Key it runs under: a
+// send binds it to its message, or answers a key that is too long among
+// its own field rules.
+type keyedEndpoint func(r *http.Request, key sendKey) (int, any, error)
+
+// sendKey is a send's Idempotency-Key as rest read it: claimed (binding),
+// too long (long, its length), or neither.
+type sendKey struct {
+	binding *send.KeyBinding
+	long    int
+}
+
+func (h keyedEndpoint) with(key sendKey) endpoint {
+	return func(r *http.Request) (int, any, error) { return h(r, key) }
+}
+
 // serve runs an endpoint and writes its answer.
 func serve(w http.ResponseWriter, r *http.Request, h endpoint) {
 	status, payload, err := call(r, h)
@@ -61,7 +77,7 @@ func serve(w http.ResponseWriter, r *http.Request, h endpoint) {
 // that bound nothing is not final: the key is released for a retry. Once a
 // send bound the key, every answer is final (docs/api.md, Delivery
 // guarantees).
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Actor, key string, h endpoint) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Actor, key string, h keyedEndpoint) {
 	body, err := readBody(r)
 	if err != nil {
 		writeError(w, r, err)
@@ -70,7 +86,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, a *auth.Acto
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if len(key) > maxIdempotencyKey {
 		if sendRoutes[r.URL.Path] {
-			serve(w, r.WithContext(send.WithLongIdempotencyKey(r.Context(), len(key))), h)
+			serve(w, r, h.with(sendKey{long: len(key)}))
 			return
 		}
 		writeError(w, r, keyTooLong(r, body))
@@ -121,7 +137,7 @@ func inProgress(key string) error {
 // and never a second provider call. A bound message that no longer exists
 // was refused (a refusal removes it) without its answer stored: nothing
 // reached the customer, so the request runs again.
-func (s *Server) answerFromMessage(w http.ResponseWriter, r *http.Request, a *auth.Actor, rec *repo.IdempotencyRecord, prior *repo.IdempotencyRecord, h endpoint) {
+func (s *Server) answerFromMessage(w http.ResponseWriter, r *http.Request, a *auth.Actor, rec *repo.IdempotencyRecord, prior *repo.IdempotencyRecord, h keyedEndpoint) {
 	msg, err := s.Resolver.Query().Message(r.Context(), *prior.MessageID)
 	if e, ok := apierr.As(err); ok && e.Code == apierr.MessageNotFound {
 		ok, err := s.Resolver.Store.RetakeIdempotencyKey(r.Context(), rec, prior.RequestID, true)
@@ -148,16 +164,15 @@ func (s *Server) answerFromMessage(w http.ResponseWriter, r *http.Request, a *au
 }
 
 // runClaimed runs the request that owns a key and stores its final answer.
-func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.IdempotencyRecord, h endpoint) {
+func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rec *repo.IdempotencyRecord, h keyedEndpoint) {
 	// A client hanging up must not leave the key in progress.
 	ctx := context.WithoutCancel(r.Context())
 	var binding *send.KeyBinding
 	if sendRoutes[r.URL.Path] {
 		binding = &send.KeyBinding{APIKeyID: rec.APIKeyID, Key: rec.Key, RequestID: rec.RequestID}
-		r = r.WithContext(send.WithKeyBinding(r.Context(), binding))
 	}
 	rw := &recorder{ResponseWriter: w}
-	serve(rw, r, h)
+	serve(rw, r, h.with(sendKey{binding: binding}))
 	switch bound := binding != nil && binding.MessageID != ""; {
 	case bound && rw.status == http.StatusAccepted:
 		// Sending: the key answers from the message until it settles.

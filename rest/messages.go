@@ -5,14 +5,15 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
 )
 
-func (s *Server) sendMessage(r *http.Request) (int, any, error) {
+func (s *Server) sendMessage(r *http.Request, key sendKey) (int, any, error) {
 	var in model.SendMessageInput
 	if _, err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Mutation().SendMessage(r.Context(), in)
+	out, err := s.Resolver.Sends().Send(r.Context(), send.Request{Input: in, Binding: key.binding, LongKey: key.long})
 	return sentStatus(out), out, err
 }
 
@@ -26,12 +27,13 @@ func sentStatus(m *model.Message) int {
 	return http.StatusCreated
 }
 
-func (s *Server) sendMarketingMessage(r *http.Request) (int, any, error) {
+func (s *Server) sendMarketingMessage(r *http.Request, key sendKey) (int, any, error) {
 	var in model.MarketingMessageInput
 	if _, err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Mutation().SendMarketingMessage(r.Context(), in)
+	out, err := s.Resolver.Sends().SendMarketing(r.Context(), send.MarketingRequest{Input: in, Binding: key.binding,
+		LongKey: key.long})
 	return sentStatus(out), out, err
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/seal"
-	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -47,13 +46,6 @@ type acceptingAdapter struct{}
 
 func (acceptingAdapter) Send(_ context.Context, m *channels.Message) (*channels.Receipt, error) {
 	return &channels.Receipt{ProviderIDs: []string{"provider_" + m.ID}}, nil
-}
-
-// refusingAdapter stands in for a live provider that refuses with a code.
-type refusingAdapter struct{ code apierr.Code }
-
-func (a refusingAdapter) Send(context.Context, *channels.Message) (*channels.Receipt, error) {
-	return nil, &channels.Refusal{Code: a.code, Reason: "the provider said no"}
 }
 
 // connectProviders gives the fixture's WhatsApp and Instagram accounts

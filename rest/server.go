@@ -111,11 +111,11 @@ func (s *Server) Handler() http.Handler {
 		v.Method("GET", "/webhook-deliveries", s.api("webhooks:manage", s.listWebhookDeliveries))
 		v.Method("POST", "/webhook-deliveries/{id}/replay", s.api("webhooks:manage", s.replayWebhookDelivery))
 		v.Method("POST", "/test/inbound", s.api("messages:write", s.inbound))
-		v.Method("POST", "/messages", s.api("messages:write", s.sendMessage))
+		v.Method("POST", "/messages", s.sendAPI(s.sendMessage))
 		v.Method("GET", "/messages/{id}", s.api("messages:read", s.getMessage))
 		v.Method("GET", "/messaging-window", s.api("messages:read", s.messagingWindow))
 		v.Method("GET", "/whatsapp/templates", s.api("", s.listTemplates))
-		v.Method("POST", "/whatsapp/marketing-messages", s.api("messages:write", s.sendMarketingMessage))
+		v.Method("POST", "/whatsapp/marketing-messages", s.sendAPI(s.sendMarketingMessage))
 		v.Method("GET", "/email/senders", s.api("", s.emailSenders))
 		v.Method("POST", "/files", s.api("messages:write", s.uploadFile))
 		v.Get("/files/{id}/content", s.fileContent)
@@ -140,12 +140,20 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 // of docs/api.md (Requests and errors): authentication, version, rate
 // limit, scope; then a POST's Idempotency-Key.
 func (s *Server) api(scope string, h endpoint) http.Handler {
+	return s.keyed(scope, func(r *http.Request, _ sendKey) (int, any, error) { return h(r) })
+}
+
+// sendAPI is api for a send route (messages:write), whose endpoint is
+// given the Idempotency-Key it runs under.
+func (s *Server) sendAPI(h keyedEndpoint) http.Handler { return s.keyed("messages:write", h) }
+
+func (s *Server) keyed(scope string, h keyedEndpoint) http.Handler {
 	return s.authorized(scope, func(w http.ResponseWriter, r *http.Request, a *auth.Actor) {
 		if key := r.Header.Get("Idempotency-Key"); key != "" && r.Method == http.MethodPost {
 			s.idempotent(w, r, a, key, h)
 			return
 		}
-		serve(w, r, h)
+		serve(w, r, h.with(sendKey{}))
 	})
 }
 

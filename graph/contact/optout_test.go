@@ -173,8 +173,10 @@ func TestSetMarketingOptOut(t *testing.T) {
 		{"a live contact's number, in test mode", "+15550009005", true, false},
 	} {
 		var changed bool
-		err := store.InTx(t.Context(), func(q repo.Queries) (err error) {
-			changed, err = contact.SetMarketingOptOut(t.Context(), q, svc.Events, test, c.who, c.optOut, epoch)
+		err := store.InTx(t.Context(), func(q repo.Queries) error {
+			ct, err := contact.SetOptOut(t.Context(), q, svc.Events, test, contact.OptOut{Channel: "whatsapp",
+				Kind: contact.Marketing, Stop: c.optOut, Address: c.who}, epoch)
+			changed = ct != nil
 			return err
 		})
 		if err != nil || changed != c.changed {

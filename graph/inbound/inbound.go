@@ -48,7 +48,7 @@ type Display interface {
 
 // Simulate injects a customer message into the sandbox as a channel
 // would deliver it: the same sender continues its conversation.
-func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
+func (s *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (*model.InboundResult, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	if err := a.CheckChannel(in.Channel); err != nil {
 		return nil, err
 	}
-	acc, err := conversation.ChannelAccount(ctx, r.Store, a, in.Channel, "account_id", in.AccountID)
+	acc, err := conversation.ChannelAccount(ctx, s.Store, a, in.Channel, "account_id", in.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -97,26 +97,27 @@ func (r *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	if in.Name != nil {
 		name = *in.Name
 	}
-	return r.Receive(ctx, a.Scope(), acc, Message{Channel: in.Channel, From: from, Name: name, Text: in.Text,
+	return s.Receive(ctx, a.Scope(), acc, Message{Channel: in.Channel, From: from, Name: name, Text: in.Text,
 		Subject: in.Subject, Comment: comment})
 }
 
 // receive stores one inbound message with its contact and conversation, and
 // records the events it causes, in order.
-func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
-	now := r.Clock.Now()
+func (s *Service) receive(ctx context.Context, q repo.Queries, scope repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
+	now := s.Clock.Now()
 	channel := m.Channel
-	ct, optOut, err := r.customer(ctx, q, s, m, now)
+	stop := channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP")
+	ct, err := s.customer(ctx, q, scope, m, now)
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, err := continued(ctx, q, s, ct, acc, m)
+	conv, changed, err := continued(ctx, q, scope, ct, acc, m)
 	if err != nil {
 		return nil, err
 	}
 	created := conv == nil
 	if created {
-		if conv, err = conversation.Start(ctx, q, s, acc, ct, m.Comment, now); err != nil {
+		if conv, err = conversation.Start(ctx, q, scope, acc, ct, m.Comment, now); err != nil {
 			return nil, fmt.Errorf("inbound: %w", err)
 		}
 		if channel == "email" && m.Subject != nil {
@@ -130,51 +131,51 @@ func (r *Service) receive(ctx context.Context, q repo.Queries, s repo.Scope, acc
 		}
 		conv.LastInboundAt = &at
 	}
-	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
+	if err := conversation.Save(ctx, q, scope, conv, ct, created, now); err != nil {
 		return nil, fmt.Errorf("inbound: %w", err)
 	}
-	msg, err := r.store(ctx, q, s, acc, conv, ct, m, now)
+	msg, err := s.store(ctx, q, scope, acc, conv, ct, m, now)
 	if err != nil {
 		return nil, err
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
-	if err := r.conversationEvent(ctx, q, s, convOut, created, changed); err != nil {
+	if err := s.conversationEvent(ctx, q, scope, convOut, created, changed); err != nil {
 		return nil, err
 	}
 	kind := event.MessageReceived
 	if m.Echo != nil {
 		kind = event.MessageSent
 	}
-	if err := r.Events.Record(ctx, q, s, kind, convOut, msgOut); err != nil {
+	if err := s.Events.Record(ctx, q, scope, kind, convOut, msgOut); err != nil {
 		return nil, err
 	}
-	if optOut {
-		if err := r.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(ct), Changed: []string{"opt_outs"}}); err != nil {
+	if stop {
+		if _, err := contact.SetOptOut(ctx, q, s.Events, scope, contact.OptOut{Channel: "whatsapp", Kind: contact.All,
+			Stop: true, ContactID: ct.ID}, now); err != nil {
 			return nil, err
 		}
 	}
-	return &model.InboundResult{Livemode: s.Livemode, Conversation: convOut, Message: msgOut}, nil
+	return &model.InboundResult{Livemode: scope.Livemode, Conversation: convOut, Message: msgOut}, nil
 }
 
-// customer finds or creates the sender's contact, marks it seen, and records
-// a WhatsApp STOP as an opt-out (optOut says it changed now).
-func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m Message, now time.Time) (ct *repo.Contact, optOut bool, err error) {
+// customer finds or creates the sender's contact and marks it seen.
+func (s *Service) customer(ctx context.Context, q repo.Queries, scope repo.Scope, m Message, now time.Time) (ct *repo.Contact, err error) {
 	name := m.From
 	if strings.TrimSpace(m.Name) != "" {
 		name = strings.TrimSpace(m.Name)
 	}
 	userID := ""
 	if m.Channel == "whatsapp" {
-		ct, userID, err = whatsappCustomer(ctx, q, s, m)
+		ct, userID, err = whatsappCustomer(ctx, q, scope, m)
 	} else {
-		ct, err = q.ContactBy(ctx, s, contact.IdentityColumn[m.Channel], m.From)
+		ct, err = q.ContactBy(ctx, scope, contact.IdentityColumn[m.Channel], m.From)
 	}
 	newContact := errors.Is(err, repo.ErrNotFound)
 	if err != nil && !newContact {
-		return nil, false, err
+		return nil, err
 	}
 	if newContact {
-		ct = contact.FromChannel(s, m.Channel, m.From, name, "captured", now)
+		ct = contact.FromChannel(scope, m.Channel, m.From, name, "captured", now)
 	}
 	if userID != "" && ct.WhatsAppUserID == nil {
 		ct.WhatsAppUserID, ct.UpdatedAt = &userID, now
@@ -182,23 +183,18 @@ func (r *Service) customer(ctx context.Context, q repo.Queries, s repo.Scope, m 
 	if m.Echo == nil {
 		ct.LastSeenAt = &now
 	}
-	optOut = m.Channel == "whatsapp" && m.Text != nil && strings.EqualFold(strings.TrimSpace(*m.Text), "STOP") && !ct.OptOutWhatsapp
-	if optOut {
-		ct.OptOutWhatsapp = true
-		ct.UpdatedAt = now
-	}
 	if newContact {
 		if err := q.InsertContact(ctx, ct); err != nil {
-			return nil, false, fmt.Errorf("inbound: insert contact: %w", err)
+			return nil, fmt.Errorf("inbound: insert contact: %w", err)
 		}
-		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct)); err != nil {
-			return nil, false, err
+		if err := s.Events.Record(ctx, q, scope, event.ContactCreated, nil, view.Contact(ct)); err != nil {
+			return nil, err
 		}
-	} else if err := q.UpdateContact(ctx, s, ct); err != nil {
-		return nil, false, fmt.Errorf("inbound: update contact: %w", err)
+	} else if err := q.UpdateContact(ctx, scope, ct); err != nil {
+		return nil, fmt.Errorf("inbound: update contact: %w", err)
 	}
 
-	return ct, optOut, nil
+	return ct, nil
 }
 
 // continued is the conversation a new message of the customer joins: the
@@ -246,12 +242,12 @@ func MaxText(channel string) int {
 // conversationEvent records what an inbound message did to its
 // conversation: conversation.created for a new one, conversation.updated
 // with the fields that changed (a reopen), or nothing.
-func (r *Service) conversationEvent(ctx context.Context, q repo.Queries, s repo.Scope, conv *model.Conversation, created bool, changed []string) error {
+func (s *Service) conversationEvent(ctx context.Context, q repo.Queries, scope repo.Scope, conv *model.Conversation, created bool, changed []string) error {
 	switch {
 	case created:
-		return r.Events.Record(ctx, q, s, event.ConversationCreated, conv, conv)
+		return s.Events.Record(ctx, q, scope, event.ConversationCreated, conv, conv)
 	case changed != nil:
-		return r.Events.Record(ctx, q, s, event.ConversationUpdated, conv, event.ConversationUpdate{Conversation: conv, Changed: changed})
+		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, conv, event.ConversationUpdate{Conversation: conv, Changed: changed})
 	}
 	return nil
 }

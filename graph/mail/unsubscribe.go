@@ -8,9 +8,9 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/signing"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/internal/clock"
 	"github.com/msgsvc/msgsvc/repo"
 )
@@ -116,7 +116,7 @@ func (u *Unsubscriber) Address(ctx context.Context, token string) (address strin
 }
 
 // Unsubscribe sets opt_outs.email of the token's contact (once; a repeat
-// changes nothing) and records contact.updated.
+// changes nothing) and records contact.updated (contact.SetOptOut).
 func (u *Unsubscriber) Unsubscribe(ctx context.Context, token string) (string, error) {
 	t, err := u.Links.Parse(token)
 	if err != nil {
@@ -126,8 +126,8 @@ func (u *Unsubscriber) Unsubscribe(ctx context.Context, token string) (string, e
 	var address string
 	err = u.Store.InTx(ctx, func(q repo.Queries) error {
 		now := u.Clock.Now()
-		changed, err := q.SetEmailOptOut(ctx, s, t.ContactID, now)
-		if err != nil {
+		if _, err := contact.SetOptOut(ctx, q, u.Events, s, contact.OptOut{Channel: "email", Kind: contact.All,
+			Stop: true, ContactID: t.ContactID}, now); err != nil {
 			return err
 		}
 		c, err := q.Contact(ctx, s, t.ContactID)
@@ -138,10 +138,7 @@ func (u *Unsubscriber) Unsubscribe(ctx context.Context, token string) (string, e
 			return err
 		}
 		address = *c.Email
-		if !changed {
-			return nil
-		}
-		return u.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: view.Contact(c), Changed: []string{"opt_outs"}})
+		return nil
 	})
 	if err != nil {
 		return "", err

@@ -54,7 +54,8 @@ func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scop
 	if code == 131049 {
 		return q.SetHold(ctx, scope.WorkspaceID, conv.AccountID, repo.MarketingHold(who), s.Clock.Now().Add(channels.DefaultRetryAfter))
 	}
-	_, err := contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, true, s.Clock.Now())
+	_, err := contact.SetOptOut(ctx, q, s.Events, scope, contact.OptOut{Channel: "whatsapp", Kind: contact.Marketing,
+		Stop: true, Address: who}, s.Clock.Now())
 	return err
 }
 

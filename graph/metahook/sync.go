@@ -44,8 +44,9 @@ func (s *Service) marketingOptOut(ctx context.Context, workspaceID, who string, 
 	scope := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
 	changed := false
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
-		var err error
-		changed, err = contact.SetMarketingOptOut(ctx, q, s.Events, scope, who, optOut, s.Clock.Now())
+		c, err := contact.SetOptOut(ctx, q, s.Events, scope, contact.OptOut{Channel: "whatsapp", Kind: contact.Marketing,
+			Stop: optOut, Address: who}, s.Clock.Now())
+		changed = c != nil
 		return err
 	})
 	if err == nil && changed {

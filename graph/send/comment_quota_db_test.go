@@ -62,7 +62,7 @@ func TestCommentRulesOverTheFixture(t *testing.T) {
 		{"a public reply without a comment", as("conv_ig_empty", "comment", nil),
 			apierr.InvalidRequest, "Conversation conv_ig_empty has no comment to reply to."},
 	} {
-		_, err := f.svc.Send(testKey, c.in)
+		_, err := f.svc.Send(testKey, send.Request{Input: c.in})
 		t.Run(c.rule, func(t *testing.T) { apierrtest.Want(t, err, c.code, c.msg) })
 	}
 	if n := f.count(t, `SELECT count(*) FROM private_replies`); n != 2 {
@@ -101,21 +101,21 @@ func TestQuotaOverTheFixture(t *testing.T) {
 			t.Errorf("%s: provider calls: got %d, want %d", rule, got, calls)
 		}
 	}
-	_, err := f.svc.Send(liveKey, reply("conv_live"))
+	_, err := f.svc.Send(liveKey, send.Request{Input: reply("conv_live")})
 	step(t, "the first live send", err, "", "", 1)
 	used(t, "2026-10", 1)
-	_, err = f.svc.Send(liveKey, reply("conv_live"))
+	_, err = f.svc.Send(liveKey, send.Request{Input: reply("conv_live")})
 	step(t, "a send over the quota", err, apierr.APIQuotaExceeded, "This month's API messages are used up", 1)
-	_, err = f.svc.Send(liveKey, model.SendMessageInput{ConversationID: ptr("conv_live")})
+	_, err = f.svc.Send(liveKey, send.Request{Input: model.SendMessageInput{ConversationID: ptr("conv_live")}})
 	step(t, "field rules answer before the quota", err, apierr.TextRequired, "no content", 1)
-	_, err = f.svc.Send(testKey, reply("conv_wa_1h"))
+	_, err = f.svc.Send(testKey, send.Request{Input: reply("conv_wa_1h")})
 	step(t, "a sandbox send uses no quota", err, "", "", 1)
 	_, err = f.svc.Reply(t.Context(), repo.Scope{WorkspaceID: "ws_main", Livemode: true}, "conv_live", "from the AI", send.Sender{Type: "ai"})
 	step(t, "the AI's reply uses no quota", err, "", "", 2)
 	used(t, "2026-10", 1)
 
 	f.now = time.Date(2026, 10, 31, 23, 59, 59, 0, time.UTC)
-	_, err = f.svc.Send(liveKey, reply("conv_live"))
+	_, err = f.svc.Send(liveKey, send.Request{Input: reply("conv_live")})
 	step(t, "channel rules answer before the quota", err, apierr.WindowClosed, "Over 24 hours", 2)
 
 	f.now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -123,11 +123,11 @@ func TestQuotaOverTheFixture(t *testing.T) {
 	f.svc.Adapters["whatsapp"] = refusing{channels.Refusal{Code: apierr.RecipientOptedOut, Reason: "the provider said no"}}
 	newNumber := model.SendMessageInput{Channel: ptr("whatsapp"), To: ptr("+15550301234"), WhatsappAccountID: ptr("wa_main"),
 		Template: tpl("order_update", "N")}
-	_, err = f.svc.Send(liveKey, newNumber)
+	_, err = f.svc.Send(liveKey, send.Request{Input: newNumber})
 	step(t, "a provider's refusal", err, apierr.RecipientOptedOut, "", 2)
 	used(t, "2026-11", 0)
 	f.svc.Adapters["whatsapp"] = provider
-	_, err = f.svc.Send(liveKey, newNumber)
+	_, err = f.svc.Send(liveKey, send.Request{Input: newNumber})
 	step(t, "a new month", err, "", "", 3)
 	used(t, "2026-11", 1)
 }

@@ -42,23 +42,10 @@ type KeyBinding struct {
 	MessageID string
 }
 
-type keyBindingKey struct{}
-
-// WithKeyBinding runs a send under its claimed Idempotency-Key.
-func WithKeyBinding(ctx context.Context, b *KeyBinding) context.Context {
-	return context.WithValue(ctx, keyBindingKey{}, b)
-}
-
-func keyBindingFrom(ctx context.Context) *KeyBinding {
-	b, _ := ctx.Value(keyBindingKey{}).(*KeyBinding)
-	return b
-}
-
 // bindKey binds the send's key to its message inside the reserve; a key a
 // retry took over meanwhile refuses the reserve, so two requests never both
 // reserve under one key.
-func bindKey(ctx context.Context, q repo.Queries, msgID string) error {
-	b := keyBindingFrom(ctx)
+func bindKey(ctx context.Context, q repo.Queries, b *KeyBinding, msgID string) error {
 	if b == nil {
 		return nil
 	}
@@ -123,7 +110,7 @@ var backgroundEvery = 5 * time.Second
 // When every try failed it answers the last error, and, with background
 // set, goes on trying every backgroundEvery until UnknownAfter has run out
 // (the sweep's turn then).
-func (r *Service) settleRetrying(ctx context.Context, what, messageID string, background bool, step func(context.Context) error) error {
+func (s *Service) settleRetrying(ctx context.Context, what, messageID string, background bool, step func(context.Context) error) error {
 	err := step(ctx)
 	for _, wait := range settleBackoff {
 		if err == nil || isDecision(err) {
@@ -138,7 +125,7 @@ func (r *Service) settleRetrying(ctx context.Context, what, messageID string, ba
 	}
 	slog.Error("send: "+what+" failed; going on in the background", "message_id", messageID, "err", err)
 	go func() {
-		deadline := time.Now().Add(r.unknownAfter())
+		deadline := time.Now().Add(s.unknownAfter())
 		for time.Now().Before(deadline) {
 			time.Sleep(backgroundEvery)
 			err := step(ctx)
@@ -159,9 +146,9 @@ func isDecision(err error) bool {
 	return ok
 }
 
-func (r *Service) unknownAfter() time.Duration {
-	if r.UnknownAfter > 0 {
-		return r.UnknownAfter
+func (s *Service) unknownAfter() time.Duration {
+	if s.UnknownAfter > 0 {
+		return s.UnknownAfter
 	}
 	return DefaultUnknownAfter
 }
@@ -172,27 +159,27 @@ func (r *Service) unknownAfter() time.Duration {
 // provider's status settles it (graph/metahook), or the sweep after
 // UnknownAfter. A database error here changes nothing of that: the
 // announcements are then made by whoever settles the message.
-func (r *Service) unknown(ctx context.Context, res *reservation, pending *model.Message, callErr error) *model.Message {
+func (s *Service) unknown(ctx context.Context, res *reservation, pending *model.Message, callErr error) *model.Message {
 	msg := res.msg
 	slog.Warn("send: the provider's answer never came; the message stays sending until its status settles it",
 		"message_id", msg.ID, "channel", msg.Channel, "account", res.ob.Account.ID, "err", callErr)
 	if !res.created {
 		return pending
 	}
-	s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
+	scope := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
 	announced := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation first, as every writer of its events locks.
-		if _, err := q.LockConversation(ctx, s, msg.ConversationID); err != nil {
+		if _, err := q.LockConversation(ctx, scope, msg.ConversationID); err != nil {
 			return ignoreGone(err)
 		}
 		announced = true
-		return AnnounceCreations(ctx, q, r.Events, s, msg.ID)
+		return AnnounceCreations(ctx, q, s.Events, scope, msg.ID)
 	})
 	if err != nil {
 		slog.Warn("send: the creations of an unknown send are announced when it settles", "message_id", msg.ID, "err", err)
 	} else if announced {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return pending
 }

@@ -18,6 +18,8 @@ import (
 type sendRequest struct {
 	in        model.SendMessageInput
 	marketing bool
+	// binding is the Idempotency-Key the send runs under; nil without one.
+	binding *KeyBinding
 	// channel is known up front for a new conversation and set from the
 	// conversation for a reply.
 	channel string
@@ -49,15 +51,6 @@ type attachmentRequest struct {
 	declared *string
 }
 
-type longKeyKey struct{}
-
-// WithLongIdempotencyKey marks a send whose Idempotency-Key is too long, so
-// that its field rules answer invalid_idempotency_key in its place in the
-// order of the field rules. The send then always fails before it writes.
-func WithLongIdempotencyKey(ctx context.Context, length int) context.Context {
-	return context.WithValue(ctx, longKeyKey{}, length)
-}
-
 func nonBlank(s *string) *string {
 	if s == nil || strings.TrimSpace(*s) == "" {
 		return nil
@@ -68,7 +61,7 @@ func nonBlank(s *string) *string {
 // sendFields checks the body shape and the field rules (docs/api.md,
 // Sending), in order, before anything is looked up (but the key's WhatsApp
 // numbers, which whatsapp_account_required needs).
-func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool) (*sendRequest, error) {
+func (s *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMessageInput, marketing bool, longKey int) (*sendRequest, error) {
 	req := &sendRequest{in: in, marketing: marketing, text: nonBlank(in.Text), html: nonBlank(in.HTML)}
 	reply := in.ConversationID != nil
 	switch {
@@ -124,11 +117,11 @@ func (r *Service) sendFields(ctx context.Context, a *auth.Actor, in model.SendMe
 	if err := req.attachments(); err != nil {
 		return nil, err
 	}
-	if n, ok := ctx.Value(longKeyKey{}).(int); ok {
-		return nil, apierr.New(apierr.InvalidIdempotencyKey, "Idempotency-Key is %d characters; at most 255 are allowed.", n)
+	if longKey > 0 {
+		return nil, apierr.New(apierr.InvalidIdempotencyKey, "Idempotency-Key is %d characters; at most 255 are allowed.", longKey)
 	}
 	if req.channel == "whatsapp" {
-		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
+		numbers, err := s.reachableNumbers(ctx, a, in.WhatsappAccountID)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +232,8 @@ func fieldsFit(req *sendRequest, conv *repo.Conversation) error {
 
 // reachableNumbers lists the connected WhatsApp numbers the key reaches. With
 // several and none named, the caller must say which.
-func (r *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
-	accounts, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+func (s *Service) reachableNumbers(ctx context.Context, a *auth.Actor, named *string) ([]repo.Account, error) {
+	accounts, err := s.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {
 		return nil, err
 	}

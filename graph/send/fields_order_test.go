@@ -76,7 +76,7 @@ func TestSendFieldsReadNumbersLast(t *testing.T) {
 		{"instagram", model.SendMessageInput{Channel: str("instagram"), To: str("1784"), Text: str("x")}, 0},
 	} {
 		store := &numbersStore{}
-		_, _ = (&Service{Store: store}).sendFields(context.Background(), &auth.Actor{WorkspaceID: "ws_1"}, c.in, false)
+		_, _ = (&Service{Store: store}).sendFields(context.Background(), &auth.Actor{WorkspaceID: "ws_1"}, c.in, false, 0)
 		if store.reads != c.reads {
 			t.Errorf("%s: Accounts reads: got %d, want %d", c.rule, store.reads, c.reads)
 		}
@@ -86,11 +86,11 @@ func TestSendFieldsReadNumbersLast(t *testing.T) {
 // The marketing endpoint takes a template and nothing else; its sends are
 // marked marketing for the template and opt-out rules.
 func TestSendMarketingFields(t *testing.T) {
-	_, err := (&Service{}).SendMarketing(context.Background(), model.MarketingMessageInput{To: str("+15550101234")})
+	_, err := (&Service{}).SendMarketing(context.Background(), MarketingRequest{Input: model.MarketingMessageInput{To: str("+15550101234")}})
 	apierrtest.Want(t, err, apierr.TextRequired, "A marketing message needs a template.")
 	req, err := (&Service{Store: &numbersStore{}}).sendFields(context.Background(), &auth.Actor{WorkspaceID: "ws_1"},
 		model.SendMessageInput{Channel: str("whatsapp"), To: str("+15550101234"),
-			Template: &model.TemplateInput{Name: str("spring_sale"), Language: str("en_US")}}, true)
+			Template: &model.TemplateInput{Name: str("spring_sale"), Language: str("en_US")}}, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,6 @@ func (s *numbersStore) Accounts(_ context.Context, _ repo.Scope, channel string)
 	return s.numbers, nil
 }
 
-// withLongKey marks a send whose Idempotency-Key has n characters.
-func withLongKey(ctx context.Context, n int) context.Context { return WithLongIdempotencyKey(ctx, n) }
-
 func str(v string) *string { return &v }
 
 // fieldsCase is one send checked by sendFields: the rule it shows, the
@@ -52,11 +49,7 @@ func runFields(t *testing.T, cases []fieldsCase) {
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
 			store := &numbersStore{numbers: c.numbers}
-			ctx := context.Background()
-			if c.longKey > 0 {
-				ctx = withLongKey(ctx, c.longKey)
-			}
-			req, err := (&Service{Store: store}).sendFields(ctx, &auth.Actor{WorkspaceID: "ws_1"}, c.in, false)
+			req, err := (&Service{Store: store}).sendFields(context.Background(), &auth.Actor{WorkspaceID: "ws_1"}, c.in, false, c.longKey)
 			apierrtest.Want(t, err, c.code, c.msg)
 			if err == nil && c.check != nil {
 				c.check(t, req)

@@ -1,12 +1,12 @@
 package send
 
 import (
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 )
 
 // humanAgentRule: outside the 24-hour window a person's Instagram reply is
@@ -31,13 +31,16 @@ func TestHumanAgentRule(t *testing.T) {
 		{"agent, never wrote", sendRequest{sender: &Sender{Type: "agent"}}, nil, false},
 	}
 	for _, c := range cases {
-		err := humanAgentRule(&c.req, c.last, now)
-		var e *apierr.Error
-		switch {
-		case c.tagged && (err != nil || !c.req.humanAgentTag):
-			t.Errorf("%s: %v, tagged %v", c.name, err, c.req.humanAgentTag)
-		case !c.tagged && (!errors.As(err, &e) || e.Code != apierr.WindowClosed || c.req.humanAgentTag):
-			t.Errorf("%s: %v, want window_closed", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			err := humanAgentRule(&c.req, c.last, now)
+			want := apierr.WindowClosed
+			if c.tagged {
+				want = ""
+			}
+			apierrtest.Want(t, err, want, "")
+			if c.req.humanAgentTag != c.tagged {
+				t.Errorf("humanAgentTag: got %v, want %v", c.req.humanAgentTag, c.tagged)
+			}
+		})
 	}
 }

@@ -15,21 +15,21 @@ type Sender struct {
 	Name *string
 }
 
-type senderKey struct{}
-
-func senderFrom(ctx context.Context) *Sender {
-	s, _ := ctx.Value(senderKey{}).(*Sender)
-	return s
-}
-
 // Reply sends text on a conversation as the AI or an agent. It runs the
 // same pipeline as POST /v1/messages (every channel rule, the sandbox for
 // test data, the provider for live data, message.sent), except that an
 // agent's pause of integration replies does not apply to the service's
 // own replies and no API quota is counted.
-func (r *Service) Reply(ctx context.Context, s repo.Scope, conversationID, text string, sender Sender) (*model.Message, error) {
-	ctx = auth.WithActor(ctx, &auth.Actor{WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
-		Scopes: []string{"*"}, Version: auth.ServedVersion})
-	ctx = context.WithValue(ctx, senderKey{}, &sender)
-	return r.Send(ctx, model.SendMessageInput{ConversationID: &conversationID, Text: &text})
+func (s *Service) Reply(ctx context.Context, scope repo.Scope, conversationID, text string, sender Sender) (*model.Message, error) {
+	return s.send(ctx, internalActor(scope), Request{Input: model.SendMessageInput{ConversationID: &conversationID, Text: &text}},
+		false, &sender)
+}
+
+// internalActor is who an internal send runs as: the workspace and mode
+// the service read the conversation from, with every scope. No API key
+// asked for the send, so there are no key restrictions (channels,
+// websites, scopes) to check: the service answers a conversation it
+// already holds in that scope, and the send's own rules still apply.
+func internalActor(s repo.Scope) *auth.Actor {
+	return &auth.Actor{WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Scopes: []string{"*"}, Version: auth.ServedVersion}
 }

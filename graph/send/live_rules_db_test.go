@@ -8,6 +8,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/repo"
@@ -86,7 +87,7 @@ func TestLiveRulesOverTheFixture(t *testing.T) {
 		if s.setup != nil {
 			s.setup(t)
 		}
-		_, err := f.svc.Send(s.key, s.in)
+		_, err := f.svc.Send(s.key, send.Request{Input: s.in})
 		t.Run(s.rule, func(t *testing.T) {
 			apierrtest.Want(t, err, s.code, s.msg)
 			if got := provider.calls.Load(); got != s.calls {

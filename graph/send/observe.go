@@ -27,11 +27,7 @@ func sendOutcome(err error) string {
 // refused before its conversation was read takes the conversation's channel;
 // a request that names no valid channel counts as "unknown", so the label
 // only ever holds channel names.
-func (r *Service) observe(ctx context.Context, in model.SendMessageInput, out *model.Message, err error) {
-	a := auth.ActorFrom(ctx)
-	if a == nil {
-		return
-	}
+func (s *Service) observe(ctx context.Context, a *auth.Actor, in model.SendMessageInput, out *model.Message, err error) {
 	channel := "unknown"
 	switch {
 	case out != nil:
@@ -39,7 +35,7 @@ func (r *Service) observe(ctx context.Context, in model.SendMessageInput, out *m
 	case in.Channel != nil && channels.Valid(*in.Channel):
 		channel = *in.Channel
 	case in.ConversationID != nil:
-		if c, cerr := r.Store.Conversation(context.WithoutCancel(ctx), a.Scope(), *in.ConversationID); cerr == nil {
+		if c, cerr := s.Store.Conversation(context.WithoutCancel(ctx), a.Scope(), *in.ConversationID); cerr == nil {
 			channel = c.Channel
 		}
 	}

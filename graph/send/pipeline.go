@@ -78,31 +78,31 @@ var credentialed = map[string]bool{"whatsapp": true, "instagram": true}
 
 // reserve checks every rule and stores the message as sending; a sandbox
 // send it stores sent (sandboxAccept).
-func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) (*reservation, error) {
+func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) (*reservation, error) {
 	res := &reservation{actor: a}
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		// Only q is used inside: a second pool connection per send could
 		// starve the pool under concurrent sends.
-		t, err := r.lookups(ctx, q, a, req)
+		t, err := s.lookups(ctx, q, a, req)
 		if err != nil {
 			return err
 		}
-		msgID := repo.NewID("msg_", r.Clock.Now())
-		if err := bindKey(ctx, q, msgID); err != nil {
+		msgID := repo.NewID("msg_", s.Clock.Now())
+		if err := bindKey(ctx, q, req.binding, msgID); err != nil {
 			return err
 		}
-		content, err := r.channelRules(ctx, q, a, req, t, msgID)
+		content, err := s.channelRules(ctx, q, a, req, t, msgID)
 		if err != nil {
 			return err
 		}
 		var creds *channels.Credentials
 		if a.Livemode {
-			if creds, err = r.liveRules(ctx, q, req, t, marketing(req, content)); err != nil {
+			if creds, err = s.liveRules(ctx, q, req, t, marketing(req, content)); err != nil {
 				return err
 			}
 		}
 		if a.Livemode && req.sender == nil { // AI and agent replies use no API quota
-			period := Period(r.Clock.Now())
+			period := Period(s.Clock.Now())
 			shard, ok, err := q.CountMessage(ctx, a.WorkspaceID, true, period)
 			if err != nil {
 				return err
@@ -112,18 +112,18 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			}
 			res.period, res.shard = period, shard
 		}
-		if res.msg, res.ob, err = r.prepare(ctx, q, a, req, t, content, msgID); err != nil {
+		if res.msg, res.ob, err = s.prepare(ctx, q, a, req, t, content, msgID); err != nil {
 			return err
 		}
 		res.ob.Account.Provider = creds
 		if !a.Livemode {
-			return r.sandboxAccept(ctx, q, res, req, t)
+			return s.sandboxAccept(ctx, q, res, req, t)
 		}
 		res.created = t.newContact || t.conv == nil
-		return r.store(ctx, q, a.Scope(), req, t, res.msg, true)
+		return s.store(ctx, q, a.Scope(), req, t, res.msg, true)
 	})
-	if b := keyBindingFrom(ctx); err == nil && b != nil {
-		b.MessageID = res.msg.ID
+	if err == nil && req.binding != nil {
+		req.binding.MessageID = res.msg.ID
 	}
 	return res, err
 }
@@ -132,48 +132,45 @@ func (r *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 // sandbox adapter answers at once without leaving the process, so the
 // message is stored sent and message.sent recorded in the same commit,
 // one transaction per send instead of two (docs/performance.md).
-func (r *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reservation, req *sendRequest, t *sendTarget) error {
+func (s *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reservation, req *sendRequest, t *sendTarget) error {
 	receipt, err := SandboxAdapter{}.Send(ctx, res.ob)
 	if err != nil {
 		return err
 	}
 	msg := res.msg
-	if _, err := r.accept(msg, receipt); err != nil {
+	if _, err := s.accept(msg, receipt); err != nil {
 		return err
 	}
-	s := res.actor.Scope()
-	if err := r.store(ctx, q, s, req, t, msg, false); err != nil {
+	scope := res.actor.Scope()
+	if err := s.store(ctx, q, scope, req, t, msg, false); err != nil {
 		return err
 	}
 	res.sent = view.Message(msg)
-	r.Files.SignAttachments(res.sent)
-	return r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(t.conv), res.sent)
+	s.Files.SignAttachments(res.sent)
+	return s.Events.Record(ctx, q, scope, event.MessageSent, view.Conversation(t.conv), res.sent)
 }
 
 // liveRules are the checks only a live send makes before its provider is
-// called: the account's credentials and state, the marketing onboarding and
-// the rate-limit holds of earlier provider answers (a marketing send's
-// include its recipient's marketing hold).
-func (r *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget, marketing bool) (*channels.Credentials, error) {
+// called: the account's credentials and state and the rate-limit holds of
+// earlier provider answers (a marketing send's include its recipient's
+// marketing hold).
+func (s *Service) liveRules(ctx context.Context, q repo.Queries, req *sendRequest, t *sendTarget, marketing bool) (*channels.Credentials, error) {
 	if t.acc.Status == "needs_reauth" {
 		return nil, needsReauth(ctx, q, t.acc)
 	}
-	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
-		return nil, apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
-	}
-	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), marketing, r.Clock.Now())
+	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), marketing, s.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
 	if until != nil {
 		e := apierr.New(apierr.ChannelRateLimited, "The provider asked to slow down on account %s; retry after Retry-After.", t.acc.ID)
-		e.RetryAfter = until.Sub(r.Clock.Now())
+		e.RetryAfter = until.Sub(s.Clock.Now())
 		return nil, e
 	}
-	if !credentialed[t.acc.Channel] || r.Credentials == nil {
+	if !credentialed[t.acc.Channel] || s.Credentials == nil {
 		return nil, nil
 	}
-	creds, err := r.Credentials.Of(ctx, q, t.acc.WorkspaceID, t.acc.ID)
+	creds, err := s.Credentials.Of(ctx, q, t.acc.WorkspaceID, t.acc.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -206,21 +203,21 @@ func recipient(req *sendRequest, t *sendTarget) string {
 }
 
 // call hands a reserved message to its adapter within the provider timeout.
-func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Receipt, error) {
-	timeout := r.ProviderTimeout
+func (s *Service) call(ctx context.Context, ob *channels.Message) (*channels.Receipt, error) {
+	timeout := s.ProviderTimeout
 	if timeout <= 0 {
 		timeout = DefaultProviderTimeout
 	}
 	if ob.Livemode && ob.Channel == "whatsapp" {
 		// Outside any transaction: the message is reserved, nothing is held.
-		if err := r.Pacer.Wait(ctx, paceKey(ob.Account)); err != nil {
+		if err := s.Pacer.Wait(ctx, paceKey(ob.Account)); err != nil {
 			return nil, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	receipt, err := r.adapter(ob.Livemode, ob.Channel).Send(ctx, ob)
+	receipt, err := s.adapter(ob.Livemode, ob.Channel).Send(ctx, ob)
 	if ob.Livemode {
 		observeCall(ob.Channel, err, time.Since(start))
 	}
@@ -231,8 +228,8 @@ func (r *Service) call(ctx context.Context, ob *channels.Message) (*channels.Rec
 }
 
 // accept marks a message sent now under the provider's first id.
-func (r *Service) accept(msg *repo.Message, receipt *channels.Receipt) (model.Delivery, error) {
-	sentAt := model.NewTimestamp(r.Clock.Now())
+func (s *Service) accept(msg *repo.Message, receipt *channels.Receipt) (model.Delivery, error) {
+	sentAt := model.NewTimestamp(s.Clock.Now())
 	delivery := model.Delivery{ProviderMessageID: &receipt.ProviderIDs[0], SentAt: &sentAt}
 	var err error
 	if msg.Delivery, err = json.Marshal(delivery); err != nil {
@@ -246,9 +243,9 @@ func (r *Service) accept(msg *repo.Message, receipt *channels.Receipt) (model.De
 // message.sent. A message the provider took in part (a later part refused,
 // Receipt.Failed) went out and is not undone: it is stored failed with the
 // refusal in delivery.error, and message.status follows message.sent.
-func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channels.Receipt) (*model.Message, error) {
-	s, msg := res.actor.Scope(), res.msg
-	delivery, err := r.accept(msg, receipt)
+func (s *Service) confirm(ctx context.Context, res *reservation, receipt *channels.Receipt) (*model.Message, error) {
+	scope, msg := res.actor.Scope(), res.msg
+	delivery, err := s.accept(msg, receipt)
 	if err != nil {
 		return nil, err
 	}
@@ -259,9 +256,9 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 		}
 	}
 	var out *model.Message
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation lock orders its events as every writer does.
-		conv, err := q.LockConversation(ctx, s, msg.ConversationID)
+		conv, err := q.LockConversation(ctx, scope, msg.ConversationID)
 		if err != nil {
 			return err
 		}
@@ -278,7 +275,7 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 			return err
 		}
 		if !ok {
-			out, err = r.settledByStatus(ctx, q, msg, receipt, sent)
+			out, err = s.settledByStatus(ctx, q, msg, receipt, sent)
 			if err == nil && out == nil {
 				err = apierr.New(apierr.ChannelUnavailable, "The provider answered after message %s was settled otherwise.", msg.ID)
 			}
@@ -291,25 +288,25 @@ func (r *Service) confirm(ctx context.Context, res *reservation, receipt *channe
 					return err
 				}
 			}
-			if err := rememberWaID(ctx, q, s, conv, res.ob, receipt); err != nil {
+			if err := rememberWaID(ctx, q, scope, conv, res.ob, receipt); err != nil {
 				return err
 			}
 		}
 		out = view.Message(msg)
-		r.Files.SignAttachments(sent, out)
+		s.Files.SignAttachments(sent, out)
 		if late {
 			slog.Warn("send: the provider answered after the sweep gave the message up; settled", "message_id", msg.ID, "status", msg.Status)
-			return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+			return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), out)
 		}
 		if res.created {
-			if err := AnnounceCreations(ctx, q, r.Events, s, msg.ID); err != nil {
+			if err := AnnounceCreations(ctx, q, s.Events, scope, msg.ID); err != nil {
 				return err
 			}
 		}
-		if err := r.Events.Record(ctx, q, s, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
+		if err := s.Events.Record(ctx, q, scope, event.MessageSent, view.Conversation(conv), sent); err != nil || msg.Status == "sent" {
 			return err
 		}
-		return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+		return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), out)
 	})
 	return out, err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 )
 
 // Media limits as Meta documents them: WhatsApp
@@ -79,9 +80,8 @@ func TestGenericFit(t *testing.T) {
 		"postback without payload": {[]*model.ElementInput{noPayload}, apierr.InvalidRequest},
 		"web_url not http":         {[]*model.ElementInput{badURL}, apierr.InvalidRequest},
 	} {
-		e, ok := apierr.As(genericFit(&model.InteractiveInput{Elements: c.els}))
-		if !ok || e.Code != c.code {
-			t.Errorf("%s: %v, want %s", name, e, c.code)
-		}
+		t.Run(name, func(t *testing.T) {
+			apierrtest.Want(t, genericFit(&model.InteractiveInput{Elements: c.els}), c.code, "")
+		})
 	}
 }

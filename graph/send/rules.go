@@ -42,8 +42,8 @@ func marketing(req *sendRequest, content *sendContent) bool {
 
 // channelRules refuses what the channel would refuse, in the documented
 // order (docs/api.md, Sending); the first failing rule answers.
-func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
-	now := r.Clock.Now()
+func (s *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) (*sendContent, error) {
+	now := s.Clock.Now()
 	out := &sendContent{}
 	in := req.in
 	if t.conv != nil && !t.conv.IntegrationReplies && req.sender == nil {
@@ -68,12 +68,12 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 		}
 	}
 	if in.Template != nil {
-		if err := r.templateRule(ctx, q, a, req, t, out); err != nil {
+		if err := s.templateRule(ctx, q, a, req, t, out); err != nil {
 			return nil, err
 		}
 	}
 	if req.channel == "email" {
-		if err := r.senderRules(ctx, q, a, req, t); err != nil {
+		if err := s.senderRules(ctx, q, a, req, t); err != nil {
 			return nil, err
 		}
 	}
@@ -81,7 +81,7 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 		return nil, err
 	}
 	if req.channel == "instagram" && comment && req.replyAs == "dm" {
-		if err := r.privateReplyRules(ctx, q, a, t, now); err != nil {
+		if err := s.privateReplyRules(ctx, q, a, t, now); err != nil {
 			return nil, err
 		}
 	}
@@ -93,12 +93,12 @@ func (r *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 			return nil, err
 		}
 	}
-	return out, r.attachmentRules(ctx, q, a, req, t, messageID)
+	return out, s.attachmentRules(ctx, q, a, req, t, messageID)
 }
 
 // templateRule accepts approved templates only (and MARKETING ones only on
 // the marketing endpoint) and renders their {{n}} parameters.
-func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
+func (s *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, out *sendContent) error {
 	in := req.in.Template
 	name, lang := strings.TrimSpace(*in.Name), strings.TrimSpace(*in.Language)
 	tpl, err := q.Template(ctx, a.Scope(), t.acc.ID, name, lang)
@@ -112,9 +112,9 @@ func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Acto
 		return apierr.New(apierr.TemplateNotMarketing, "Template %s is %s; the marketing endpoint sends MARKETING templates only, send it through POST /v1/messages.", name, tpl.Category)
 	}
 	if req.marketing && t.acc.MarketingMessages != "ONBOARDED" {
-		return apierr.New(apierr.InvalidRequest, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
+		return apierr.New(apierr.MarketingNotOnboarded, "WhatsApp number %s is not onboarded for marketing messages.", t.acc.ID)
 	}
-	params, text, err := r.templateFill(ctx, q, a.Scope(), tpl, in)
+	params, text, err := s.templateFill(ctx, q, a.Scope(), tpl, in)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (r *Service) templateRule(ctx context.Context, q repo.Queries, a *auth.Acto
 
 // senderRules: email goes out only from a verified domain, and only from an
 // address the key may use. A new thread runs on the sender's account.
-func (r *Service) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
+func (s *Service) senderRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	if req.from == "" {
 		req.from = t.acc.Address // a reply without from answers from the thread's address
 	}
@@ -182,7 +182,7 @@ func deref(s *string) string {
 }
 
 // privateReplyRules: one private reply per comment, within 7 days of it.
-func (r *Service) privateReplyRules(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, now time.Time) error {
+func (s *Service) privateReplyRules(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, now time.Time) error {
 	comment, err := q.LatestInboundMessage(ctx, a.Scope(), t.conv.ID)
 	if errors.Is(err, repo.ErrNotFound) {
 		return apierr.New(apierr.InvalidRequest, "Conversation %s has no comment to reply to.", t.conv.ID)
@@ -227,7 +227,7 @@ func privateReplyAllowed(commentAt, now time.Time, used bool) error {
 // attachmentRules: allowed types and sizes, Instagram media only, each
 // uploaded file on one message, 10 MB per message. Uploaded files are
 // claimed for the message here, so a concurrent send of the same file loses.
-func (r *Service) attachmentRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) error {
+func (s *Service) attachmentRules(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, messageID string) error {
 	total := 0
 	for i := range req.files {
 		f := &req.files[i]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 )
@@ -139,10 +140,10 @@ func TestSendRulesOverTheFixture(t *testing.T) {
 		t.Run(c.rule, func(t *testing.T) {
 			var err error
 			if c.marketing {
-				_, err = f.svc.SendMarketing(c.key, model.MarketingMessageInput{To: c.in.To, ContactID: c.in.ContactID,
-					Template: c.in.Template, WhatsappAccountID: c.in.WhatsappAccountID})
+				_, err = f.svc.SendMarketing(c.key, send.MarketingRequest{Input: model.MarketingMessageInput{To: c.in.To, ContactID: c.in.ContactID,
+					Template: c.in.Template, WhatsappAccountID: c.in.WhatsappAccountID}})
 			} else {
-				_, err = f.svc.Send(c.key, c.in)
+				_, err = f.svc.Send(c.key, send.Request{Input: c.in})
 			}
 			apierrtest.Want(t, err, c.code, c.msg)
 		})
@@ -153,4 +154,15 @@ func TestSendRulesOverTheFixture(t *testing.T) {
 	if n := f.count(t, `SELECT count(*) FROM contacts WHERE phone IN ('+15550101234', '+15550104444') OR email = 'a@example.com'`); n != 0 {
 		t.Errorf("contacts created by refused sends: got %d, want 0", n)
 	}
+}
+
+// A marketing send from a number not onboarded for marketing messages is
+// 422 marketing_not_onboarded, in test mode as in live mode.
+func TestMarketingNotOnboarded(t *testing.T) {
+	t.Parallel()
+	f := seeded(t)
+	f.exec(t, `UPDATE channel_accounts SET marketing_messages = 'ELIGIBLE' WHERE id = 'wa_main'`)
+	_, err := f.svc.SendMarketing(testKey, send.MarketingRequest{Input: model.MarketingMessageInput{To: ptr("+15550104444"),
+		Template: tpl("spring_sale", "1"), WhatsappAccountID: ptr("wa_main")}})
+	apierrtest.Want(t, err, apierr.MarketingNotOnboarded, "WhatsApp number wa_main is not onboarded for marketing messages.")
 }

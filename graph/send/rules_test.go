@@ -1,10 +1,10 @@
 package send
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/internal/apierr/apierrtest"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
@@ -34,10 +34,11 @@ func TestMarketingOptOutRule(t *testing.T) {
 			req := &sendRequest{channel: "whatsapp", marketing: c.marketingSend}
 			tgt := &sendTarget{contact: &repo.Contact{Phone: &phone, MarketingOptOutWhatsapp: c.stoppedAds, OptOutWhatsapp: c.stoppedAll}}
 			err := recipientRules(req, tgt, &sendContent{template: c.template})
-			var e *apierr.Error
-			if refused := errors.As(err, &e) && e.Code == apierr.RecipientOptedOut; refused != c.refused {
-				t.Fatalf("refused %v (%v), want %v", refused, err, c.refused)
+			want := apierr.Code("")
+			if c.refused {
+				want = apierr.RecipientOptedOut
 			}
+			apierrtest.Want(t, err, want, "")
 		})
 	}
 }

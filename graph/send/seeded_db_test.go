@@ -77,7 +77,7 @@ func (f *fixture) count(t *testing.T, query string, args ...any) int {
 // sent sends and fails the test unless the send was accepted.
 func (f *fixture) sent(t *testing.T, ctx context.Context, in model.SendMessageInput) *model.Message {
 	t.Helper()
-	msg, err := f.svc.Send(ctx, in)
+	msg, err := f.svc.Send(ctx, send.Request{Input: in})
 	if err != nil {
 		t.Fatalf("send %+v: %v", in, err)
 	}

@@ -75,41 +75,13 @@ type Service struct {
 // body as given.
 var htmlPolicy = bluemonday.UGCPolicy()
 
-// Send is POST /v1/messages: the field and channel checks in order, then
-// quota, then the channel's adapter, in the steps of pipeline.go so that no
-// transaction is open while a provider is called and a refused send keeps
-// no message and counts nothing.
-func (r *Service) Send(ctx context.Context, in model.SendMessageInput) (*model.Message, error) {
-	out, err := r.send(ctx, in, false)
-	r.observe(ctx, in, out, err)
-	return out, err
-}
-
-// SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
-// MARKETING template to a WhatsApp customer.
-func (r *Service) SendMarketing(ctx context.Context, in model.MarketingMessageInput) (*model.Message, error) {
-	if in.Template == nil {
-		return nil, apierr.New(apierr.TextRequired, "A marketing message needs a template.")
-	}
-	whatsapp := "whatsapp"
-	send := model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
-		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}
-	out, err := r.send(ctx, send, true)
-	r.observe(ctx, send, out, err)
-	return out, err
-}
-
-func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing bool) (*model.Message, error) {
-	a, err := auth.From(ctx)
+func (s *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing bool, sender *Sender) (*model.Message, error) {
+	req, err := s.sendFields(ctx, a, in.Input, marketing, in.LongKey)
 	if err != nil {
 		return nil, err
 	}
-	req, err := r.sendFields(ctx, a, in, marketing)
-	if err != nil {
-		return nil, err
-	}
-	req.sender = senderFrom(ctx)
-	res, err := r.reserve(ctx, a, req)
+	req.sender, req.binding = sender, in.Binding
+	res, err := s.reserve(ctx, a, req)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +89,7 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 		// A sandbox send is committed sent; a worker's DeliverSandbox
 		// completes it from Postgres once the delay has run out, so nothing
 		// needs to be told but the fan-out.
-		r.Events.Committed(context.WithoutCancel(ctx))
+		s.Events.Committed(context.WithoutCancel(ctx))
 		return res.sent, nil
 	}
 	// Reserved: from here on the message is settled whatever the client
@@ -128,15 +100,15 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 	sending := *res.msg // as reserved: confirm changes res.msg
 	pending := func() *model.Message {
 		out := view.Message(&sending)
-		r.Files.SignAttachments(out)
+		s.Files.SignAttachments(out)
 		return out
 	}
-	receipt, callErr := r.call(ctx, res.ob)
+	receipt, callErr := s.call(ctx, res.ob)
 	switch {
 	case callErr == nil:
 		var out *model.Message
-		err := r.settleRetrying(ctx, "confirm", res.msg.ID, true, func(ctx context.Context) (err error) {
-			out, err = r.confirm(ctx, res, receipt)
+		err := s.settleRetrying(ctx, "confirm", res.msg.ID, true, func(ctx context.Context) (err error) {
+			out, err = s.confirm(ctx, res, receipt)
 			return err
 		})
 		if err != nil && !isDecision(err) {
@@ -146,19 +118,19 @@ func (r *Service) send(ctx context.Context, in model.SendMessageInput, marketing
 			return pending(), nil
 		}
 		if err == nil {
-			r.Events.Committed(ctx)
+			s.Events.Committed(ctx)
 		}
 		return out, err
 	case channels.OutcomeUnknown(callErr):
-		return r.unknown(ctx, res, pending(), callErr), nil
+		return s.unknown(ctx, res, pending(), callErr), nil
 	}
-	return nil, r.release(ctx, res, callErr)
+	return nil, s.release(ctx, res, callErr)
 }
 
 // prepare builds the message as stored (status sending) and as its adapter
 // needs it, storing its inline attachments.
-func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*repo.Message, *channels.Message, error) {
-	now := r.Clock.Now()
+func (s *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, content *sendContent, msgID string) (*repo.Message, *channels.Message, error) {
+	now := s.Clock.Now()
 	msg := &repo.Message{ID: msgID, WorkspaceID: a.WorkspaceID, Livemode: a.Livemode, Channel: req.channel,
 		Direction: "outbound", SenderType: "api", Type: "text", Text: req.text, Status: "sending", CreatedAt: now}
 	if req.sender != nil {
@@ -193,7 +165,7 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		}
 		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc,
 			AutoReplied: msg.SenderType == "ai"}
-		if err := r.emailEnvelope(ctx, q, a, t, ob.Email); err != nil {
+		if err := s.emailEnvelope(ctx, q, a, t, ob.Email); err != nil {
 			return nil, nil, err
 		}
 		cc := req.cc
@@ -209,7 +181,7 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	if err := richOutbound(ctx, q, a.Scope(), req, t.conv, msg, ob); err != nil {
 		return nil, nil, err
 	}
-	if err := r.attach(ctx, q, a, req, t, msg, ob); err != nil {
+	if err := s.attach(ctx, q, a, req, t, msg, ob); err != nil {
 		return nil, nil, err
 	}
 	if err := emailFiles(ctx, q, a, ob); err != nil {
@@ -223,20 +195,20 @@ func (r *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 // order (message.sent follows); a live one (deferred) keeps what it created
 // in send_creations instead, announced when its message is settled
 // (AnnounceCreations) or removed when the provider refuses it.
-func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message, deferred bool) error {
+func (s *Service) store(ctx context.Context, q repo.Queries, scope repo.Scope, req *sendRequest, t *sendTarget, msg *repo.Message, deferred bool) error {
 	now := msg.CreatedAt
-	creations := &repo.SendCreations{MessageID: msg.ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode}
+	creations := &repo.SendCreations{MessageID: msg.ID, WorkspaceID: scope.WorkspaceID, Livemode: scope.Livemode}
 	if t.newContact && deferred {
 		creations.ContactID = &t.contact.ID
 	} else if t.newContact {
-		if err := r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
+		if err := s.Events.Record(ctx, q, scope, event.ContactCreated, nil, view.Contact(t.contact)); err != nil {
 			return err
 		}
 	}
 	created := t.conv == nil
 	if created {
 		var err error
-		if t.conv, err = conversation.Start(ctx, q, s, t.acc, t.contact, false, now); err != nil {
+		if t.conv, err = conversation.Start(ctx, q, scope, t.acc, t.contact, false, now); err != nil {
 			return fmt.Errorf("send: %w", err)
 		}
 		if req.channel == "email" {
@@ -244,7 +216,7 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 		}
 	}
 	msg.ConversationID = t.conv.ID
-	if err := conversation.Save(ctx, q, s, t.conv, t.contact, created, now); err != nil {
+	if err := conversation.Save(ctx, q, scope, t.conv, t.contact, created, now); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
 	if err := q.InsertMessage(ctx, msg); err != nil {
@@ -263,7 +235,7 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, req *
 		creations.ConversationID = &t.conv.ID
 	case created:
 		convOut := view.Conversation(t.conv)
-		return r.Events.Record(ctx, q, s, event.ConversationCreated, convOut, convOut)
+		return s.Events.Record(ctx, q, scope, event.ConversationCreated, convOut, convOut)
 	}
 	if creations.ContactID == nil && creations.ConversationID == nil {
 		return nil
@@ -290,7 +262,7 @@ func Period(t time.Time) string { return t.UTC().Format("2006-01") }
 
 // attach stores the inline attachments of a message and lists them all, on
 // the stored message and, with signed links, on the outbound one.
-func (r *Service) attach(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, msg *repo.Message, ob *channels.Message) error {
+func (s *Service) attach(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget, msg *repo.Message, ob *channels.Message) error {
 	now, msgID := msg.CreatedAt, msg.ID
 	var atts []*model.Attachment
 	for _, f := range req.files {
@@ -307,7 +279,7 @@ func (r *Service) attach(ctx context.Context, q repo.Queries, a *auth.Actor, req
 		}
 		atts = append(atts, &model.Attachment{ID: id, Filename: f.meta.Filename, ContentType: f.meta.ContentType, Size: size})
 		ob.Attachments = append(ob.Attachments, channels.File{ID: id, Filename: f.meta.Filename,
-			ContentType: f.meta.ContentType, Size: size, URL: r.Files.URL(id)})
+			ContentType: f.meta.ContentType, Size: size, URL: s.Files.URL(id)})
 	}
 	if atts != nil {
 		var err error

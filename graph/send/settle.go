@@ -21,7 +21,7 @@ import (
 // (graph/metahook) and stored that id. The answer's other ids are stored
 // too; the message is answered as it is now, with no event (the settle
 // recorded message.status). nil when no id of the answer is the message's.
-func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
+func (s *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo.Message, receipt *channels.Receipt, sent *model.Message) (*model.Message, error) {
 	mine := false
 	for _, id := range receipt.ProviderIDs {
 		part, err := q.ProviderMessageOf(ctx, msg.WorkspaceID, msg.Channel, id)
@@ -45,7 +45,7 @@ func (r *Service) settledByStatus(ctx context.Context, q repo.Queries, msg *repo
 	}
 	slog.Warn("send: the provider answered after a status settled the message", "message_id", msg.ID, "status", cur.Status)
 	out := view.Message(cur)
-	r.Files.SignAttachments(sent, out)
+	s.Files.SignAttachments(sent, out)
 	return out, nil
 }
 
@@ -75,7 +75,7 @@ func failInPart(msg *repo.Message, d model.Delivery, refusal *channels.Refusal, 
 // acted on. A database error is tried again (settleRetrying); one that
 // persists leaves the message sending for the sweep, and the refusal is
 // answered all the same.
-func (r *Service) release(ctx context.Context, res *reservation, callErr error) error {
+func (s *Service) release(ctx context.Context, res *reservation, callErr error) error {
 	refusal := channels.AsRefusal(callErr)
 	msg, acc := res.msg, res.ob.Account
 	if refusal.Code == apierr.ChannelRateLimited && refusal.RetryAfter <= 0 {
@@ -84,16 +84,16 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 	slog.Info("send: provider refused", "message_id", msg.ID, "channel", msg.Channel, "account", acc.ID,
 		"code", refusal.Code, "reason", refusal.Reason)
 	optedOut := false // a 131050 set the contact's marketing opt-out
-	err := r.settleRetrying(ctx, "release", msg.ID, false, func(ctx context.Context) error {
-		return r.Store.InTx(ctx, func(q repo.Queries) error { return r.releaseIn(ctx, q, res, refusal, &optedOut) })
+	err := s.settleRetrying(ctx, "release", msg.ID, false, func(ctx context.Context) error {
+		return s.Store.InTx(ctx, func(q repo.Queries) error { return s.releaseIn(ctx, q, res, refusal, &optedOut) })
 	})
 	if err != nil {
 		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
 	} else if optedOut {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
-	if refusal.RefreshTemplates && r.Refresher != nil {
-		if err := r.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
+	if refusal.RefreshTemplates && s.Refresher != nil {
+		if err := s.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {
 			slog.Warn("send: template refresh not queued", "account", acc.ID, "err", err)
 		}
 	}
@@ -101,13 +101,13 @@ func (r *Service) release(ctx context.Context, res *reservation, callErr error) 
 }
 
 // releaseIn is release's transaction.
-func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservation, refusal *channels.Refusal, optedOut *bool) error {
+func (s *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservation, refusal *channels.Refusal, optedOut *bool) error {
 	msg, acc := res.msg, res.ob.Account
 	// The conversation before the message, which ReleaseMessage removes
 	// and then takes off the conversation's count: the order every
 	// writer locks the two in (graph/metahook/callback.go).
-	s := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
-	if _, err := q.LockConversation(ctx, s, msg.ConversationID); err != nil {
+	scope := repo.Scope{WorkspaceID: msg.WorkspaceID, Livemode: msg.Livemode}
+	if _, err := q.LockConversation(ctx, scope, msg.ConversationID); err != nil {
 		return ignoreGone(err) // and the message with it
 	}
 	removed, err := q.ReleaseMessage(ctx, msg.WorkspaceID, msg.Livemode, msg.ID)
@@ -131,17 +131,19 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 		}
 	}
 	if refusal.NeedsReauth {
-		if err := q.NeedsReauth(ctx, msg.WorkspaceID, acc.ID, refusal.Reason, r.Clock.Now()); err != nil {
+		if err := q.NeedsReauth(ctx, msg.WorkspaceID, acc.ID, refusal.Reason, s.Clock.Now()); err != nil {
 			return err
 		}
 	}
 	if refusal.MarketingOptOut {
 		// After the removal of what the send created: a contact it created
 		// is gone, and no event names it.
-		var err error
-		if *optedOut, err = contact.SetMarketingOptOut(ctx, q, r.Events, s, res.ob.To, true, r.Clock.Now()); err != nil {
+		c, err := contact.SetOptOut(ctx, q, s.Events, scope, contact.OptOut{Channel: "whatsapp", Kind: contact.Marketing,
+			Stop: true, Address: res.ob.To}, s.Clock.Now())
+		if err != nil {
 			return err
 		}
+		*optedOut = c != nil
 	}
 	if refusal.Code == apierr.ChannelRateLimited && refusal.Hold != channels.HoldNone {
 		who := ""
@@ -151,7 +153,7 @@ func (r *Service) releaseIn(ctx context.Context, q repo.Queries, res *reservatio
 		case channels.HoldMarketing:
 			who = repo.MarketingHold(res.ob.To)
 		}
-		return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, r.Clock.Now().Add(refusal.RetryAfter))
+		return q.SetHold(ctx, msg.WorkspaceID, acc.ID, who, s.Clock.Now().Add(refusal.RetryAfter))
 	}
 	return nil
 }
