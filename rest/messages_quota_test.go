@@ -58,7 +58,9 @@ func TestQuotaCountsAcceptedSendsOnlyAndResets(t *testing.T) {
 	api.Want(sendMsg(api, "live_all", reply), 503, "channel_unavailable")
 	// A provider refusal maps to its code and gives the message back.
 	connectProviders(api)
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": refusingAdapter{code: apierr.RecipientOptedOut}}
+	api.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"whatsapp": refusingAdapter{code: apierr.RecipientOptedOut}}
+	})
 	api.Want(sendMsg(api, "live_all", reply), 422, "recipient_opted_out")
 	if used := usedMessages(api, "live_all"); used != 0 {
 		t.Fatalf("refused sends counted %v", used)
