@@ -136,7 +136,7 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	for _, c := range configure {
 		c(a)
 	}
-	a.Resolver = graph.New(a.Config)
+	a.build()
 	a.Server.Resolver = a.Resolver
 	var h http.Handler = a.Server.Handler()
 	if _, bench := t.(*testing.B); !bench {
@@ -151,10 +151,21 @@ func New(t testing.TB, configure ...func(*API)) *API {
 }
 
 // Reconfigure changes the Config and rebuilds the services from it, in
-// place: the running server answers with the new ones. Call it between
-// requests, never during one.
+// place: the running server answers with the new ones, and a configure
+// hook may use them at once. A service taken from Resolver before keeps
+// the Config it was built from. Call it between requests, never during
+// one.
 func (a *API) Reconfigure(change func(*Config)) {
 	change(&a.Config)
+	a.build()
+}
+
+// build builds the services from Config into Resolver, keeping its
+// address.
+func (a *API) build() {
+	if a.Resolver == nil {
+		a.Resolver = new(graph.Resolver)
+	}
 	*a.Resolver = *graph.New(a.Config)
 }
 
