@@ -15,84 +15,84 @@ import (
 
 // AgentReply is the resolver for the agentReply field.
 func (r *mutationResolver) AgentReply(ctx context.Context, conversationID string, agentID string, text string) (*model.Message, error) {
-	return r.Processing().AgentReply(ctx, conversationID, agentID, text)
+	return r.AI.AgentReply(ctx, conversationID, agentID, text)
 }
 
 // AssignConversation is the resolver for the assignConversation field.
 func (r *mutationResolver) AssignConversation(ctx context.Context, id string, agentID *string) (*model.Conversation, error) {
-	return r.conversations().Update(ctx, id, model.UpdateConversationInput{AssignedAgentID: graphql.OmittableOf(agentID)})
+	return r.Conversations.Update(ctx, id, model.UpdateConversationInput{AssignedAgentID: graphql.OmittableOf(agentID)})
 }
 
 // AgentTyping is the resolver for the agentTyping field.
 func (r *mutationResolver) AgentTyping(ctx context.Context, conversationID string, agentID string) (bool, error) {
-	return r.Processing().AgentTyping(ctx, conversationID, agentID)
+	return r.AI.AgentTyping(ctx, conversationID, agentID)
 }
 
 // CloseConversation is the resolver for the closeConversation field.
 func (r *mutationResolver) CloseConversation(ctx context.Context, id string) (*model.Conversation, error) {
 	closed := "closed"
-	return r.conversations().Update(ctx, id, model.UpdateConversationInput{Status: &closed})
+	return r.Conversations.Update(ctx, id, model.UpdateConversationInput{Status: &closed})
 }
 
 // HandBackToAi is the resolver for the handBackToAI field.
 func (r *mutationResolver) HandBackToAi(ctx context.Context, id string) (*model.Conversation, error) {
 	mode := "ai"
-	return r.conversations().Update(ctx, id, model.UpdateConversationInput{Mode: &mode, AssignedAgentID: graphql.OmittableOf[*string](nil)})
+	return r.Conversations.Update(ctx, id, model.UpdateConversationInput{Mode: &mode, AssignedAgentID: graphql.OmittableOf[*string](nil)})
 }
 
 // PauseIntegrationReplies is the resolver for the pauseIntegrationReplies field.
 func (r *mutationResolver) PauseIntegrationReplies(ctx context.Context, id string) (*model.Conversation, error) {
-	return r.Processing().SetIntegrationReplies(ctx, id, false)
+	return r.AI.SetIntegrationReplies(ctx, id, false)
 }
 
 // ResumeIntegrationReplies is the resolver for the resumeIntegrationReplies field.
 func (r *mutationResolver) ResumeIntegrationReplies(ctx context.Context, id string) (*model.Conversation, error) {
-	return r.Processing().SetIntegrationReplies(ctx, id, true)
+	return r.AI.SetIntegrationReplies(ctx, id, true)
 }
 
 // CreateKnowledgeEntry is the resolver for the createKnowledgeEntry field.
 func (r *mutationResolver) CreateKnowledgeEntry(ctx context.Context, input model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
-	return r.Processing().CreateKnowledgeEntry(ctx, input)
+	return r.AI.CreateKnowledgeEntry(ctx, input)
 }
 
 // UpdateKnowledgeEntry is the resolver for the updateKnowledgeEntry field.
 func (r *mutationResolver) UpdateKnowledgeEntry(ctx context.Context, id string, input model.KnowledgeEntryInput) (*model.KnowledgeEntry, error) {
-	return r.Processing().UpdateKnowledgeEntry(ctx, id, input)
+	return r.AI.UpdateKnowledgeEntry(ctx, id, input)
 }
 
 // DeleteKnowledgeEntry is the resolver for the deleteKnowledgeEntry field.
 func (r *mutationResolver) DeleteKnowledgeEntry(ctx context.Context, id string) (*model.Deleted, error) {
-	return r.Processing().DeleteKnowledgeEntry(ctx, id)
+	return r.AI.DeleteKnowledgeEntry(ctx, id)
 }
 
 // SetAIInstructions is the resolver for the setAIInstructions field.
 func (r *mutationResolver) SetAIInstructions(ctx context.Context, instructions string) (string, error) {
-	return r.Processing().SetInstructions(ctx, instructions)
+	return r.AI.SetInstructions(ctx, instructions)
 }
 
 // SetAgentActive is the resolver for the setAgentActive field.
 func (r *mutationResolver) SetAgentActive(ctx context.Context, id string, active bool) (*model.Agent, error) {
-	return r.Processing().SetAgentActive(ctx, id, active)
+	return r.AI.SetAgentActive(ctx, id, active)
 }
 
 // HumanQueue is the resolver for the humanQueue field.
 func (r *queryResolver) HumanQueue(ctx context.Context, limit *int) ([]*model.Conversation, error) {
-	return r.Processing().Queue(ctx, limit)
+	return r.AI.Queue(ctx, limit)
 }
 
 // Agents is the resolver for the agents field.
 func (r *queryResolver) Agents(ctx context.Context) ([]*model.Agent, error) {
-	return r.Processing().Agents(ctx)
+	return r.AI.Agents(ctx)
 }
 
 // KnowledgeEntries is the resolver for the knowledgeEntries field.
 func (r *queryResolver) KnowledgeEntries(ctx context.Context) ([]*model.KnowledgeEntry, error) {
-	return r.Processing().KnowledgeEntries(ctx)
+	return r.AI.KnowledgeEntries(ctx)
 }
 
 // AiInstructions is the resolver for the aiInstructions field.
 func (r *queryResolver) AiInstructions(ctx context.Context) (string, error) {
-	return r.Processing().Instructions(ctx)
+	return r.AI.Instructions(ctx)
 }
 
 // ConversationEvents is the resolver for the conversationEvents field.
@@ -101,7 +101,7 @@ func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversat
 	if conversationID != nil {
 		id = *conversationID
 	}
-	return r.Processing().ConversationEvents(ctx, id)
+	return r.AI.ConversationEvents(ctx, id)
 }
 
 // VisitorTyping is the resolver for the visitorTyping field.
@@ -110,7 +110,7 @@ func (r *subscriptionResolver) VisitorTyping(ctx context.Context, conversationID
 	if conversationID != nil {
 		id = *conversationID
 	}
-	return r.Processing().VisitorTyping(ctx, id)
+	return r.AI.VisitorTyping(ctx, id)
 }
 
 // Subscription returns generated.SubscriptionResolver implementation.

@@ -13,20 +13,20 @@ import (
 
 // ConnectChannelAccount is the resolver for the connectChannelAccount field.
 func (r *mutationResolver) ConnectChannelAccount(ctx context.Context, accountID string, input model.ProviderCredentialsInput) (*model.ChannelConnection, error) {
-	return connectionView(r.connections().Connect(ctx, accountID, providerCredentials(input)))
+	return connectionView(r.Connections.Connect(ctx, accountID, providerCredentials(input)))
 }
 
 // RotateChannelToken is the resolver for the rotateChannelToken field.
 func (r *mutationResolver) RotateChannelToken(ctx context.Context, accountID string, accessToken string) (*model.ChannelConnection, error) {
-	return connectionView(r.connections().Rotate(ctx, accountID, accessToken))
+	return connectionView(r.Connections.Rotate(ctx, accountID, accessToken))
 }
 
 // DisconnectChannelAccount is the resolver for the disconnectChannelAccount field.
 func (r *mutationResolver) DisconnectChannelAccount(ctx context.Context, accountID string) (*model.ChannelConnection, error) {
-	return connectionView(r.connections().Disconnect(ctx, accountID))
+	return connectionView(r.Connections.Disconnect(ctx, accountID))
 }
 
 // ChannelConnection is the resolver for the channelConnection field.
 func (r *queryResolver) ChannelConnection(ctx context.Context, accountID string) (*model.ChannelConnection, error) {
-	return connectionView(r.connections().Get(ctx, accountID))
+	return connectionView(r.Connections.Get(ctx, accountID))
 }

@@ -14,72 +14,72 @@ import (
 
 // Customer is the resolver for the customer field.
 func (r *conversationResolver) Customer(ctx context.Context, obj *model.Conversation) (*model.Contact, error) {
-	return For(ctx).customer(ctx, obj)
+	return LoadersFrom(ctx).customer(ctx, obj)
 }
 
 // UpdateConversation is the resolver for the updateConversation field.
 func (r *mutationResolver) UpdateConversation(ctx context.Context, id string, input model.UpdateConversationInput) (*model.Conversation, error) {
-	return r.conversations().Update(ctx, id, input)
+	return r.Conversations.Update(ctx, id, input)
 }
 
 // CreateContact is the resolver for the createContact field.
 func (r *mutationResolver) CreateContact(ctx context.Context, input model.CreateContactInput) (*model.Contact, error) {
-	return r.contacts().Create(ctx, input)
+	return r.Contacts.Create(ctx, input)
 }
 
 // UpdateContact is the resolver for the updateContact field.
 func (r *mutationResolver) UpdateContact(ctx context.Context, id string, input model.UpdateContactInput) (*model.ContactUpdate, error) {
-	return r.contacts().Update(ctx, id, input)
+	return r.Contacts.Update(ctx, id, input)
 }
 
 // DeleteContact is the resolver for the deleteContact field.
 func (r *mutationResolver) DeleteContact(ctx context.Context, id string) (*model.Deleted, error) {
-	return r.contacts().Delete(ctx, id)
+	return r.Contacts.Delete(ctx, id)
 }
 
 // SimulateInbound is the resolver for the simulateInbound field.
 func (r *mutationResolver) SimulateInbound(ctx context.Context, input model.SimulateInboundInput) (*model.InboundResult, error) {
-	return r.inbound().Simulate(ctx, input)
+	return r.Inbound.Simulate(ctx, input)
 }
 
 // Channels is the resolver for the channels field.
 func (r *queryResolver) Channels(ctx context.Context) (*model.Channels, error) {
-	return r.listChannels(ctx)
+	return r.Services.Channels.List(ctx)
 }
 
 // Usage is the resolver for the usage field.
 func (r *queryResolver) Usage(ctx context.Context) (*model.Usage, error) {
-	return r.usage(ctx)
+	return r.Services.Usage.Current(ctx)
 }
 
 // Conversations is the resolver for the conversations field.
 func (r *queryResolver) Conversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error) {
-	return r.conversations().List(ctx, filter, limit, after)
+	return r.Services.Conversations.List(ctx, filter, limit, after)
 }
 
 // Conversation is the resolver for the conversation field.
 func (r *queryResolver) Conversation(ctx context.Context, id string) (*model.Conversation, error) {
-	return r.conversations().Get(ctx, id)
+	return r.Services.Conversations.Get(ctx, id)
 }
 
 // Messages is the resolver for the messages field.
 func (r *queryResolver) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
-	return r.conversations().Messages(ctx, conversationID, limit, after)
+	return r.Services.Conversations.Messages(ctx, conversationID, limit, after)
 }
 
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
-	return r.contacts().List(ctx, filter, limit, after)
+	return r.Services.Contacts.List(ctx, filter, limit, after)
 }
 
 // Contact is the resolver for the contact field.
 func (r *queryResolver) Contact(ctx context.Context, id string) (*model.Contact, error) {
-	return r.contacts().Get(ctx, id)
+	return r.Services.Contacts.Get(ctx, id)
 }
 
 // Event is the resolver for the event field.
 func (r *queryResolver) Event(ctx context.Context, id string) (*model.Event, error) {
-	return r.getEvent(ctx, id)
+	return r.Webhooks.Event(ctx, id)
 }
 
 // Conversation returns generated.ConversationResolver implementation.

@@ -25,8 +25,8 @@ func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
-// For returns the loaders of a request.
-func For(ctx context.Context) *Loaders {
+// LoadersFrom returns the loaders of a request (WithLoaders put them there).
+func LoadersFrom(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(loadersKey{}).(*Loaders)
 	return l
 }

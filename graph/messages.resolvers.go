@@ -14,40 +14,40 @@ import (
 
 // SendMessage is the resolver for the sendMessage field.
 func (r *mutationResolver) SendMessage(ctx context.Context, input model.SendMessageInput) (*model.Message, error) {
-	return r.sends().Send(ctx, send.Request{Input: input})
+	return r.Sends.Send(ctx, send.Request{Input: input})
 }
 
 // SendMarketingMessage is the resolver for the sendMarketingMessage field.
 func (r *mutationResolver) SendMarketingMessage(ctx context.Context, input model.MarketingMessageInput) (*model.Message, error) {
-	return r.sends().SendMarketing(ctx, send.MarketingRequest{Input: input})
+	return r.Sends.SendMarketing(ctx, send.MarketingRequest{Input: input})
 }
 
 // UploadFile is the resolver for the uploadFile field.
 func (r *mutationResolver) UploadFile(ctx context.Context, input model.UploadFileInput) (*model.File, error) {
-	return r.files().Upload(ctx, input)
+	return r.Files.Upload(ctx, input)
 }
 
 // RefetchFile is the resolver for the refetchFile field.
 func (r *mutationResolver) RefetchFile(ctx context.Context, id string) (*model.Attachment, error) {
-	return r.refetchFile(ctx, id)
+	return r.Files.Refetch(ctx, r.Store, r.Media.Download, id)
 }
 
 // Message is the resolver for the message field.
 func (r *queryResolver) Message(ctx context.Context, id string) (*model.Message, error) {
-	return r.conversations().Message(ctx, id)
+	return r.Services.Conversations.Message(ctx, id)
 }
 
 // MessagingWindow is the resolver for the messagingWindow field.
 func (r *queryResolver) MessagingWindow(ctx context.Context, input model.MessagingWindowInput) (*model.MessagingWindow, error) {
-	return r.sends().Window(ctx, input)
+	return r.Sends.Window(ctx, input)
 }
 
 // WhatsappTemplates is the resolver for the whatsappTemplates field.
 func (r *queryResolver) WhatsappTemplates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
-	return r.sends().Templates(ctx, filter)
+	return r.Sends.Templates(ctx, filter)
 }
 
 // EmailSenders is the resolver for the emailSenders field.
 func (r *queryResolver) EmailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
-	return r.sends().EmailSenders(ctx)
+	return r.Sends.EmailSenders(ctx)
 }

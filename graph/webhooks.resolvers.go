@@ -13,40 +13,40 @@ import (
 
 // CreateWebhookEndpoint is the resolver for the createWebhookEndpoint field.
 func (r *mutationResolver) CreateWebhookEndpoint(ctx context.Context, input model.CreateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	return r.WebhookService().CreateEndpoint(ctx, input)
+	return r.Webhooks.CreateEndpoint(ctx, input)
 }
 
 // UpdateWebhookEndpoint is the resolver for the updateWebhookEndpoint field.
 func (r *mutationResolver) UpdateWebhookEndpoint(ctx context.Context, id string, input model.UpdateWebhookEndpointInput) (*model.WebhookEndpoint, error) {
-	return r.WebhookService().UpdateEndpoint(ctx, id, input)
+	return r.Webhooks.UpdateEndpoint(ctx, id, input)
 }
 
 // DeleteWebhookEndpoint is the resolver for the deleteWebhookEndpoint field.
 func (r *mutationResolver) DeleteWebhookEndpoint(ctx context.Context, id string) (*model.Deleted, error) {
-	return r.WebhookService().DeleteEndpoint(ctx, id)
+	return r.Webhooks.DeleteEndpoint(ctx, id)
 }
 
 // RollWebhookSecret is the resolver for the rollWebhookSecret field.
 func (r *mutationResolver) RollWebhookSecret(ctx context.Context, id string, input model.RollWebhookSecretInput) (*model.RolledWebhookSecret, error) {
-	return r.WebhookService().RollSecret(ctx, id, input)
+	return r.Webhooks.RollSecret(ctx, id, input)
 }
 
 // VerifyWebhookEndpoint is the resolver for the verifyWebhookEndpoint field.
 func (r *mutationResolver) VerifyWebhookEndpoint(ctx context.Context, id string) (*model.WebhookEndpoint, error) {
-	return r.WebhookService().VerifyEndpoint(ctx, id)
+	return r.Webhooks.VerifyEndpoint(ctx, id)
 }
 
 // ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
 func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, id string) (*model.WebhookDelivery, error) {
-	return r.WebhookService().Replay(ctx, id)
+	return r.Webhooks.Replay(ctx, id)
 }
 
 // WebhookEndpoints is the resolver for the webhookEndpoints field.
 func (r *queryResolver) WebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
-	return r.WebhookService().ListEndpoints(ctx)
+	return r.Webhooks.ListEndpoints(ctx)
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
-	return r.WebhookService().ListDeliveries(ctx, filter, limit, after)
+	return r.Webhooks.ListDeliveries(ctx, filter, limit, after)
 }

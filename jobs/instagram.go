@@ -12,10 +12,10 @@ import (
 // a refresh: a token is refreshed within a day of becoming due.
 const InstagramTokenEvery = time.Hour
 
-// InstagramTokens refreshes the Instagram Login tokens that are due; the
-// resolver implements it.
+// InstagramTokens refreshes the Instagram Login tokens that are due;
+// instagram.Tokens is one.
 type InstagramTokens interface {
-	RefreshInstagramTokens(ctx context.Context) error
+	Refresh(ctx context.Context) error
 }
 
 // InstagramTokenLease is the lease of the token refresh of the
@@ -48,7 +48,7 @@ func InstagramTokenPass(ctx context.Context, t InstagramTokens, lease Lease, ttl
 	if lease.Redis != nil && !lease.due(ctx, ttl, "instagram token refresh: the lease in Redis could not be taken; refreshing anyway") {
 		return
 	}
-	if err := t.RefreshInstagramTokens(ctx); err != nil && ctx.Err() == nil {
+	if err := t.Refresh(ctx); err != nil && ctx.Err() == nil {
 		slog.Warn("instagram token refresh", "err", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 type countingTokens struct{ n int }
 
-func (c *countingTokens) RefreshInstagramTokens(context.Context) error {
+func (c *countingTokens) Refresh(context.Context) error {
 	c.n++
 	return nil
 }

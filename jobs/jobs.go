@@ -28,9 +28,9 @@ const Queue = "msgsvc"
 // behind the AI passes and Meta hooks of the queue itself.
 func WebhookQueue(queue string) string { return queue + "-webhooks" }
 
-// Client enqueues tasks; it is the resolvers' Enqueuer. The notice a commit
-// owes (EventsRecorded) goes to Redis from a goroutine of its own, so a
-// request does not wait for it; Close stops it.
+// Client enqueues tasks; it is the services' Enqueuer (graph.Enqueuer).
+// The notice a commit owes (EventsRecorded) goes to Redis from a goroutine
+// of its own, so a request does not wait for it; Close stops it.
 type Client struct {
 	asynq     *asynq.Client
 	inspector *asynq.Inspector

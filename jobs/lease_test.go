@@ -18,8 +18,7 @@ type countingMeta struct {
 	all, one atomic.Int64
 }
 
-func (m *countingMeta) ProcessMetaHook(context.Context, string) error { return nil }
-func (m *countingMeta) SweepMetaHooks(context.Context) error          { return nil }
+func (m *countingMeta) Process(context.Context, string) error { return nil }
 func (m *countingMeta) SyncTemplates(_ context.Context, workspaceID, accountID string) error {
 	if workspaceID == "" && accountID == "" {
 		m.all.Add(1)

@@ -30,11 +30,10 @@ type TemplateSyncPayload struct {
 	AccountID   string `json:"account_id"`
 }
 
-// Meta processes stored webhooks and syncs templates; the resolvers
-// implement it.
+// Meta processes stored webhooks and syncs templates; metahook.Service
+// is one.
 type Meta interface {
-	ProcessMetaHook(ctx context.Context, hookID string) error
-	SweepMetaHooks(ctx context.Context) error
+	Process(ctx context.Context, hookID string) error
 	SyncTemplates(ctx context.Context, workspaceID, accountID string) error
 }
 
@@ -69,7 +68,7 @@ func MetaHookHandler(m Meta) asynq.HandlerFunc {
 		if err := json.Unmarshal(t.Payload(), &p); err != nil {
 			return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 		}
-		return m.ProcessMetaHook(ctx, p.HookID)
+		return m.Process(ctx, p.HookID)
 	}
 }
 

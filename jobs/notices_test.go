@@ -22,15 +22,17 @@ func TestSwitchedOffEndpointNoticeReachesTheRelay(t *testing.T) {
 	t.Parallel()
 	sink := emailtest.NewSink().Start(t)
 	w := resttest.NewWorld(t, nil)
-	w.Resolver.Adapters = map[string]channels.Adapter{"email": &email.Adapter{
-		Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "mx.msgsvc.test"}, Timeout: 5 * time.Second}}
+	w.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"email": &email.Adapter{
+			Relay: &email.Relay{Addr: sink.Addr, TLS: email.None, Hostname: "mx.msgsvc.test"}, Timeout: 5 * time.Second}}
+	})
 	rc := resttest.NewReceiver(t, always(410))
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-a", "one")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), w.Deliveries(ep.ID, "test_all")[0]["id"].(string)); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), w.Deliveries(ep.ID, "test_all")[0]["id"].(string)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -38,8 +40,8 @@ func TestSwitchedOffEndpointNoticeReachesTheRelay(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: w.Resolver.WebhookService(), Idempotency: w.Resolver,
-			Notices: w.Resolver.Notices()}, 20*time.Millisecond)
+		jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: w.Resolver.Webhooks, Idempotency: w.Store, Clock: w.Clock.Now,
+			Notices: w.Resolver.Notices}, 20*time.Millisecond)
 	}()
 	select {
 	case <-sink.Arrived():

@@ -15,8 +15,8 @@ import (
 const SandboxEvery = 200 * time.Millisecond
 
 // SandboxDeliverer completes the sandbox messages due for their
-// delivered/failed step, in batches straight from Postgres; the resolvers
-// implement it (send.Service.DeliverSandbox).
+// delivered/failed step, in batches straight from Postgres;
+// send.Service is one.
 type SandboxDeliverer interface {
 	DeliverSandbox(ctx context.Context, delay time.Duration) error
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/msgsvc/msgsvc/internal/clock"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 // SendingSweeper gives up live sends a dead process left between reserve
@@ -12,9 +15,17 @@ type SendingSweeper interface {
 	SweepSending(ctx context.Context) error
 }
 
-// IdempotencyPurger deletes Idempotency-Key records past 24 hours.
+// IdempotencyPurger deletes Idempotency-Key records made before a time;
+// repo.Store is one.
 type IdempotencyPurger interface {
-	PurgeIdempotencyKeys(ctx context.Context) error
+	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
+}
+
+// PurgeIdempotencyKeys deletes the Idempotency-Key records past the time
+// they are remembered (repo.IdempotencyTTL) at now.
+func PurgeIdempotencyKeys(ctx context.Context, p IdempotencyPurger, now time.Time) error {
+	_, err := p.PurgeIdempotencyKeys(ctx, now.Add(-repo.IdempotencyTTL))
+	return err
 }
 
 // ArchiveCleaner deletes the tasks asynq archived; Client is one.
@@ -27,6 +38,8 @@ type ArchiveCleaner interface {
 type Sweeps struct {
 	Webhooks    Webhooks
 	Idempotency IdempotencyPurger
+	// Clock is the time the purges go by; nil is the wall clock.
+	Clock func() time.Time
 	// Archive, when set, drops archived tasks with the purges.
 	Archive ArchiveCleaner
 	// Queues, when set, lists the queues in asynq's set again every pass.
@@ -105,7 +118,7 @@ type QueueRegistrar interface {
 
 // MetaHookSweeper processes stored Meta webhooks whose task was lost.
 type MetaHookSweeper interface {
-	SweepMetaHooks(ctx context.Context) error
+	SweepHooks(ctx context.Context) error
 }
 
 // purgeEvery is how often expired records are deleted.
@@ -144,7 +157,7 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 				step("unsettled send sweep", s.Sending.SweepSending)
 			}
 			if s.MetaHooks != nil {
-				step("meta hook sweep", s.MetaHooks.SweepMetaHooks)
+				step("meta hook sweep", s.MetaHooks.SweepHooks)
 			}
 			if s.Notices != nil {
 				step("owner notice sending", s.Notices.SendNotices)
@@ -152,7 +165,9 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 			if now.Sub(lastPurge) >= purgeEvery {
 				lastPurge = now
 				step("event retention", s.Webhooks.PurgeExpiredEvents)
-				step("idempotency key purge", s.Idempotency.PurgeIdempotencyKeys)
+				step("idempotency key purge", func(ctx context.Context) error {
+					return PurgeIdempotencyKeys(ctx, s.Idempotency, clock.Clock(s.Clock).Now())
+				})
 				if s.Archive != nil {
 					step("archived task cleanup", s.Archive.DeleteArchived)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // The watch of the queue's Redis server says "changed" when another server
@@ -79,5 +80,26 @@ func TestResweepReasons(t *testing.T) {
 	}
 	if (Sweeps{}).resweep(ctx, &queueWatch{}) != "" {
 		t.Error("a resweep with no Resweep")
+	}
+}
+
+// purgeRecorder records the cutoff of each purge.
+type purgeRecorder struct{ before []time.Time }
+
+func (p *purgeRecorder) PurgeIdempotencyKeys(_ context.Context, before time.Time) (int64, error) {
+	p.before = append(p.before, before)
+	return 0, nil
+}
+
+// An Idempotency-Key is purged once it is older than the 24 hours it is
+// remembered, by the sweep's clock.
+func TestIdempotencyPurgeCutoff(t *testing.T) {
+	p := &purgeRecorder{}
+	now := time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC)
+	if err := PurgeIdempotencyKeys(t.Context(), p, now); err != nil {
+		t.Fatal(err)
+	}
+	if want := now.Add(-24 * time.Hour); len(p.before) != 1 || !p.before[0].Equal(want) {
+		t.Errorf("purged before %v, want %v", p.before, want)
 	}
 }

@@ -32,7 +32,7 @@ func oneDelivery(t *testing.T, from string) (*resttest.World, *resttest.Receiver
 	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", from, "hi")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return w, rc, ep, newest(w, ep.ID)
@@ -53,7 +53,7 @@ func TestSuccessfulAttemptIsThreeRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	svc := *w.Resolver.WebhookService()
+	svc := *w.Resolver.Webhooks
 	store := &txCounter{Store: svc.Store}
 	svc.Store = store
 	before := w.Store.Statements()
@@ -95,7 +95,7 @@ func TestDeliveryWithoutItsEventFailsAtOnce(t *testing.T) {
 		}
 	}
 
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatalf("the attempt: %v", err)
 	}
 	d := w.Delivery(id)

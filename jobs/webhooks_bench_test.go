@@ -76,7 +76,7 @@ func BenchmarkWebhookChainStep(b *testing.B) {
 		msg := w.Inbound("website", "chain-step", fmt.Sprintf("step %d", i))["message"].(map[string]any)
 		conv = msg["conversation_id"].(string)
 	}
-	svc := w.Resolver.WebhookService()
+	svc := w.Resolver.Webhooks
 	ctx := b.Context()
 	if err := svc.FanOut(ctx); err != nil {
 		b.Fatal(err)

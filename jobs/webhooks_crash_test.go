@@ -41,11 +41,11 @@ func TestHelperWebhookWorkerProcess(t *testing.T) {
 	}
 	client := jobs.NewClient(opt)
 	client.Queue = os.Getenv("WEBHOOK_WORKER_QUEUE")
-	r := &graph.Resolver{Store: store, Jobs: client, Secret: os.Getenv("WEBHOOK_WORKER_SECRET"),
-		Clock: func() time.Time { return now }, Webhooks: resttest.WebhookConfig()}
+	svc := graph.NewServices(graph.Config{Store: store, Jobs: client, Secret: os.Getenv("WEBHOOK_WORKER_SECRET"),
+		Clock: func() time.Time { return now }, Webhooks: resttest.WebhookConfig()})
 	srv := jobs.NewServerOn(opt, 2, client.Queue)
 	mux := asynq.NewServeMux()
-	jobs.RegisterWebhooks(mux, r.WebhookService())
+	jobs.RegisterWebhooks(mux, svc.Webhooks)
 	if err := srv.Start(mux); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	dsn.Path = "/" + db
 	worker := exec.Command(os.Args[0], "-test.run=^TestHelperWebhookWorkerProcess$")
 	worker.Env = append(os.Environ(), "WEBHOOK_WORKER_DATABASE_URL="+dsn.String(),
-		"WEBHOOK_WORKER_QUEUE="+w.Queue, "WEBHOOK_WORKER_SECRET="+w.Resolver.Secret,
+		"WEBHOOK_WORKER_QUEUE="+w.Queue, "WEBHOOK_WORKER_SECRET="+w.Config.Secret,
 		"WEBHOOK_WORKER_NOW="+w.Clock.Now().Format(time.RFC3339Nano))
 	worker.Stdout, worker.Stderr = os.Stderr, os.Stderr
 	if err := worker.Start(); err != nil {
@@ -112,10 +112,10 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	// A new worker starts. While the dead worker's lease lasts, nothing
 	// takes the delivery over.
 	w.StartWorker()
-	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Delivery(id); got.Status != "pending" || len(rc.Events()) != 1 {
@@ -124,7 +124,7 @@ func TestWorkerKilledMidDeliveryFinishesAfterRestart(t *testing.T) {
 	// Once it has run out, the sweep hands the delivery to the new worker,
 	// and the event arrives again: at least once, never lost.
 	w.Clock.Set(*d.LeaseUntil)
-	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	d = w.WaitDelivery(id, "to succeed", func(d *repo.WebhookDelivery) bool { return d.Status == "succeeded" })

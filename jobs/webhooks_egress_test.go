@@ -55,11 +55,11 @@ func TestEgressRefusesInternalAddressesUnlessInsecure(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Inbound("website", "visitor-ssrf", "hello")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	id := newest(w, ep.ID)
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	d := w.Delivery(id)

@@ -38,7 +38,7 @@ func TestFanOutMatchesChannelsEventsWebsitesAndMode(t *testing.T) {
 	// An endpoint verified after the events gets none of them.
 	w.Clock.Advance(time.Second)
 	late := w.CreateEndpoint(rc.URL, nil)
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -71,7 +71,7 @@ func TestFanOutMatchesChannelsEventsWebsitesAndMode(t *testing.T) {
 		t.Fatalf("created %v", unverified.Data)
 	}
 	w.Inbound("website", "visitor-filters", "again")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := eventTypes(w, unverified.ID, "test_all"); len(got) != 0 {

@@ -71,7 +71,7 @@ func TestBurstGoesInGroupedTasks(t *testing.T) {
 			}
 		}
 	}
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	// Ready are the first deliveries of each conversation; the others wait.
@@ -123,7 +123,7 @@ func TestSlowEndpointHoldsUpNoTaskMate(t *testing.T) {
 	slow, fast, failing := w.CreateEndpoint(slowRC.URL, onlyMessages), w.CreateEndpoint(fastRC.URL, onlyMessages),
 		w.CreateEndpoint(failingRC.URL, onlyMessages)
 	w.Inbound("website", "visitor-slow", "one for everyone")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if tasks := deliverTasks(t, w); len(tasks) != 1 || len(tasks[0]) != 3 {
@@ -154,7 +154,7 @@ func TestPreviousVersionsTaskIsDelivered(t *testing.T) {
 	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-upgrade", "queued before the upgrade")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ins := asynq.NewInspector(w.Redis)

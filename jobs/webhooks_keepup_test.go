@@ -140,20 +140,20 @@ func keepUp(t testing.TB, rate, n, convs int, here bool) (lags, steps []time.Dur
 func startFullWorker(w *resttest.World, here bool) {
 	ctx, stop := context.WithCancel(context.Background())
 	if here {
-		if w.Resolver.Webhooks == nil { // the defaults, in a Config of this world's
-			w.Resolver.Webhooks = &webhook.Config{SweepGrace: 30 * time.Second}
+		if w.Config.Webhooks == nil { // the defaults, in a Config of this world's
+			w.Reconfigure(func(c *resttest.Config) { c.Webhooks = &webhook.Config{SweepGrace: 30 * time.Second} })
 		}
-		w.Resolver.Webhooks.Here = ctx
+		w.Reconfigure(func(c *resttest.Config) { c.Webhooks.Here = ctx })
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs.RunSandboxDeliveries(ctx, w.Resolver, 0)
+		jobs.RunSandboxDeliveries(ctx, w.Resolver.Sends, 0)
 	}()
 	w.T.Cleanup(func() { stop(); <-done })
 	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.WebhookService()})
+	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.Webhooks})
 	mux.HandleFunc(jobs.TypeAIDispatch, func(context.Context, *asynq.Task) error { return nil })
 	if err := srv.Start(mux); err != nil {
 		w.T.Fatal(err)

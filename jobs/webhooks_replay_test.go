@@ -47,7 +47,7 @@ func TestRetentionExpiresAndPurgesEvents(t *testing.T) {
 	rc := resttest.NewReceiver(t, nil)
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	fanOut := func() {
-		if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+		if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func TestRetentionExpiresAndPurgesEvents(t *testing.T) {
 	// Past retention an event is gone at once, before the purge runs.
 	w.Want(w.Do("GET", "/v1/events/"+oldEvent, "test_all", nil), 404, "event_not_found")
 
-	if err := w.Resolver.WebhookService().PurgeExpiredEvents(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.PurgeExpiredEvents(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	w.Want(w.Do("GET", "/v1/events/"+oldEvent, "test_all", nil), 404, "event_not_found")

@@ -50,10 +50,10 @@ func TestRetriesFollowTheScheduleThenGiveUp(t *testing.T) {
 		}
 		// A millisecond early, neither a task nor the sweep attempts it.
 		w.Clock.Set(start.Add(at - time.Millisecond))
-		if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+		if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+		if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		if got := w.Delivery(id); got.Attempts != i+1 || len(rc.Events()) != i+1 {
@@ -61,7 +61,7 @@ func TestRetriesFollowTheScheduleThenGiveUp(t *testing.T) {
 		}
 		// When due, the sweep hands it to the worker.
 		w.Clock.Set(start.Add(at))
-		if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+		if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		d = w.WaitDelivery(id, "next attempt", func(d *repo.WebhookDelivery) bool { return d.Attempts == i+2 })
@@ -86,12 +86,12 @@ func TestGoneSwitchesTheEndpointOffAndEmailsTheOwner(t *testing.T) {
 	ep := w.CreateEndpoint(rc.URL, onlyMessages)
 	w.Inbound("website", "visitor-a", "one")
 	w.Inbound("website", "visitor-b", "two")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ds := w.Deliveries(ep.ID, "test_all")
 	first, second := ds[1]["id"].(string), ds[0]["id"].(string)
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), first); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
 
@@ -114,13 +114,13 @@ func TestGoneSwitchesTheEndpointOffAndEmailsTheOwner(t *testing.T) {
 	}
 	// Switched off, it gets nothing new, and it is not mailed about twice.
 	w.Inbound("website", "visitor-c", "three")
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(w.Deliveries(ep.ID, "test_all")); n != 2 {
 		t.Errorf("a switched-off endpoint got a new delivery (%d)", n)
 	}
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), second); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), second); err != nil {
 		t.Fatal(err)
 	}
 	if emails, _ := w.Store.OutboxEmails(t.Context(), "ws_main"); len(emails) != 1 || len(rc.Events()) != 1 {
@@ -149,11 +149,11 @@ func TestThreeDaysOfFailureSwitchTheEndpointOff(t *testing.T) {
 	attemptAt := func(after time.Duration, from string) *repo.WebhookDelivery {
 		w.Clock.Set(start.Add(after))
 		w.Inbound("website", from, "hello")
-		if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+		if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		id := newest(w, ep.ID)
-		if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+		if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
 		return w.Delivery(id)
@@ -205,10 +205,10 @@ func TestOrderWithinAConversationHoldsWhileTheFirstRetries(t *testing.T) {
 	}
 	// The second of the conversation waits: neither a task nor the sweep
 	// attempts it while the first is retrying.
-	if err := w.Resolver.WebhookService().AttemptDelivery(t.Context(), second); err != nil {
+	if err := w.Resolver.Webhooks.AttemptDelivery(t.Context(), second); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if d := w.Delivery(second); d.Status != "pending" || d.Attempts != 0 || len(rc.Events()) != 2 {
@@ -217,7 +217,7 @@ func TestOrderWithinAConversationHoldsWhileTheFirstRetries(t *testing.T) {
 
 	// The retry succeeds, and the second follows it.
 	w.Clock.Advance(time.Minute)
-	if err := w.Resolver.WebhookService().SweepDeliveries(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.SweepDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := rc.WaitEvents(t, 4)

@@ -85,7 +85,7 @@ func TestUnverifiedEndpointIsVerifiedInTheBackgroundOnceTheSecretIsInstalled(t *
 	if got := endpointStatus(w, ep.ID); got != "unverified" || rc.count() != 1 {
 		t.Fatalf("after create: %s, %d handshakes", got, rc.count())
 	}
-	svc := w.Resolver.WebhookService()
+	svc := w.Resolver.Webhooks
 
 	// Not due yet: no handshake.
 	w.Clock.Advance(webhook.ReverifyDelay(0) - time.Second)
@@ -125,7 +125,7 @@ func TestBackgroundVerificationBacksOffAndStopsAfterADay(t *testing.T) {
 	deleted := w.CreateEndpoint(rc.URL, nil)
 	w.Want(w.Do("DELETE", "/v1/webhook-endpoints/"+deleted.ID, "test_all", nil), 200, "")
 	since := w.Clock.Now()
-	svc := w.Resolver.WebhookService()
+	svc := w.Resolver.Webhooks
 
 	sweep := func() int {
 		t.Helper()

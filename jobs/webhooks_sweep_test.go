@@ -28,13 +28,13 @@ func TestSweepHandsOverMoreThanABatchOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Resolver.WebhookService().FanOut(t.Context()); err != nil {
+	if err := w.Resolver.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	w.Clock.Advance(time.Second)
 	sweep, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	if err := w.Resolver.WebhookService().SweepDeliveries(sweep); err != nil {
+	if err := w.Resolver.Webhooks.SweepDeliveries(sweep); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	var swept int
@@ -63,7 +63,7 @@ func TestResweepSkipsTheGrace(t *testing.T) {
 	if _, err := w.Resolver.Mutation().SimulateInbound(ctx, in); err != nil {
 		t.Fatal(err)
 	}
-	svc := w.Resolver.WebhookService()
+	svc := w.Resolver.Webhooks
 	if err := svc.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 	"github.com/msgsvc/msgsvc/rest/resttest"
@@ -188,14 +189,15 @@ func TestSigningSecretsAreSealedWithTheServiceSecret(t *testing.T) {
 		t.Fatalf("the secret is stored in the clear")
 	}
 	// A service with another MSGSVC_SECRET cannot sign with it, and says so.
-	other := *w.Resolver
-	other.Secret = "another-secret-0123456789"
+	cfg := w.Config
+	cfg.Secret = "another-secret-0123456789"
+	other := graph.NewServices(cfg)
 	w.Inbound("website", "visitor-sealed", "hello")
-	if err := other.WebhookService().FanOut(t.Context()); err != nil {
+	if err := other.Webhooks.FanOut(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	id := newest(w, ep.ID)
-	if err := other.WebhookService().AttemptDelivery(t.Context(), id); err != nil {
+	if err := other.Webhooks.AttemptDelivery(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	if d := w.Delivery(id); d.Status != "retrying" || !strings.Contains(*d.LastError, "cannot be decrypted") || len(rc.Events()) != 0 {

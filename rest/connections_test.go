@@ -48,9 +48,11 @@ func connectableAPI(t *testing.T) (*resttest.API, *metatest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.Resolver.Seal = key
+	api.Reconfigure(func(c *resttest.Config) { c.Seal = key })
 	graph := metatest.New(t)
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": whatsapp.New(graph.Config(5 * time.Second))}
+	api.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"whatsapp": whatsapp.New(graph.Config(5 * time.Second))}
+	})
 	return api, graph
 }
 

@@ -27,7 +27,7 @@ func demoAPI(t *testing.T, demo bool) *resttest.API {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := (&seed.Seeder{Store: a.Store, Clock: a.Resolver.Clock}).Seed(t.Context(), fixture); err != nil {
+		if err := (&seed.Seeder{Store: a.Store, Clock: a.Clock.Now}).Seed(t.Context(), fixture); err != nil {
 			t.Fatal(err)
 		}
 		a.Server.Widget = startWidget(t, a, 30, time.Second)
@@ -36,7 +36,7 @@ func demoAPI(t *testing.T, demo bool) *resttest.API {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.Resolver.Seal = key
+		a.Config.Seal = key
 	})
 }
 

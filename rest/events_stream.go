@@ -86,7 +86,7 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request, a *auth.Act
 		return
 	}
 	defer s.giveStream(a.KeyID)
-	stream, err := s.Resolver.EventStream().Open(r.Context(), a, r.Header.Get("Last-Event-ID"), types)
+	stream, err := s.Resolver.EventStream.Open(r.Context(), a, r.Header.Get("Last-Event-ID"), types)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -41,7 +41,7 @@ func TestAmbiguousOutcomeIsKeptSendingAndSettledByStatus(t *testing.T) {
 			t.Parallel()
 			h := newMetaHooks(t)
 			wa := whatsapp.New(h.graph.Config(300 * time.Millisecond))
-			h.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": wa}
+			h.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": wa} })
 			sc := metatest.Script{PathSuffix: "/messages", Drop: true}
 			if fault == "late" {
 				sc = metatest.Script{PathSuffix: "/messages", Delay: 3 * time.Second}
@@ -93,14 +93,14 @@ func TestAmbiguousOutcomeWithoutStatusBecomesProviderUnknown(t *testing.T) {
 	h.graph.Queue(metatest.Script{PathSuffix: "/messages", Drop: true})
 	id, _ := h.Want(sendMsg(h.API, "live_all", map[string]any{"conversation_id": "conv_live", "text": "hello"}), 202, "").Data()["id"].(string)
 	h.Clock.Advance(send.DefaultUnknownAfter - time.Minute)
-	if err := h.Resolver.SweepSending(t.Context()); err != nil {
+	if err := h.Resolver.Sends.SweepSending(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data(); got["status"] != "sending" {
 		t.Fatalf("before MSGSVC_PROVIDER_UNKNOWN_AFTER the sweep settled it: %v", got)
 	}
 	h.Clock.Advance(2 * time.Minute)
-	if err := h.Resolver.SweepSending(t.Context()); err != nil {
+	if err := h.Resolver.Sends.SweepSending(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := h.Want(h.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data()
@@ -213,7 +213,7 @@ func TestInboundOrderSurvivesALostHookJob(t *testing.T) {
 	first := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.ORDER_1", at, "text", map[string]any{"body": "first"}))))
 	second := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.ORDER_2", at+1, "text", map[string]any{"body": "second"}))))
 	// first's job died: only second's runs.
-	if err := h.Resolver.ProcessMetaHook(t.Context(), second); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), second); err != nil {
 		t.Fatal(err)
 	}
 	if !h.hookProcessed(first) || !h.hookProcessed(second) {
@@ -228,7 +228,7 @@ func TestInboundOrderSurvivesALostHookJob(t *testing.T) {
 		t.Fatalf("message.received in order %v, want first,second", texts)
 	}
 	// first's job, run at last, changes nothing.
-	if err := h.Resolver.ProcessMetaHook(t.Context(), first); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.count(`SELECT count(*) FROM messages WHERE text IN ('first', 'second')`); n != 2 {
@@ -280,14 +280,14 @@ func TestAHookThatAlwaysFailsIsGivenUp(t *testing.T) {
 	dbExec(t, h.API, `UPDATE account_providers SET sealed = 'not-sealed' WHERE account_id = 'wa_main'`)
 	bad := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.POISON", at, "text", map[string]any{"body": "poison"}))))
 	for i := 1; i < metahook.MaxHookAttempts; i++ {
-		if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err == nil {
+		if err := h.Resolver.MetaHooks.Process(t.Context(), bad); err == nil {
 			t.Fatalf("attempt %d went through", i)
 		}
 		if h.hookProcessed(bad) {
 			t.Fatalf("given up after %d attempts, want %d", i, metahook.MaxHookAttempts)
 		}
 	}
-	if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err != nil || !h.hookProcessed(bad) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), bad); err != nil || !h.hookProcessed(bad) {
 		t.Fatalf("the last attempt: %v, processed %v; want given up", err, h.hookProcessed(bad))
 	}
 	if n := h.count(`SELECT count(*) FROM provider_hooks WHERE id = $1 AND last_error <> ''`, bad); n != 1 {
@@ -296,7 +296,7 @@ func TestAHookThatAlwaysFailsIsGivenUp(t *testing.T) {
 	// A later hook of the same customer is not held up by it.
 	newMetaHooksCredentials(t, h)
 	later := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.AFTER", at+1, "text", map[string]any{"body": "after"}))))
-	if err := h.Resolver.ProcessMetaHook(t.Context(), later); err != nil || !h.hookProcessed(later) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), later); err != nil || !h.hookProcessed(later) {
 		t.Fatalf("the later hook: %v, processed %v", err, h.hookProcessed(later))
 	}
 }

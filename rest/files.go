@@ -40,7 +40,7 @@ func (s *Server) emailImage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	img, err := s.Resolver.EmailImage(r.Context(), q.Get("url"), q.Get("expires"), q.Get("signature"))
+	img, err := s.Resolver.Files.Image(r.Context(), q.Get("url"), q.Get("expires"), q.Get("signature"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -103,11 +103,12 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f, body, err := s.Resolver.FileContent(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
+	f, err := s.Resolver.Files.Content(r.Context(), chi.URLParam(r, "id"), q.Get("expires"), q.Get("signature"))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
+	body := s.Resolver.Files.Body(r.Context(), f)
 	extra := map[string]string{"Content-Disposition": mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename})}
 	if strings.HasPrefix(f.ContentType, "text/html") || f.ContentType == "image/svg+xml" {
 		// Never let an uploaded page run script on the API's origin.

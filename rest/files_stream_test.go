@@ -55,5 +55,5 @@ func TestFileDownloadStreams(t *testing.T) {
 func uploadLarge(t *testing.T, api *resttest.API, size int) string {
 	content := bytes.Repeat([]byte("%PDF-1.7 streamed download test\n"), size/32)
 	f := api.Want(upload(t, api, "test_all", "report.pdf", "application/pdf", content), 201, "").Data()
-	return (&files.Service{Clock: api.Clock.Now, Secrets: signing.Secrets{api.Resolver.Secret}}).URL(f["id"].(string))
+	return (&files.Service{Clock: api.Clock.Now, Secrets: signing.Secrets{api.Config.Secret}}).URL(f["id"].(string))
 }

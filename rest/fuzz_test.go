@@ -27,11 +27,11 @@ func fuzzAPI(f *testing.F) (*resttest.API, http.Handler, string) {
 	quietLogs(f)
 	api := resttest.New(f, func(a *resttest.API) {
 		a.Server.Limiter = nil
-		a.Resolver.Webhooks = resttest.WebhookConfig()
+		a.Config.Webhooks = resttest.WebhookConfig()
 	})
 	rc := resttest.NewReceiver(f, nil)
 	endpoint, _ := api.Want(api.Do("POST", "/v1/webhook-endpoints", "test_all", map[string]any{"url": rc.URL}), 201, "").Data()["id"].(string)
-	api.Resolver.Webhooks = &webhook.Config{Timeout: 200 * time.Millisecond}
+	api.Reconfigure(func(c *resttest.Config) { c.Webhooks = &webhook.Config{Timeout: 200 * time.Millisecond} })
 	return api, api.Server.Handler(), endpoint
 }
 

@@ -60,7 +60,7 @@ func (s *Server) metaHook(w http.ResponseWriter, r *http.Request) {
 	if !s.metaSigned(w, r, raw) {
 		return
 	}
-	id, err := s.Resolver.MetaHooks().Accept(r.Context(), raw)
+	id, err := s.Resolver.MetaHooks.Accept(r.Context(), raw)
 	if err != nil {
 		// Meta retries a hook it got no 200 for: whatever kept it from
 		// being stored (an outage, mostly), the answer is "retry later",
@@ -93,7 +93,7 @@ func (s *Server) metaSigned(w http.ResponseWriter, r *http.Request, raw []byte) 
 		http.Error(w, "missing or wrong X-Hub-Signature-256", http.StatusUnauthorized)
 		return false
 	}
-	secrets, err := s.Resolver.MetaHooks().AppSecrets(r.Context(), raw)
+	secrets, err := s.Resolver.MetaHooks.AppSecrets(r.Context(), raw)
 	if err != nil {
 		slog.Warn("meta hook: accounts' app secrets not read; Meta retries it", "request_id", requestID(r.Context()), "err", err)
 		retryLater(w, "not verified; retry")

@@ -38,7 +38,7 @@ func BenchmarkStatusHooks(b *testing.B) {
 	for range 16 {
 		wg.Go(func() {
 			for id := range hooks {
-				if err := h.Resolver.ProcessMetaHook(b.Context(), id); err != nil {
+				if err := h.Resolver.MetaHooks.Process(b.Context(), id); err != nil {
 					b.Error(err)
 				}
 			}

@@ -124,11 +124,11 @@ func TestMetaHookStatusBeforeConfirmIsRetried(t *testing.T) {
 	held := h.holdSend("wamid.EARLY", "your table is ready")
 
 	hook := h.postHook(waChange("messages", waValue("statuses", waStatus("wamid.EARLY", "delivered", at+5))))
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
 		t.Fatalf("processing the early status: %v, want ErrStatusEarly", err)
 	}
 	h.Clock.Advance(5 * time.Minute) // past the wait, but the send is still sending
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
 		t.Fatalf("processing again while the send is sending: %v, want ErrStatusEarly", err)
 	}
 	if h.hookProcessed(hook) {
@@ -139,7 +139,7 @@ func TestMetaHookStatusBeforeConfirmIsRetried(t *testing.T) {
 	if ans.status != 201 || ans.body["status"] != "sent" {
 		t.Fatalf("the held send answered %d %v", ans.status, ans.body)
 	}
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); err != nil {
 		t.Fatalf("processing after the confirm: %v", err)
 	}
 	got := h.messageOf("wamid.EARLY")
@@ -160,11 +160,11 @@ func TestMetaHookUnknownStatusIsDroppedAfterTheWait(t *testing.T) {
 	h := newMetaHooks(t)
 	at := resttest.Epoch.Unix()
 	hook := h.postHook(waChange("messages", waValue("statuses", waStatus("wamid.NEVER", "read", at+5))))
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
 		t.Fatalf("within the wait: %v, want ErrStatusEarly", err)
 	}
 	h.Clock.Advance(metahook.DefaultEarlyStatusWait)
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); err != nil {
 		t.Fatalf("after the wait: %v, want dropped", err)
 	}
 	if !h.hookProcessed(hook) {
@@ -187,7 +187,7 @@ func TestMetaHookLateAnswerSettlesProviderUnknown(t *testing.T) {
 	id := h.sweepUnknown()
 	// A status racing the late answer waits for it.
 	hook := h.postHook(waChange("messages", waValue("statuses", waStatus("wamid.LATE", "delivered", at+400))))
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
 		t.Fatalf("status before the late answer: %v, want ErrStatusEarly", err)
 	}
 
@@ -200,7 +200,7 @@ func TestMetaHookLateAnswerSettlesProviderUnknown(t *testing.T) {
 	if got["status"] != "sent" || d["provider_message_id"] != "wamid.LATE" || d["error"] != nil || d["failed_at"] != nil {
 		t.Errorf("after the late answer: %v", got)
 	}
-	if err := h.Resolver.ProcessMetaHook(t.Context(), hook); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), hook); err != nil {
 		t.Fatal(err)
 	}
 	got = h.messageOf("wamid.LATE")
@@ -233,7 +233,7 @@ func (h *metaHooks) wantSettledEvents(id string) {
 func (h *metaHooks) sweepUnknown() string {
 	h.T.Helper()
 	h.Clock.Advance(send.DefaultUnknownAfter + time.Second)
-	if err := h.Resolver.SweepSending(h.T.Context()); err != nil {
+	if err := h.Resolver.Sends.SweepSending(h.T.Context()); err != nil {
 		h.T.Fatal(err)
 	}
 	var id string

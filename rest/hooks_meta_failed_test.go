@@ -57,7 +57,7 @@ func TestFailedProviderHooksAreVisible(t *testing.T) {
 	before := metricstest.Scrape(t).Value("msgsvc_provider_hooks_given_up_total", map[string]string{"source": "meta", "reason": "credentials"})
 	dbExec(t, h.API, `UPDATE account_providers SET sealed = 'not-sealed' WHERE account_id = 'wa_main'`)
 	bad := h.postHook(waChange("messages", waValue("messages", waMessage("wamid.GIVEUP", resttest.Epoch.Unix(), "text", map[string]any{"body": "x"}))))
-	if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err == nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), bad); err == nil {
 		t.Fatal("the first attempt went through")
 	}
 	list := func() []any {
@@ -76,7 +76,7 @@ func TestFailedProviderHooksAreVisible(t *testing.T) {
 		t.Fatalf("after one failed attempt: %v", items)
 	}
 	dbExec(t, h.API, `UPDATE provider_hooks SET attempts = $2 WHERE id = $1`, bad, metahook.MaxHookAttempts-1)
-	if err := h.Resolver.ProcessMetaHook(t.Context(), bad); err != nil {
+	if err := h.Resolver.MetaHooks.Process(t.Context(), bad); err != nil {
 		t.Fatalf("the last attempt: %v", err)
 	}
 	got := list()[0].(map[string]any)

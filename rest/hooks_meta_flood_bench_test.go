@@ -219,11 +219,11 @@ func startFloodWorker(b *testing.B, h *metaHooks) {
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	b.Cleanup(stop)
-	h.Resolver.Jobs = client
-	h.Resolver.Webhooks = &webhook.Config{AllowInsecure: true, Here: ctx}
+	h.Reconfigure(func(c *resttest.Config) { c.Jobs = client })
+	h.Reconfigure(func(c *resttest.Config) { c.Webhooks = &webhook.Config{AllowInsecure: true, Here: ctx} })
 	srv := jobs.NewServerOn(opt, 10, queue)
 	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Handlers{Webhooks: h.Resolver.WebhookService(), AI: h.Resolver, Meta: h.Resolver})
+	jobs.Register(mux, jobs.Handlers{Webhooks: h.Resolver.Webhooks, AI: h.Resolver.AI, Meta: h.Resolver.MetaHooks})
 	if err := srv.Start(mux); err != nil {
 		b.Fatal(err)
 	}

@@ -47,11 +47,11 @@ func newMetaHooks(t testing.TB) *metaHooks {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.Resolver.Seal = key
+	api.Reconfigure(func(c *resttest.Config) { c.Seal = key })
 	graph := metatest.New(t)
 	wa := whatsapp.New(graph.Config(5 * time.Second))
-	api.Resolver.WhatsApp = wa
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": wa}
+	api.Reconfigure(func(c *resttest.Config) { c.WhatsApp = wa })
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": wa} })
 	row, err := credentials.Vault{Key: key}.Seal("ws_main", "wa_main", "whatsapp",
 		channels.Credentials{PhoneNumberID: hookPNID, WABAID: hookWABA, AccessToken: hookToken}, resttest.Epoch)
 	if err == nil {
@@ -128,7 +128,7 @@ func (h *metaHooks) process() {
 		h.T.Fatal(err)
 	}
 	for _, id := range ids {
-		if err := h.Resolver.ProcessMetaHook(h.T.Context(), id); err != nil {
+		if err := h.Resolver.MetaHooks.Process(h.T.Context(), id); err != nil {
 			h.T.Fatalf("processing hook %s: %v", id, err)
 		}
 	}

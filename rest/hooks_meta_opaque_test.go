@@ -57,11 +57,11 @@ func TestMetaHookCallbackSettlesALostConfirm(t *testing.T) {
 		st := waStatus("wamid.FOREIGN_"+foreign, "delivered", at+300)
 		st["biz_opaque_callback_data"] = foreign
 		hook := h.postHook(waChange("messages", waValue("statuses", st)))
-		if err := h.Resolver.ProcessMetaHook(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
+		if err := h.Resolver.MetaHooks.Process(t.Context(), hook); !errors.Is(err, metahook.ErrStatusEarly) {
 			t.Errorf("%s within the wait: %v, want ErrStatusEarly as any unknown wamid", foreign, err)
 		}
 		h.Clock.Advance(metahook.DefaultEarlyStatusWait)
-		if err := h.Resolver.ProcessMetaHook(t.Context(), hook); err != nil || !h.hookProcessed(hook) {
+		if err := h.Resolver.MetaHooks.Process(t.Context(), hook); err != nil || !h.hookProcessed(hook) {
 			t.Errorf("%s after the wait: %v (processed %v), want dropped", foreign, err, h.hookProcessed(hook))
 		}
 		var status, code string

@@ -41,7 +41,7 @@ func TestInstagramCommentRepliesAnswerTheProviderComment(t *testing.T) {
 	api := resttest.New(t)
 	connectProviders(api)
 	rec := &recordingAdapter{}
-	api.Resolver.Adapters = map[string]channels.Adapter{"instagram": rec}
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"instagram": rec} })
 	scope := repo.Scope{WorkspaceID: "ws_main", Livemode: true}
 	accs, err := api.Store.Accounts(t.Context(), scope, "instagram")
 	if err != nil || len(accs) == 0 {

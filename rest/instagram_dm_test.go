@@ -57,8 +57,10 @@ func newIGAPI(t *testing.T) *igHooks {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.Resolver.Seal = key
-	api.Resolver.Adapters = map[string]channels.Adapter{"instagram": instagram.New(g.Config(2 * time.Second))}
+	api.Reconfigure(func(c *resttest.Config) { c.Seal = key })
+	api.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"instagram": instagram.New(g.Config(2 * time.Second))}
+	})
 	return &igHooks{API: api, graph: g}
 }
 
@@ -103,7 +105,7 @@ func (h *igHooks) process() error {
 		h.T.Fatal(err)
 	}
 	for _, id := range ids {
-		if err := h.Resolver.ProcessMetaHook(h.T.Context(), id); err != nil {
+		if err := h.Resolver.MetaHooks.Process(h.T.Context(), id); err != nil {
 			return err
 		}
 	}

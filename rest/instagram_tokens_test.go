@@ -24,7 +24,7 @@ func TestInstagramTokenRefresh(t *testing.T) {
 	}
 	refresh := func() {
 		t.Helper()
-		if err := h.Resolver.RefreshInstagramTokens(t.Context()); err != nil {
+		if err := h.Resolver.InstagramTokens.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

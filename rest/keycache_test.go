@@ -14,7 +14,7 @@ import (
 func TestRevokedKeyStopsWithinASecond(t *testing.T) {
 	api := resttest.New(t)
 	cache := &auth.CachedKeys{Store: api.Store, Clock: api.Clock.Now, TTL: time.Hour}
-	api.Resolver.KeyCache = cache
+	api.Reconfigure(func(c *resttest.Config) { c.KeyCache = cache })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := auth.Listen(ctx, api.Redis, cache); err != nil {

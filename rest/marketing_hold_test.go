@@ -37,7 +37,7 @@ func TestA131049HoldsOnlyMarketingToThatCustomer(t *testing.T) {
 	connectProviders(api)
 	wa := &scriptedAdapter{refuse: &meta.Error{HTTPStatus: http.StatusBadRequest, Code: 131049,
 		Message: "This message was not delivered to maintain healthy ecosystem engagement."}}
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": wa}
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": wa} })
 	marketing := map[string]any{"conversation_id": "conv_live", "template": tpl("spring_sale", "20%")}
 	api.Want(sendMsg(api, "live_all", marketing), 429, "channel_rate_limited")
 

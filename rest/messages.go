@@ -13,7 +13,7 @@ func (s *Server) sendMessage(r *http.Request, key sendKey) (int, any, error) {
 	if _, err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Sends().Send(r.Context(), send.Request{Input: in, Binding: key.binding, LongKey: key.long})
+	out, err := s.Resolver.Sends.Send(r.Context(), send.Request{Input: in, Binding: key.binding, LongKey: key.long})
 	return sentStatus(out), out, err
 }
 
@@ -32,7 +32,7 @@ func (s *Server) sendMarketingMessage(r *http.Request, key sendKey) (int, any, e
 	if _, err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Sends().SendMarketing(r.Context(), send.MarketingRequest{Input: in, Binding: key.binding,
+	out, err := s.Resolver.Sends.SendMarketing(r.Context(), send.MarketingRequest{Input: in, Binding: key.binding,
 		LongKey: key.long})
 	return sentStatus(out), out, err
 }

@@ -58,7 +58,7 @@ func connectProviders(api *resttest.API) {
 	if err != nil {
 		api.T.Fatal(err)
 	}
-	api.Resolver.Seal = key
+	api.Reconfigure(func(c *resttest.Config) { c.Seal = key })
 	var accounts []struct{ WorkspaceID, ID, Channel string }
 	if err := api.Store.DB.Select(&accounts, `SELECT workspace_id AS workspaceid, id, channel FROM channel_accounts
 		WHERE channel IN ('whatsapp', 'instagram')`); err != nil {
@@ -85,9 +85,11 @@ func connectProviders(api *resttest.API) {
 // liveAdapters makes every live channel accept.
 func liveAdapters(api *resttest.API) {
 	connectProviders(api)
-	api.Resolver.Adapters = map[string]channels.Adapter{
-		"whatsapp": acceptingAdapter{}, "instagram": acceptingAdapter{}, "email": acceptingAdapter{}, "website": acceptingAdapter{},
-	}
+	api.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{
+			"whatsapp": acceptingAdapter{}, "instagram": acceptingAdapter{}, "email": acceptingAdapter{}, "website": acceptingAdapter{},
+		}
+	})
 }
 
 // usedMessages reads GET /v1/usage with a key.

@@ -53,8 +53,8 @@ func benchSends(b *testing.B, clients int, live bool) {
 		graph := metatest.New(b)
 		graph.Queue(metatest.Script{PathSuffix: "/messages", Delay: graphLatency, Times: -1})
 		wa := whatsapp.New(graph.Config(10 * time.Second))
-		api.Resolver.WhatsApp = wa
-		api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": wa}
+		api.Reconfigure(func(c *resttest.Config) { c.WhatsApp = wa })
+		api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": wa} })
 	}
 	// The clients' own connections, kept alive: the benchmark measures the
 	// server, not connection setup.

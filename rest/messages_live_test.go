@@ -54,7 +54,7 @@ func TestLiveSendsHoldNoLockAcrossTheProviderCall(t *testing.T) {
 	connectProviders(api)
 	dbExec(t, api, `UPDATE workspaces SET rate_per_second = 1000, rate_per_minute = 100000 WHERE id = 'ws_main'`)
 	slow := &slowAdapter{release: make(chan struct{})}
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": slow}
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": slow} })
 	go func() {
 		// Released when all eight are in the call, or, should they never
 		// all be, when the test gives up on it (the failure below).
@@ -118,7 +118,7 @@ func TestLiveRefusalReleasesAndActs(t *testing.T) {
 	// 131056: that recipient is held back for Retry-After, others are not.
 	calls := &countingRefuser{refusal: channels.Refusal{Code: apierr.ChannelRateLimited, Reason: "131056: pair rate limit",
 		RetryAfter: 30 * time.Second, Hold: channels.HoldRecipient}}
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": calls}
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": calls} })
 	r := api.Want(sendMsg(api, "live_all", reply), 429, "channel_rate_limited")
 	if r.Header.Get("Retry-After") != "30" {
 		t.Errorf("Retry-After %q, want 30", r.Header.Get("Retry-After"))
@@ -174,7 +174,7 @@ func TestSweepGivesUpUnsettledSends(t *testing.T) {
 	api := resttest.New(t)
 	connectProviders(api)
 	stuck := &slowAdapter{release: make(chan struct{})}
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": stuck}
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": stuck} })
 	done := make(chan *resttest.Response)
 	go func() {
 		done <- sendMsg(api, "live_all", map[string]any{"conversation_id": "conv_live", "text": "lost"})
@@ -189,7 +189,7 @@ func TestSweepGivesUpUnsettledSends(t *testing.T) {
 	if id == "" {
 		t.Fatal("no message was reserved as sending")
 	}
-	if err := api.Resolver.SweepSending(t.Context()); err != nil {
+	if err := api.Resolver.Sends.SweepSending(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var status string
@@ -197,7 +197,7 @@ func TestSweepGivesUpUnsettledSends(t *testing.T) {
 		t.Errorf("swept within the grace: %q %v", status, err)
 	}
 	api.Clock.Advance(20 * time.Minute)
-	if err := api.Resolver.SweepSending(t.Context()); err != nil {
+	if err := api.Resolver.Sends.SweepSending(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := api.Want(api.Do("GET", "/v1/messages/"+id, "live_all", nil), 200, "").Data()

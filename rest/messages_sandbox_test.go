@@ -24,12 +24,12 @@ func withWorker(t testing.TB, api *resttest.API, delay time.Duration) {
 	queue := resttest.NewQueueName()
 	client := jobs.NewClient(opt)
 	client.Queue = queue
-	api.Resolver.Jobs = client
+	api.Reconfigure(func(c *resttest.Config) { c.Jobs = client })
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs.RunSandboxDeliveries(ctx, api.Resolver, delay)
+		jobs.RunSandboxDeliveries(ctx, api.Resolver.Sends, delay)
 	}()
 	t.Cleanup(func() {
 		stop()
@@ -82,7 +82,7 @@ func TestSandboxDeliveryThroughTheWorker(t *testing.T) {
 	// Another pass, later, changes nothing and records nothing.
 	before := len(api.Events("ws_main"))
 	api.Clock.Advance(time.Minute)
-	if err := api.Resolver.DeliverSandbox(context.Background(), delay); err != nil {
+	if err := api.Resolver.Sends.DeliverSandbox(context.Background(), delay); err != nil {
 		t.Fatal(err)
 	}
 	events := api.Events("ws_main")
@@ -115,7 +115,7 @@ func TestSandboxMessagesAreDeliveredOnceDue(t *testing.T) {
 	}
 	delay := 2 * time.Second
 	api.Clock.Advance(delay - time.Millisecond)
-	if err := api.Resolver.DeliverSandbox(t.Context(), delay); err != nil {
+	if err := api.Resolver.Sends.DeliverSandbox(t.Context(), delay); err != nil {
 		t.Fatal(err)
 	}
 	if got := status(sent["id"].(string)); got != "sent" {
@@ -123,7 +123,7 @@ func TestSandboxMessagesAreDeliveredOnceDue(t *testing.T) {
 	}
 	api.Clock.Advance(time.Millisecond)
 	for i := 0; i < 2; i++ { // a second pass changes nothing
-		if err := api.Resolver.DeliverSandbox(t.Context(), delay); err != nil {
+		if err := api.Resolver.Sends.DeliverSandbox(t.Context(), delay); err != nil {
 			t.Fatal(err)
 		}
 	}

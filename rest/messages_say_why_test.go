@@ -26,14 +26,16 @@ func TestLiveSendRefusalsNameTheCause(t *testing.T) {
 	_ = l.Close()
 	reply := map[string]any{"conversation_id": "conv_live", "text": "hello"}
 
-	good := h.Resolver.Adapters["whatsapp"]
-	h.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": whatsapp.New(meta.Config{GraphURL: "http://" + dead, Timeout: 2 * time.Second})}
+	good := h.Config.Adapters["whatsapp"]
+	h.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"whatsapp": whatsapp.New(meta.Config{GraphURL: "http://" + dead, Timeout: 2 * time.Second})}
+	})
 	r := h.Want(sendMsg(h.API, "live_all", reply), 503, "channel_unavailable")
 	if msg := errorMessage(r); !strings.Contains(msg, "the provider ("+dead+") could not be reached: connection refused") || strings.Contains(msg, hookToken) {
 		t.Fatalf("unreachable Graph API: %q", msg)
 	}
 
-	h.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": good}
+	h.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"whatsapp": good} })
 	h.graph.Fail("/messages", 401, 190, 463, "Error validating access token: Session has expired on Friday, 27-Nov-26 03:00:00 PST.")
 	r = h.Want(sendMsg(h.API, "live_all", reply), 503, "channel_unavailable")
 	const why = "190/463: Error validating access token: Session has expired on Friday, 27-Nov-26 03:00:00 PST."

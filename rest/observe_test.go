@@ -171,8 +171,10 @@ func TestSendAndProviderMetrics(t *testing.T) {
 	connectProviders(api)
 	// The provider answers that it cannot take the message: one call, counted
 	// under the code it maps to.
-	api.Resolver.Adapters = map[string]channels.Adapter{"whatsapp": &countingRefuser{
-		refusal: channels.Refusal{Code: apierr.ChannelUnavailable, Reason: "131000: something went wrong"}}}
+	api.Reconfigure(func(c *resttest.Config) {
+		c.Adapters = map[string]channels.Adapter{"whatsapp": &countingRefuser{
+			refusal: channels.Refusal{Code: apierr.ChannelUnavailable, Reason: "131000: something went wrong"}}}
+	})
 	before := metricstest.Scrape(t)
 	api.Want(api.Do("POST", "/v1/messages", "test_all", map[string]any{"conversation_id": "conv_wa_1h", "text": "hi"}), 201, "")
 	// A reply refused before anything is sent still counts under its

@@ -43,8 +43,8 @@ func TestRedisOutageLeavesReadsAndSends(t *testing.T) {
 		// widget wake-up) fails too; the sweeps redo it.
 		queue := jobs.NewClient(asynq.RedisClientOpt{Addr: dead.Options().Addr})
 		t.Cleanup(func() { queue.Close() })
-		a.Resolver.Jobs = queue
-		a.Resolver.CommitListener = widget.Publish{Redis: dead}
+		a.Config.Jobs = queue
+		a.Config.CommitListener = widget.Publish{Redis: dead}
 	})
 	r := api.Want(api.Do("GET", "/v1/conversations", "test_all", nil), 200, "")
 	if r.Header.Get("X-RateLimit-Limit") != "100000" || r.Header.Get("X-RateLimit-Remaining") != "999" {
@@ -116,8 +116,8 @@ func TestPostgresOutage(t *testing.T) {
 			t.Parallel()
 			proxy := startPGProxy(t)
 			api := resttest.New(t, func(a *resttest.API) {
-				a.Resolver.Store = proxy.store(t, a.Store)
-				a.Resolver.KeyCache = &auth.CachedKeys{Store: a.Resolver.Store, Clock: a.Clock.Now, TTL: time.Hour}
+				a.Config.Store = proxy.store(t, a.Store)
+				a.Config.KeyCache = &auth.CachedKeys{Store: a.Config.Store, Clock: a.Clock.Now, TTL: time.Hour}
 				a.Server.Meta = rest.MetaHooks{AppSecret: hookSecret}
 			})
 			api.Want(api.Do("GET", "/v1/conversations", "test_all", nil), 200, "") // warms the key cache

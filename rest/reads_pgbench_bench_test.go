@@ -36,7 +36,9 @@ func BenchmarkReadsVsPgbench(b *testing.B) {
 	clients, seconds := envInt("BENCH_READS_CLIENTS", 8), envInt("BENCH_READS_SECONDS", 5)
 	quietLogs(b)
 	api := resttest.New(b)
-	api.Resolver.KeyCache = &auth.CachedKeys{Store: api.Store, Clock: api.Clock.Now, TTL: time.Hour}
+	api.Reconfigure(func(c *resttest.Config) {
+		c.KeyCache = &auth.CachedKeys{Store: api.Store, Clock: api.Clock.Now, TTL: time.Hour}
+	})
 	dbExec(b, api, `UPDATE workspaces SET rate_per_second = 1000000, rate_per_minute = 100000000 WHERE id = 'ws_main'`)
 	conv := startConv(api, map[string]any{"channel": "website", "from": "visitor-bench"})
 	b.ResetTimer()

@@ -200,5 +200,5 @@ func (s *Server) authenticate(r *http.Request) (*auth.Actor, *repo.Workspace, er
 	if !ok {
 		return nil, nil, apierr.New(apierr.InvalidAPIKey, "Send the API key as Authorization: Bearer <key>.")
 	}
-	return s.Resolver.Authenticate(r.Context(), strings.TrimSpace(secret), clientIP(r))
+	return s.Resolver.Auth.Authenticate(r.Context(), strings.TrimSpace(secret), clientIP(r))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -19,7 +20,7 @@ func TestIdempotencyKeysArePurgedAfterADay(t *testing.T) {
 		return n
 	}
 	api.Clock.Advance(24*time.Hour - time.Millisecond)
-	if err := api.Resolver.PurgeIdempotencyKeys(t.Context()); err != nil {
+	if err := jobs.PurgeIdempotencyKeys(t.Context(), api.Store, api.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if count() != 1 {
@@ -31,7 +32,7 @@ func TestIdempotencyKeysArePurgedAfterADay(t *testing.T) {
 		t.Error("no replay within 24 hours")
 	}
 	api.Clock.Advance(2 * time.Millisecond)
-	if err := api.Resolver.PurgeIdempotencyKeys(t.Context()); err != nil {
+	if err := jobs.PurgeIdempotencyKeys(t.Context(), api.Store, api.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if count() != 0 {

@@ -45,7 +45,7 @@ func TestTemplateComponentsSend(t *testing.T) {
 			{"type":"BODY","text":"Hi {{1}}, your order {{2}} shipped."},
 			{"type":"BUTTONS","buttons":[{"type":"URL","text":"Track","url":"https://www.luckyshrub.com/track?order={{1}}"},
 			 {"type":"PHONE_NUMBER","text":"Call","phone_number":"15550051310"}]}]`))
-	if err := h.Resolver.MetaHooks().SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
+	if err := h.Resolver.MetaHooks.SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
 		t.Fatal(err)
 	}
 	listed := h.Want(h.Do("GET", "/v1/whatsapp/templates", "live_all", nil), 200, "")

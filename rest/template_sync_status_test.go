@@ -33,7 +33,7 @@ func TestTemplateSyncShowsOnTheNumber(t *testing.T) {
 		t.Fatalf("before any sync: %v", number())
 	}
 	ok, unavailable := syncs("ok"), syncs("channel_unavailable")
-	if err := h.Resolver.SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
+	if err := h.Resolver.MetaHooks.SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := number()["template_sync"].(map[string]any); s["status"] != "ok" || s["error"] != nil || s["at"] == nil {
@@ -41,7 +41,7 @@ func TestTemplateSyncShowsOnTheNumber(t *testing.T) {
 	}
 	h.graph.Queue(metatest.Script{Method: "GET", PathSuffix: "/message_templates", Status: 401,
 		Body: metatest.ErrorBody(190, 463, "Error validating access token: Session has expired")})
-	if err := h.Resolver.SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
+	if err := h.Resolver.MetaHooks.SyncTemplates(t.Context(), "ws_main", "wa_main"); err != nil {
 		t.Fatal(err)
 	}
 	n := number()

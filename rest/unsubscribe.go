@@ -32,7 +32,7 @@ type unsubscribeView struct {
 // one-click opt-out of RFC 8058 (no login, no cookies).
 func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request) {
 	token := chi.URLParam(r, "token")
-	u := s.Resolver.Unsubscriber()
+	u := s.Resolver.Unsubscriber
 	var v unsubscribeView
 	var err error
 	if r.Method == http.MethodPost {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels/meta/metatest"
 	"github.com/msgsvc/msgsvc/graph/send"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // A 130429 from Meta holds the whole number back for its Retry-After: every
@@ -50,13 +51,15 @@ func TestWhatsAppBurstIsPaced(t *testing.T) {
 	h := newMetaHooks(t)
 	var mu sync.Mutex
 	var waits []time.Duration
-	h.Resolver.Pacer = &send.Pacer{Rate: 1, MaxWait: time.Second, Clock: h.Clock.Now,
-		Sleep: func(_ context.Context, d time.Duration) error {
-			mu.Lock()
-			defer mu.Unlock()
-			waits = append(waits, d)
-			return nil
-		}}
+	h.Reconfigure(func(c *resttest.Config) {
+		c.Pacer = &send.Pacer{Rate: 1, MaxWait: time.Second, Clock: h.Clock.Now,
+			Sleep: func(_ context.Context, d time.Duration) error {
+				mu.Lock()
+				defer mu.Unlock()
+				waits = append(waits, d)
+				return nil
+			}}
+	})
 	before := usedMessages(h.API, "live_all")
 	h.Want(h.liveSend(map[string]any{"text": "one"}), 201, "")
 	h.Want(h.liveSend(map[string]any{"text": "two"}), 201, "")

@@ -35,7 +35,7 @@ func widgetAPI(t testing.TB, rateLimit int, every time.Duration, more ...func(*r
 		t.Fatal(err)
 	}
 	return resttest.New(t, func(a *resttest.API) {
-		a.Resolver.Seal = key
+		a.Config.Seal = key
 		sealed, err := key.Seal([]byte(identitySecret), visitor.SealAAD("web_main"))
 		if err != nil {
 			t.Fatal(err)
@@ -56,11 +56,11 @@ func widgetAPI(t testing.TB, rateLimit int, every time.Duration, more ...func(*r
 func startWidget(t testing.TB, a *resttest.API, rateLimit int, every time.Duration) *rest.Widget {
 	prefix := a.Prefix + "widget:"
 	pub := widget.Publish{Redis: a.Redis, Prefix: prefix}
-	a.Resolver.CommitListener = pub
-	a.Resolver.Typing = pub
-	a.Resolver.VisitorTypingFeed = pub
-	a.Resolver.Adapters = map[string]channels.Adapter{"website": widget.Adapter{}}
-	visitors := a.Resolver.VisitorService()
+	a.Reconfigure(func(c *resttest.Config) { c.CommitListener = pub })
+	a.Reconfigure(func(c *resttest.Config) { c.Typing = pub })
+	a.Reconfigure(func(c *resttest.Config) { c.VisitorTypingFeed = pub })
+	a.Reconfigure(func(c *resttest.Config) { c.Adapters = map[string]channels.Adapter{"website": widget.Adapter{}} })
+	visitors := a.Resolver.Visitors
 	hub := &widget.Hub{Visitors: visitors, Redis: a.Redis, Prefix: prefix, Every: every, Clock: a.Resolver.Clock}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -24,7 +24,7 @@ func TestInstagramAdapterFollowsConfig(t *testing.T) {
 // Pacing is off unless MSGSVC_WHATSAPP_PACE sets a rate.
 func TestWhatsAppPacingFollowsConfig(t *testing.T) {
 	for _, pace := range []int{0, 80} {
-		r := &graph.Resolver{Adapters: map[string]channels.Adapter{}, Clock: time.Now}
+		r := &graph.Config{Adapters: map[string]channels.Adapter{}, Clock: time.Now}
 		wireMeta(r, &Config{Live: LiveConfig{WhatsAppPace: pace}}, nil)
 		switch {
 		case pace == 0 && r.Pacer != nil:

@@ -105,26 +105,26 @@ func emailAdapter(c LiveConfig, now func() time.Time) (*email.Adapter, error) {
 	return &email.Adapter{Relay: relay, Now: now, Timeout: c.ProviderTimeout}, nil
 }
 
-// wireEmail gives the resolver the live email adapter when a relay is set.
-func wireEmail(cfg LiveConfig, resolver *graph.Resolver) error {
-	resolver.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}, MXHost: cfg.SMTPHostname}
+// wireEmail gives the services the live email adapter when a relay is set.
+func wireEmail(cfg LiveConfig, g *graph.Config) error {
+	g.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: cfg.SMTP.ReturnPathDomain}, MXHost: cfg.SMTPHostname}
 	if cfg.SMTPRelay != nil {
-		resolver.Mail.RelayHost = cfg.SMTPRelay.Hostname()
+		g.Mail.RelayHost = cfg.SMTPRelay.Hostname()
 	}
-	mailer, err := emailAdapter(cfg, resolver.Clock)
+	mailer, err := emailAdapter(cfg, g.Clock)
 	if err != nil || mailer == nil {
 		return err
 	}
-	if resolver.Adapters == nil {
-		resolver.Adapters = map[string]channels.Adapter{}
+	if g.Adapters == nil {
+		g.Adapters = map[string]channels.Adapter{}
 	}
-	resolver.Adapters["email"] = mailer
+	g.Adapters["email"] = mailer
 	return nil
 }
 
 // serveMail runs the inbound SMTP listener on MSGSVC_SMTP_ADDR until ctx
 // ends (nothing when it is empty).
-func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, queue mail.MailQueue, errs chan<- error) error {
+func serveMail(ctx context.Context, cfg LiveConfig, inbox *mail.Inbox, errs chan<- error) error {
 	if cfg.SMTPAddr == "" {
 		return nil
 	}
@@ -136,7 +136,7 @@ func serveMail(ctx context.Context, cfg LiveConfig, resolver *graph.Resolver, qu
 	if err != nil {
 		return fmt.Errorf("MSGSVC_SMTP_ADDR: %w", err)
 	}
-	l := &email.Listener{Inbox: resolver.MailInbox(queue), Hostname: cfg.SMTPHostname, TLSConfig: tlsConfig,
+	l := &email.Listener{Inbox: inbox, Hostname: cfg.SMTPHostname, TLSConfig: tlsConfig,
 		DataTimeout: cfg.SMTP.DataTimeout, MaxReadingPerIP: cfg.SMTP.ReadingPerIP, MaxSessionsPerIP: cfg.SMTP.SessionsPerIP}
 	go func() {
 		if err := l.Serve(ctx, ln); err != nil {

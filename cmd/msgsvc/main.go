@@ -192,31 +192,29 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	client := jobs.NewClient(redisOpt)
 	client.Queue = cfg.Queue
 	defer client.Close()
-	resolver, closeWiring, err := wireResolver(cfg, store, client)
+	gcfg, closeWiring, err := graphConfig(cfg, store, client)
 	if err != nil {
 		return err
 	}
 	defer closeWiring()
+	roleConfig(ctx, &gcfg, api, workers)
+	resolver := graph.New(gcfg)
 
 	errs := make(chan error, 4)
 	if workers {
-		stop, err := startWorkers(ctx, cfg, redisOpt, resolver, client)
+		stop, err := startWorkers(ctx, cfg, redisOpt, store, resolver.Services, client)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	if api {
-		if err := serveMail(ctx, cfg.Live, resolver, client, errs); err != nil {
+		if err := serveMail(ctx, cfg.Live, resolver.Inbox, errs); err != nil {
 			return err
 		}
 		rdb := cfg.Redis.Client()
 		defer rdb.Close()
-		resolver.KeyCache = &auth.CachedKeys{Store: store, Clock: time.Now, TTL: keyCacheTTL}
-		// The event streams of this process share one horizon read per
-		// poll (on the wall clock: it paces polling, no rule of the data).
-		resolver.StreamHorizon = &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}
-		if err := auth.Listen(ctx, rdb, resolver.KeyCache); err != nil {
+		if err := auth.Listen(ctx, rdb, gcfg.KeyCache); err != nil {
 			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
 		}
 		limiter := rest.NewRedisLimiter(rdb)
@@ -255,43 +253,47 @@ func newHTTPServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 }
 
-// wireResolver builds the resolver with every channel's adapter and the
-// processing configuration; the returned func releases what it opened.
-func wireResolver(cfg *Config, store *repo.Store, client *jobs.Client) (*graph.Resolver, func(), error) {
-	resolver := &graph.Resolver{Store: store, Jobs: client, Secret: cfg.Secret, PreviousSecrets: cfg.PreviousSecrets, Clock: time.Now}
-	resolver.PublicURL = cfg.PublicURL
-	resolver.Seal = cfg.Seal
-	resolver.ProviderTimeout = cfg.Live.ProviderTimeout
-	resolver.ProviderUnknownAfter = cfg.Live.ProviderUnknownAfter
-	resolver.EmailRemoteImages = cfg.Live.EmailRemoteImages
-	resolver.Adapters = map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}
-	wireMeta(resolver, cfg, client)
-	if err := wireEmail(cfg.Live, resolver); err != nil {
-		return nil, nil, err
+// graphConfig is the configuration the services are built from: every
+// channel's adapter and the processing configuration. The returned func
+// releases what it opened.
+func graphConfig(cfg *Config, store *repo.Store, client *jobs.Client) (graph.Config, func(), error) {
+	g := graph.Config{Store: store, Jobs: client, Secret: cfg.Secret, PreviousSecrets: cfg.PreviousSecrets, Clock: time.Now,
+		PublicURL: cfg.PublicURL, Seal: cfg.Seal, ProviderTimeout: cfg.Live.ProviderTimeout,
+		ProviderUnknownAfter: cfg.Live.ProviderUnknownAfter, EmailRemoteImages: cfg.Live.EmailRemoteImages,
+		Adapters: map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}}
+	wireMeta(&g, cfg, client)
+	if err := wireEmail(cfg.Live, &g); err != nil {
+		return g, nil, err
 	}
-	resolver.Webhooks = &webhook.Config{AllowInsecure: cfg.WebhookAllowInsecure,
+	g.Webhooks = &webhook.Config{AllowInsecure: cfg.WebhookAllowInsecure,
 		RetrySchedule: cfg.WebhookRetrySchedule, GiveUpAfter: cfg.WebhookGiveUpAfter,
 		Timeout: cfg.WebhookTimeout, EgressIPs: cfg.EgressIPs, Retention: cfg.EventRetention,
 		SweepGrace: cfg.Sweep.Grace}
-	closeWakes, err := wireWebsite(resolver, cfg.Redis)
-	if err != nil {
-		return nil, nil, err
+	closeWakes := wireWebsite(&g, cfg.Redis)
+	g.AI = &graph.AIConfig{URL: cfg.Live.AIURL, Model: cfg.Live.AIModel, APIKey: cfg.Live.AIAPIKey}
+	return g, closeWakes, nil
+}
+
+// roleConfig completes g for the process's role: a worker's fan-out
+// attempts what it finds due in the process at once; a serving process
+// caches keys and shares its event streams' horizon reads.
+func roleConfig(ctx context.Context, g *graph.Config, api, workers bool) {
+	if workers && g.Webhooks != nil {
+		g.Webhooks.Here = ctx
 	}
-	resolver.AI = &graph.AIConfig{URL: cfg.Live.AIURL, Model: cfg.Live.AIModel, APIKey: cfg.Live.AIAPIKey}
-	return resolver, closeWakes, nil
+	if api {
+		g.KeyCache = &auth.CachedKeys{Store: g.Store, Clock: time.Now, TTL: keyCacheTTL}
+		// On the wall clock: it paces polling, no rule of the data.
+		g.StreamHorizon = &eventstream.SharedHorizon{Store: g.Store, Every: eventstream.DefaultPoll}
+	}
 }
 
 // startWorkers runs the job server and the periodic jobs until ctx ends;
 // the returned func shuts the job server down.
-func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, resolver *graph.Resolver, client *jobs.Client) (func(), error) {
+func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt, store *repo.Store, svc *graph.Services, client *jobs.Client) (func(), error) {
 	srv := jobs.NewServerOn(redisOpt, 10, cfg.Queue)
 	mux := asynq.NewServeMux()
-	if resolver.Webhooks != nil {
-		// The fan-out attempts what it finds due in this process at once.
-		resolver.Webhooks.Here = ctx
-	}
-	jobs.Register(mux, jobs.Handlers{Webhooks: resolver.WebhookService(), AI: resolver,
-		Mail: resolver.MailProcessor(), Meta: resolver})
+	jobs.Register(mux, jobs.Handlers{Webhooks: svc.Webhooks, AI: svc.AI, Mail: svc.Mail, Meta: svc.MetaHooks})
 	if err := srv.Start(mux); err != nil {
 		return nil, fmt.Errorf("REDIS_URL: start workers: %w", err)
 	}
@@ -303,18 +305,20 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 		return nil, fmt.Errorf("REDIS_URL: start mail workers: %w", err)
 	}
 	go jobs.RunAIDispatch(ctx, client, time.Second)
-	go jobs.RunMailSweep(ctx, resolver.MailProcessor(), 2*time.Second)
-	go jobs.RunWebhookReverify(ctx, resolver.WebhookService(), 2*time.Second)
+	go jobs.RunMailSweep(ctx, svc.Mail, 2*time.Second)
+	go jobs.RunWebhookReverify(ctx, svc.Webhooks, 2*time.Second)
 	queueRedis := cfg.Redis.Client()
 	lease := jobs.TemplateSyncLease(queueRedis, cfg.Queue)
-	go jobs.RunTemplateSync(ctx, jobs.LeasedTemplateSync(resolver, lease, cfg.Live.TemplateSyncEvery), cfg.Live.TemplateSyncEvery)
-	go jobs.RunInstagramTokenRefresh(ctx, resolver, jobs.InstagramTokenLease(queueRedis, cfg.Queue), jobs.InstagramTokenEvery)
-	go jobs.RunSandboxDeliveries(ctx, resolver, cfg.SandboxDeliveryDelay)
-	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: resolver.WebhookService(), Idempotency: resolver, Archive: client, Queues: client, Sending: resolver, MetaHooks: resolver, Notices: resolver.Notices(),
+	go jobs.RunTemplateSync(ctx, jobs.LeasedTemplateSync(svc.MetaHooks, lease, cfg.Live.TemplateSyncEvery), cfg.Live.TemplateSyncEvery)
+	if svc.InstagramTokens != nil {
+		go jobs.RunInstagramTokenRefresh(ctx, svc.InstagramTokens, jobs.InstagramTokenLease(queueRedis, cfg.Queue), jobs.InstagramTokenEvery)
+	}
+	go jobs.RunSandboxDeliveries(ctx, svc.Sends, cfg.SandboxDeliveryDelay)
+	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: svc.Webhooks, Idempotency: store, Archive: client, Queues: client, Sending: svc.Sends, MetaHooks: svc.MetaHooks, Notices: svc.Notices,
 		Queue: func(ctx context.Context) (string, error) {
 			s, err := redisconn.Describe(ctx, queueRedis)
 			return s.RunID + " " + s.Role, err
 		},
-		HandOverFailed: client.HandOverFailed, Resweep: resolver.WebhookService().ResweepDeliveries}, cfg.Sweep.Every)
+		HandOverFailed: client.HandOverFailed, Resweep: svc.Webhooks.ResweepDeliveries}, cfg.Sweep.Every)
 	return func() { srv.Shutdown(); mailSrv.Shutdown(); queueRedis.Close() }, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/email/emailtest"
-	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/mail"
@@ -25,11 +24,6 @@ import (
 )
 
 func key32(c byte) string { return base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{c}, 32)) }
-
-// resolverOf is a resolver with the secrets and keys of cfg.
-func resolverOf(store *repo.Store, cfg *Config) *graph.Resolver {
-	return &graph.Resolver{Store: store, Secret: cfg.Secret, PreviousSecrets: cfg.PreviousSecrets, Seal: cfg.Seal, Clock: time.Now}
-}
 
 // sealEverything stores one value of every sealed column under cfg's
 // first key and secret: provider credentials, a DKIM key, a widget
@@ -55,7 +49,7 @@ func sealEverything(t *testing.T, store *repo.Store, cfg *Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhooks := resolverOf(store, cfg).WebhookService()
+	webhooks := webhooksOf(store, cfg)
 	actx := auth.WithActor(ctx, &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}})
 	// The handshake fails (the address is refused); the endpoint is kept.
 	e, err := webhooks.CreateEndpoint(actx, model.CreateWebhookEndpointInput{URL: "https://127.0.0.1:1/hook", Events: []string{"*"}})
@@ -99,7 +93,7 @@ func TestRekeyReSealsEverythingWithTheFirstKey(t *testing.T) {
 	sealEverything(t, store, oldCfg)
 
 	// Only the new key and secret: none of the five values opens.
-	if changed, skipped, err := resolverOf(store, newOnly).Rekey(t.Context()); err != nil || len(changed) != 0 || len(skipped) != 5 {
+	if changed, skipped, err := reseal(t.Context(), store, newOnly.Seal, webhooksOf(store, newOnly)); err != nil || len(changed) != 0 || len(skipped) != 5 {
 		t.Fatalf("with the new key only: changed %v, skipped %v, %v; want the 5 values unopened", changed, skipped, err)
 	}
 	// The rotated lists open the old values...
@@ -136,7 +130,7 @@ func TestRekeyReSealsEverythingWithTheFirstKey(t *testing.T) {
 	}
 	// Now the new key and secret alone open everything, and nothing is left
 	// to re-seal.
-	if changed, skipped, err := resolverOf(store, newOnly).Rekey(t.Context()); err != nil || len(changed) != 0 || len(skipped) != 0 {
+	if changed, skipped, err := reseal(t.Context(), store, newOnly.Seal, webhooksOf(store, newOnly)); err != nil || len(changed) != 0 || len(skipped) != 0 {
 		t.Fatalf("after rekey, with the new key only: changed %v, skipped %v, %v", changed, skipped, err)
 	}
 	if _, err := (credentials.Vault{Key: newOnly.Seal}).Open(p); err == nil {

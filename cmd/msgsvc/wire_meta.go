@@ -8,12 +8,12 @@ import (
 	"github.com/msgsvc/msgsvc/jobs"
 )
 
-// wireMeta gives the resolver the WhatsApp Cloud API adapter on
+// wireMeta gives the services the WhatsApp Cloud API adapter on
 // MSGSVC_META_GRAPH_URL (with appsecret_proof when
 // MSGSVC_META_APPSECRET_PROOF is on), the provider timeout, and the template refresh
 // queue, and the pacer of each number's sends when MSGSVC_WHATSAPP_PACE
 // sets one.
-func wireMeta(r *graph.Resolver, cfg *Config, client *jobs.Client) {
+func wireMeta(r *graph.Config, cfg *Config, client *jobs.Client) {
 	mc := metaConfig(cfg.Live)
 	if cfg.Live.MetaAppSecretProof {
 		mc.AppSecret = cfg.Live.MetaAppSecret

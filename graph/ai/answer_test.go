@@ -28,7 +28,7 @@ func messages(t *testing.T, api *resttest.API, convID string) []map[string]any {
 func TestAnswersFromKnowledgeInOrder(t *testing.T) {
 	api := resttest.New(t)
 	ctx := t.Context()
-	svc := api.Resolver.Processing()
+	svc := api.Resolver.AI
 	for _, q := range []string{
 		`INSERT INTO knowledge_entries (id, workspace_id, question, answer, created_at, updated_at) VALUES
 		 ('kb_t_hours', 'ws_main', 'When are you open?', 'Mon-Fri 9-17 (hours).', now(), now()),

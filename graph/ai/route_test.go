@@ -57,7 +57,7 @@ func TestRoutingUnderConcurrentHandOffs(t *testing.T) {
 		}
 	}
 	ids := conversations(t, api, 50)
-	svc := api.Resolver.Processing()
+	svc := api.Resolver.AI
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ids))
 	for _, id := range ids {
@@ -142,7 +142,7 @@ func TestRoutingCountsBothModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	more := conversations(t, api, 1)
-	if err := api.Resolver.Processing().HandOff(ctx, mainScope, more[0]); err != nil {
+	if err := api.Resolver.AI.HandOff(ctx, mainScope, more[0]); err != nil {
 		t.Fatal(err)
 	}
 	c, err := api.Store.Conversation(ctx, mainScope, more[0])

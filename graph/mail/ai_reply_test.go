@@ -32,7 +32,7 @@ func TestAIRepliesByEmail(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(api.Sink.Mails())
-		if err := api.Resolver.Processing().Dispatch(t.Context()); err != nil {
+		if err := api.Resolver.AI.Dispatch(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		mails := api.Sink.Mails()

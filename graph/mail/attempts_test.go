@@ -15,7 +15,7 @@ import (
 // were, and the next attempt processes it.
 func TestAttemptCutShortIsNotCounted(t *testing.T) {
 	api := newLiveEmail(t)
-	p := api.Resolver.MailProcessor()
+	p := *api.Resolver.Mail // a processor of the test's own, its fields set below
 	if err := api.Store.InsertInboundMail(t.Context(), &repo.InboundMail{ID: "im_cut", MailFrom: "ada@example.com",
 		Recipients: []string{"support@verified.test"}, ReceivedAt: api.Clock.Now(),
 		Raw: []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: cut\r\n\r\nhello\r\n")}); err != nil {
@@ -63,7 +63,7 @@ func TestAttemptCutShortIsNotCounted(t *testing.T) {
 func TestProcessWaitsForTheRetriedMailsNextTry(t *testing.T) {
 	api := newLiveEmail(t)
 	ctx := t.Context()
-	p := api.Resolver.MailProcessor()
+	p := api.Resolver.Mail
 	received := api.Clock.Now()
 	failMail(t, api, &repo.InboundMail{ID: "im_wait", MailFrom: "ada@example.com", Recipients: []string{"support@verified.test"},
 		Raw: []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: wait\r\n\r\nhello\r\n"), ReceivedAt: received},

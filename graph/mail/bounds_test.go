@@ -46,7 +46,7 @@ func TestMailPastTheScanBoundsIsGivenUpAtOnce(t *testing.T) {
 	}
 	raw.WriteString("--b--\r\n")
 	storeMail(t, api, "im_bomb", []byte(raw.String()))
-	p := api.Resolver.MailProcessor()
+	p := api.Resolver.Mail
 	if err := p.Process(t.Context(), "im_bomb"); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestNoTransactionIsOpenWhileAMailIsRead(t *testing.T) {
 	_ = tx.Rollback()
 
 	storeMail(t, api, "im_read", []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: hi\r\n\r\nhello\r\n"))
-	p := api.Resolver.MailProcessor()
+	p := *api.Resolver.Mail // a processor of the test's own, its fields set below
 	read := 0
 	p.Parse = func(raw []byte) *email.Parsed {
 		read++
@@ -107,7 +107,7 @@ func TestNoTransactionIsOpenWhileAMailIsRead(t *testing.T) {
 func TestMailOverItsBudgetIsGivenUpAtOnce(t *testing.T) {
 	api := newLiveEmail(t)
 	storeMail(t, api, "im_slow", []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: hi\r\n\r\nhello\r\n"))
-	p := api.Resolver.MailProcessor()
+	p := *api.Resolver.Mail // a processor of the test's own, its fields set below
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })
 	p.Parse = func(raw []byte) *email.Parsed { <-stuck; return email.Parse(raw) }
@@ -123,7 +123,7 @@ func TestMailOverItsBudgetIsGivenUpAtOnce(t *testing.T) {
 func TestAMailIsReadOnceAtATime(t *testing.T) {
 	api := newLiveEmail(t)
 	storeMail(t, api, "im_once", []byte("From: ada@example.com\r\nTo: support@verified.test\r\nSubject: hi\r\n\r\nhello\r\n"))
-	job, sweep := api.Resolver.MailProcessor(), api.Resolver.MailProcessor()
+	job, sweep := *api.Resolver.Mail, *api.Resolver.Mail // two processors, as a job and a sweep are
 	reading, release := make(chan struct{}), make(chan struct{})
 	job.Parse = func(raw []byte) *email.Parsed { close(reading); <-release; return email.Parse(raw) }
 	sweep.Parse = func([]byte) *email.Parsed {

@@ -144,8 +144,8 @@ func TestInboundDisplayProxy(t *testing.T) {
 	}))
 	defer remote.Close()
 	api := newLiveEmail(t, func(a *resttest.API) {
-		a.Resolver.EmailRemoteImages = "proxy"
-		a.Resolver.EmailImageClient = remote.Client()
+		a.Config.EmailRemoteImages = "proxy"
+		a.Config.EmailImageClient = remote.Client()
 	})
 	addr := listen(t, api)
 	mail := "From: ada@example.com\r\nTo: support@verified.test\r\nSubject: Pixels\r\nContent-Type: text/html\r\n\r\n" +
@@ -168,7 +168,7 @@ func TestInboundDisplayProxy(t *testing.T) {
 	if status, b := get(t, api, strings.ReplaceAll(links[1][1], "&amp;", "&")); status != 404 || !strings.Contains(string(b), "not a PNG") {
 		t.Errorf("a page: %d %s", status, b)
 	}
-	api.Resolver.EmailImageClient = nil
+	api.Reconfigure(func(c *resttest.Config) { c.EmailImageClient = nil })
 	if status, b := get(t, api, image); status != 404 || !strings.Contains(string(b), "loopback") {
 		t.Errorf("loopback with the default client: %d %s", status, b)
 	}

@@ -126,7 +126,7 @@ func TestFailedInboundMailsListedAndRetried(t *testing.T) {
 		t.Fatalf("retryInboundMail: %v", r.Body)
 	}
 	api.Clock.Set(received.Add(6 * time.Second))
-	if err := api.Resolver.MailProcessor().Sweep(ctx, 5*time.Second); err != nil {
+	if err := api.Resolver.Mail.Sweep(ctx, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := api.Store.LockInboundMail(ctx, "im_given"); err != repo.ErrNotFound {

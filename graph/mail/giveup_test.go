@@ -18,7 +18,7 @@ import (
 func TestPoisonMailIsGivenUp(t *testing.T) {
 	api := newLiveEmail(t)
 	ctx := t.Context()
-	p := api.Resolver.MailProcessor()
+	p := *api.Resolver.Mail // a processor of the test's own, its fields set below
 	healthy := p.Inbound
 	p.Inbound = &inbound.Service{Clock: func() time.Time { panic("a poison mail") }}
 	received := api.Clock.Now()

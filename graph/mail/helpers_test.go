@@ -31,9 +31,9 @@ func newLiveEmail(t testing.TB, configure ...func(*resttest.API)) *liveEmail {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.Resolver.Seal = k
-		a.Resolver.PublicURL = "https://api.msgsvc.test"
-		a.Resolver.Adapters = map[string]channels.Adapter{"email": &email.Adapter{
+		a.Config.Seal = k
+		a.Config.PublicURL = "https://api.msgsvc.test"
+		a.Config.Adapters = map[string]channels.Adapter{"email": &email.Adapter{
 			Relay: &email.Relay{Addr: sink.Addr, TLS: email.None}, Now: a.Clock.Now, Timeout: 5 * time.Second}}
 		dk, err := mail.SealDKIM(k, "ws_main", "verified.test", "msgsvc", keyPEM)
 		if err != nil {

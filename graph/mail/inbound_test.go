@@ -23,7 +23,7 @@ func listen(t *testing.T, api *liveEmail) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	l := &email.Listener{Inbox: api.Resolver.MailInbox(nil), Hostname: "mx.msgsvc.test"}
+	l := &email.Listener{Inbox: api.Resolver.Inbox, Hostname: "mx.msgsvc.test"}
 	go func() { _ = l.Serve(ctx, ln) }()
 	return ln.Addr().String()
 }
@@ -35,7 +35,7 @@ func deliver(t *testing.T, api *liveEmail, addr, from string, to []string, raw [
 	if err := smtp.SendMail(addr, nil, from, to, raw); err != nil {
 		return err
 	}
-	return api.Resolver.MailProcessor().Sweep(t.Context(), -time.Hour)
+	return api.Resolver.Mail.Sweep(t.Context(), -time.Hour)
 }
 
 func conversationOf(t *testing.T, api *liveEmail, address string) map[string]any {

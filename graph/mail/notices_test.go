@@ -12,6 +12,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/email"
 	msgmail "github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
 // outboxRow reads a notice's row.
@@ -35,8 +36,8 @@ func outboxRow(t *testing.T, api *liveEmail, id string) repo.OutboxEmail {
 // it, then it is sent once.
 func TestOwnerNoticesGoThroughTheRelay(t *testing.T) {
 	api := newLiveEmail(t)
-	api.Resolver.Adapters["email"].(*email.Adapter).Relay.Hostname = "mx.msgsvc.test"
-	notices := api.Resolver.Notices()
+	api.Reconfigure(func(c *resttest.Config) { c.Adapters["email"].(*email.Adapter).Relay.Hostname = "mx.msgsvc.test" })
+	notices := api.Resolver.Notices
 	ctx := t.Context()
 	now := api.Clock.Now()
 	n := &repo.OutboxEmail{ID: "eml_notice1", WorkspaceID: "ws_main", ToAddress: "owner@example.com",
@@ -109,7 +110,7 @@ func TestOwnerNoticesGoThroughTheRelay(t *testing.T) {
 // died leaves it for its lease; then another sends it.
 func TestNoticeClaimedByADeadSenderIsSent(t *testing.T) {
 	api := newLiveEmail(t)
-	notices := api.Resolver.Notices()
+	notices := api.Resolver.Notices
 	ctx := t.Context()
 	now := api.Clock.Now()
 	if err := api.Store.InsertOutboxEmail(ctx, &repo.OutboxEmail{ID: "eml_notice2", WorkspaceID: "ws_main",

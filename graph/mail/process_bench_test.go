@@ -28,7 +28,7 @@ func benchProcessing(b *testing.B, workers int) {
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	b.Cleanup(func() { slog.SetDefault(logger) })
 	api := newLiveEmail(b)
-	inbox, proc := api.Resolver.MailInbox(nil), api.Resolver.MailProcessor()
+	inbox, proc := api.Resolver.Inbox, api.Resolver.Mail
 	ctx := b.Context()
 	n := max(b.N, 300)
 	for i := range n {

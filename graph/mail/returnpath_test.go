@@ -79,13 +79,13 @@ func sendAndBounce(t *testing.T, api *liveEmail, returnPath string) {
 }
 
 func TestReturnPathFromTemplate(t *testing.T) {
-	api := newLiveEmail(t, func(a *resttest.API) { a.Resolver.Mail.ReturnPath = mail.ReturnPath{Template: "bounces.{domain}"} })
+	api := newLiveEmail(t, func(a *resttest.API) { a.Config.Mail.ReturnPath = mail.ReturnPath{Template: "bounces.{domain}"} })
 	sendAndBounce(t, api, "bounces.verified.test")
 }
 
 func TestReturnPathOfTheDomain(t *testing.T) {
 	api := newLiveEmail(t, func(a *resttest.API) {
-		a.Resolver.Mail.ReturnPath = mail.ReturnPath{Template: "bounces.{domain}"}
+		a.Config.Mail.ReturnPath = mail.ReturnPath{Template: "bounces.{domain}"}
 		if err := a.Store.UpsertEmailDomain(t.Context(), &repo.EmailDomain{WorkspaceID: "ws_main", Domain: "verified.test",
 			Verified: true, Processing: true, ReturnPathDomain: "rp.mailer.test"}); err != nil {
 			t.Fatal(err)

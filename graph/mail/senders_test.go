@@ -17,7 +17,7 @@ import (
 // return path's MX to msgsvc and its SPF, and a first DMARC.
 func TestSendersShowTheirDNSRecords(t *testing.T) {
 	api := newLiveEmail(t, func(a *resttest.API) {
-		a.Resolver.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: "bounces.{domain}"},
+		a.Config.Mail = mail.Settings{ReturnPath: mail.ReturnPath{Template: "bounces.{domain}"},
 			MXHost: "mx.msgsvc.test", RelayHost: "smtp.office365.com"}
 	})
 	var support map[string]any
@@ -46,7 +46,7 @@ func TestSendersShowTheirDNSRecords(t *testing.T) {
 // domain itself.
 func TestSendersWithoutReturnPath(t *testing.T) {
 	api := newLiveEmail(t, func(a *resttest.API) {
-		a.Resolver.Mail = mail.Settings{MXHost: "mx.msgsvc.test", RelayHost: "email-smtp.eu-west-1.amazonaws.com"}
+		a.Config.Mail = mail.Settings{MXHost: "mx.msgsvc.test", RelayHost: "email-smtp.eu-west-1.amazonaws.com"}
 	})
 	for _, s := range list(api.Want(api.Do("GET", "/v1/email/senders", "conv_read", nil), 200, "")) {
 		if s["address"] != "support@verified.test" {
@@ -76,7 +76,7 @@ func TestLiveEmailOAuthRefused(t *testing.T) {
 	}))
 	t.Cleanup(endpoint.Close)
 	api := newLiveEmail(t, func(a *resttest.API) {
-		relay := a.Resolver.Adapters["email"].(*email.Adapter).Relay
+		relay := a.Config.Adapters["email"].(*email.Adapter).Relay
 		relay.Username = "mailer@verified.test"
 		relay.Tokens = &email.OAuthClient{OAuthConfig: email.OAuthConfig{TokenURL: endpoint.URL, ClientID: "app-1",
 			ClientSecret: "app-secret-123", RefreshToken: "refresh-456"}, Now: a.Clock.Now}

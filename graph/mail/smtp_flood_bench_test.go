@@ -98,10 +98,10 @@ func benchSMTPFlood(b *testing.B, conns, rate int) {
 func startMailWorker(w *resttest.World) {
 	ctx, stop := context.WithCancel(context.Background())
 	w.T.Cleanup(stop)
-	w.Resolver.Webhooks.Here = ctx
+	w.Reconfigure(func(c *resttest.Config) { c.Webhooks.Here = ctx })
 	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.WebhookService(), Mail: w.Resolver.MailProcessor()})
+	jobs.Register(mux, jobs.Handlers{Webhooks: w.Resolver.Webhooks, Mail: w.Resolver.Mail})
 	mux.HandleFunc(jobs.TypeAIDispatch, func(context.Context, *asynq.Task) error { return nil })
 	if err := srv.Start(mux); err != nil {
 		w.T.Fatal(err)
@@ -124,7 +124,7 @@ func listenQueued(t testing.TB, w *resttest.World) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	l := &email.Listener{Inbox: w.Resolver.MailInbox(w.Client), Hostname: "mx.msgsvc.test"}
+	l := &email.Listener{Inbox: w.Resolver.Inbox, Hostname: "mx.msgsvc.test"}
 	go func() { _ = l.Serve(ctx, ln) }()
 	return ln.Addr().String()
 }

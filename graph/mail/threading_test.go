@@ -16,7 +16,7 @@ const sesID = "0100018c1f7e3f3a-8b7f2c1d-4e5f-4a6b-9c8d-7e6f5a4b3c2d-000000"
 // by References carrying our own id.
 func TestRepliesThreadThroughARelayRewritingMessageID(t *testing.T) {
 	api := newLiveEmail(t, func(a *resttest.API) {
-		a.Resolver.Adapters["email"].(*email.Adapter).Relay.RewritesMessageID = true
+		a.Config.Adapters["email"].(*email.Adapter).Relay.RewritesMessageID = true
 	})
 	api.Sink.ActAsSES(sesID)
 	addr := listen(t, api)

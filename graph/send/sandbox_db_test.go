@@ -39,7 +39,7 @@ type sandboxSends struct {
 
 func newSandboxSends(t *testing.T, convs, n int) *sandboxSends {
 	s := &sandboxSends{commits: &commits{}, failing: map[string]bool{}}
-	s.API = resttest.New(t, func(a *resttest.API) { a.Resolver.CommitListener = s.commits })
+	s.API = resttest.New(t, func(a *resttest.API) { a.Config.CommitListener = s.commits })
 	conv := make([]string, convs)
 	for i := range conv {
 		conv[i] = s.Inbound("website", fmt.Sprintf("visitor-sandbox-%d", i), "hello")["conversation"].(map[string]any)["id"].(string)
@@ -61,7 +61,7 @@ func newSandboxSends(t *testing.T, convs, n int) *sandboxSends {
 func (s *sandboxSends) pass(t *testing.T, ctx context.Context) (statements, announced int64) {
 	t.Helper()
 	before, notices := s.Store.Statements(), s.commits.n.Load()
-	if err := s.Resolver.DeliverSandbox(ctx, delay); err != nil {
+	if err := s.Resolver.Sends.DeliverSandbox(ctx, delay); err != nil {
 		t.Fatal(err)
 	}
 	return s.Store.Statements() - before, s.commits.n.Load() - notices

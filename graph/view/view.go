@@ -123,3 +123,11 @@ func EqualPtr[T comparable](a, b *T) bool {
 	}
 	return *a == *b
 }
+
+// AccountCheck is a recorded provider check as the API shows it.
+func AccountCheck(c *repo.AccountCheck) *model.AccountCheck {
+	if c == nil {
+		return nil
+	}
+	return &model.AccountCheck{Status: c.Status, Error: c.Error, At: model.NewTimestamp(c.At)}
+}

@@ -63,8 +63,11 @@ func (c *Clock) Set(t time.Time) {
 
 // API is a running /v1 over its own database.
 type API struct {
-	T        testing.TB
-	Store    *repo.Store
+	T     testing.TB
+	Store *repo.Store
+	// Config is what Resolver was built from: configure hooks set it
+	// before New builds the services; Reconfigure rebuilds them later.
+	Config   graph.Config
 	Resolver *graph.Resolver
 	Server   *rest.Server
 	HTTP     *httptest.Server
@@ -85,8 +88,8 @@ func FixturePath() string {
 }
 
 // New starts the API on a fresh seeded database. configure, if given, may
-// change the resolver and server before the first request (to add jobs or
-// routes). Under a benchmark the answers are not validated against
+// change the Config the services are built from and the server before the
+// first request (to add jobs, adapters or routes). Under a benchmark the answers are not validated against
 // rest/openapi.json.
 func New(t testing.TB, configure ...func(*API)) *API {
 	t.Helper()
@@ -105,12 +108,12 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Resolver = &graph.Resolver{Store: store, Secret: "test-secret-0123456789", Seal: sealKey, Clock: clock.Now}
 	// As a serving process has it: event streams share their horizon reads.
-	a.Resolver.StreamHorizon = &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}
+	a.Config = graph.Config{Store: store, Secret: "test-secret-0123456789", Seal: sealKey, Clock: clock.Now,
+		StreamHorizon: &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}}
 	limiter := rest.NewRedisLimiter(rdb)
 	limiter.Prefix = a.Prefix
-	a.Server = &rest.Server{Resolver: a.Resolver, Limiter: limiter, AdminToken: "admin-token"}
+	a.Server = &rest.Server{Limiter: limiter, AdminToken: "admin-token"}
 	f, err := os.Open(FixturePath())
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +124,7 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&seed.Seeder{Store: a.Resolver.Store, Clock: a.Resolver.Clock}).Seed(t.Context(), fixture); err != nil {
+	if err := (&seed.Seeder{Store: store, Clock: clock.Now}).Seed(t.Context(), fixture); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	a.keys = map[string]string{}
@@ -133,6 +136,8 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	for _, c := range configure {
 		c(a)
 	}
+	a.build()
+	a.Server.Resolver = a.Resolver
 	var h http.Handler = a.Server.Handler()
 	if _, bench := t.(*testing.B); !bench {
 		// Tests check every exchange against rest/openapi.json; benchmarks
@@ -143,6 +148,25 @@ func New(t testing.TB, configure ...func(*API)) *API {
 	a.HTTP = httptest.NewServer(h)
 	t.Cleanup(a.HTTP.Close)
 	return a
+}
+
+// Reconfigure changes the Config and rebuilds the services from it, in
+// place: the running server answers with the new ones, and a configure
+// hook may use them at once. A service taken from Resolver before keeps
+// the Config it was built from. Call it between requests, never during
+// one.
+func (a *API) Reconfigure(change func(*Config)) {
+	change(&a.Config)
+	a.build()
+}
+
+// build builds the services from Config into Resolver, keeping its
+// address.
+func (a *API) build() {
+	if a.Resolver == nil {
+		a.Resolver = new(graph.Resolver)
+	}
+	*a.Resolver = *graph.New(a.Config)
 }
 
 // Key returns the secret of a fixture key by name ("test_all", "live_all", …).
@@ -268,3 +292,6 @@ func (a *API) Events(workspaceID string) []Event {
 	}
 	return out
 }
+
+// Config is graph.Config, for configure hooks and Reconfigure.
+type Config = graph.Config

@@ -54,8 +54,8 @@ func NewWorld(t testing.TB, cfg *webhook.Config) *World {
 		DropQueue(t, jobs.WebhookQueue(w.Queue))
 	})
 	w.API = New(t, func(a *API) {
-		a.Resolver.Webhooks = cfg
-		a.Resolver.Jobs = w.Client
+		a.Config.Webhooks = cfg
+		a.Config.Jobs = w.Client
 	})
 	return w
 }
@@ -66,7 +66,7 @@ func (w *World) StartWorker() *asynq.Server {
 	w.T.Helper()
 	srv := jobs.NewServerOn(w.Redis, 10, w.Queue)
 	mux := asynq.NewServeMux()
-	jobs.RegisterWebhooks(mux, w.Resolver.WebhookService())
+	jobs.RegisterWebhooks(mux, w.Resolver.Webhooks)
 	if err := srv.Start(mux); err != nil {
 		w.T.Fatal(err)
 	}

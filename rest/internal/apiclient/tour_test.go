@@ -50,7 +50,7 @@ func TestReadmeTour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := (&seed.Seeder{Store: a.Store, Clock: a.Resolver.Clock}).Seed(t.Context(), fixture); err != nil {
+		if err := (&seed.Seeder{Store: a.Store, Clock: a.Clock.Now}).Seed(t.Context(), fixture); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,4 +1,4 @@
-package graph
+package metahook
 
 import (
 	"context"
@@ -9,42 +9,50 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
+	"github.com/msgsvc/msgsvc/graph/credentials"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/internal/apierr"
-
-	"github.com/msgsvc/msgsvc/graph/credentials"
-	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/repo"
 )
 
-// refetchFile fetches provider media again through the WhatsApp adapter
-// (by media id) or the Instagram one (from the attachment's CDN link), with
-// the credentials of the account the file's message came in on.
-func (r *Resolver) refetchFile(ctx context.Context, id string) (*model.Attachment, error) {
-	src := func(ctx context.Context, s repo.Scope, channel, accountID, mediaID, sha string) (string, []byte, error) {
-		media, _ := r.Adapters["instagram"].(instagram.Downloader)
-		if (channel != "whatsapp" || r.WhatsApp == nil) && (channel != "instagram" || media == nil) {
-			return "", nil, fmt.Errorf("no media downloader for %s", channel)
-		}
-		prov, err := r.Store.AccountProvider(ctx, s.WorkspaceID, accountID)
-		if err != nil {
-			return "", nil, errors.New("the account's credentials could not be read")
-		}
-		creds, err := credentials.Vault{Key: r.Seal}.Open(prov)
-		if err != nil {
-			return "", nil, errors.New("the account's credentials could not be opened")
-		}
-		if channel == "instagram" {
-			ctype, content, err := instagramRefetch(ctx, media, creds, mediaID)
-			return ctype, content, mediaProblem(err)
-		}
-		got, err := r.WhatsApp.DownloadMedia(ctx, creds, mediaID, sha)
-		if err != nil {
-			return "", nil, mediaProblem(err)
-		}
-		return got.MimeType, got.Content, nil
+// AccountProviders reads an account's sealed credentials; repo.Store is one.
+type AccountProviders interface {
+	AccountProvider(ctx context.Context, workspaceID, accountID string) (*repo.AccountProvider, error)
+}
+
+// Media downloads provider media again (a file's refetch): through the
+// WhatsApp adapter by media id, or the Instagram one from the
+// attachment's CDN link, with the credentials of the account the file's
+// message came in on. A channel without its downloader refetches nothing.
+type Media struct {
+	Store     AccountProviders
+	Vault     credentials.Vault
+	WhatsApp  WhatsApp
+	Instagram instagram.Downloader
+}
+
+// Download is a files.MediaSource.
+func (m *Media) Download(ctx context.Context, s repo.Scope, channel, accountID, mediaID, sha string) (string, []byte, error) {
+	if (channel != "whatsapp" || m.WhatsApp == nil) && (channel != "instagram" || m.Instagram == nil) {
+		return "", nil, fmt.Errorf("no media downloader for %s", channel)
 	}
-	return r.files().Refetch(ctx, r.Store, src, id)
+	prov, err := m.Store.AccountProvider(ctx, s.WorkspaceID, accountID)
+	if err != nil {
+		return "", nil, errors.New("the account's credentials could not be read")
+	}
+	creds, err := m.Vault.Open(prov)
+	if err != nil {
+		return "", nil, errors.New("the account's credentials could not be opened")
+	}
+	if channel == "instagram" {
+		ctype, content, err := instagramRefetch(ctx, m.Instagram, creds, mediaID)
+		return ctype, content, mediaProblem(err)
+	}
+	got, err := m.WhatsApp.DownloadMedia(ctx, creds, mediaID, sha)
+	if err != nil {
+		return "", nil, mediaProblem(err)
+	}
+	return got.MimeType, got.Content, nil
 }
 
 // instagramRefetch downloads an Instagram attachment again from the link

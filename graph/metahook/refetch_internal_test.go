@@ -1,6 +1,7 @@
-package graph
+package metahook
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels/meta"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/internal/apierr"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 // What a refetch says of a failed download is msgsvc's own sentence: the
@@ -36,5 +38,33 @@ func TestMediaProblem(t *testing.T) {
 	}
 	if mediaProblem(nil) != nil {
 		t.Error("no error became one")
+	}
+}
+
+// missingProvider has no credentials for any account.
+type missingProvider struct{ asked int }
+
+func (m *missingProvider) AccountProvider(context.Context, string, string) (*repo.AccountProvider, error) {
+	m.asked++
+	return nil, repo.ErrNotFound
+}
+
+// A refetch needs the channel's downloader, then the account's
+// credentials; what fails is said without the store's own error.
+func TestMediaDownloadNeedsDownloaderAndCredentials(t *testing.T) {
+	store := &missingProvider{}
+	m := &Media{Store: store}
+	s := repo.Scope{WorkspaceID: "ws_1"}
+	for _, channel := range []string{"whatsapp", "instagram", "email"} {
+		if _, _, err := m.Download(t.Context(), s, channel, "acc_1", "media_1", ""); err == nil || err.Error() != "no media downloader for "+channel {
+			t.Errorf("%s without a downloader: %v", channel, err)
+		}
+	}
+	if store.asked != 0 {
+		t.Errorf("credentials read %d times with no downloader", store.asked)
+	}
+	m.WhatsApp = &whatsapp.Adapter{}
+	if _, _, err := m.Download(t.Context(), s, "whatsapp", "acc_1", "media_1", ""); err == nil || err.Error() != "the account's credentials could not be read" {
+		t.Errorf("unknown account: %v", err)
 	}
 }
