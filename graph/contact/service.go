@@ -15,12 +15,12 @@ import (
 )
 
 // List is GET /v1/contacts, newest first.
-func (r *Service) List(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
+func (s *Service) List(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Cursors.Page("contacts", limit, after)
+	p, err := s.Cursors.Page("contacts", limit, after)
 	if err != nil {
 		return nil, err
 	}
@@ -42,21 +42,21 @@ func (r *Service) List(ctx context.Context, filter *model.ContactFilter, limit *
 			f.UpdatedSince = &since
 		}
 	}
-	rows, err := r.Store.Contacts(ctx, a.Scope(), f, p)
+	rows, err := s.Store.Contacts(ctx, a.Scope(), f, p)
 	if err != nil {
 		return nil, err
 	}
-	rows, more, next := cursor.Trim(r.Cursors, "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
+	rows, more, next := cursor.Trim(s.Cursors, "contacts", rows, p, func(c repo.Contact) repo.Position { return repo.Position{At: c.CreatedAt, ID: c.ID} })
 	return &model.ContactPage{Items: view.Map(rows, view.Contact), HasMore: more, NextCursor: next}, nil
 }
 
 // Get is GET /v1/contacts/{id}.
-func (r *Service) Get(ctx context.Context, id string) (*model.Contact, error) {
+func (s *Service) Get(ctx context.Context, id string) (*model.Contact, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Store.Contact(ctx, a.Scope(), id)
+	c, err := s.Store.Contact(ctx, a.Scope(), id)
 	if err != nil {
 		return nil, view.NotFound(err, apierr.ContactNotFound, "contact", id)
 	}
@@ -141,7 +141,7 @@ func conflictAsExists(ctx context.Context, q identityReader, s repo.Scope, selfI
 }
 
 // Create is POST /v1/contacts: contact_exists when the email or phone is taken.
-func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
+func (s *Service) Create(ctx context.Context, in model.CreateContactInput) (*model.Contact, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*mod
 	if email == nil && phone == nil {
 		return nil, apierr.New(apierr.InvalidRequest, "A contact needs an email or a phone.")
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	c := &repo.Contact{
 		ID: repo.NewID("ct_", now), WorkspaceID: a.WorkspaceID, Livemode: a.Livemode,
 		Email: email, Phone: phone, Source: "api", CreatedAt: now, UpdatedAt: now,
@@ -164,27 +164,27 @@ func (r *Service) Create(ctx context.Context, in model.CreateContactInput) (*mod
 	if in.Name != nil {
 		c.Name = *in.Name
 	}
-	s := a.Scope()
+	scope := a.Scope()
 	var out *model.Contact
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		if err := ensureUnique(ctx, q, s, "", email, phone); err != nil {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		if err := ensureUnique(ctx, q, scope, "", email, phone); err != nil {
 			return err
 		}
 		if err := q.InsertContact(ctx, c); err != nil {
 			return err
 		}
 		out = view.Contact(c)
-		return r.Events.Record(ctx, q, s, event.ContactCreated, nil, out)
+		return s.Events.Record(ctx, q, scope, event.ContactCreated, nil, out)
 	})
 	if err != nil {
-		return nil, conflictAsExists(ctx, r.Store, s, "", email, phone, err)
+		return nil, conflictAsExists(ctx, s.Store, scope, "", email, phone, err)
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return out, nil
 }
 
 // Update applies a PATCH and records contact.updated with what changed.
-func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
+func (s *Service) Update(ctx context.Context, id string, in model.UpdateContactInput) (*model.ContactUpdate, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
@@ -196,14 +196,14 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactI
 	if err != nil {
 		return nil, err
 	}
-	s := a.Scope()
+	scope := a.Scope()
 	var out *model.ContactUpdate
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.Contact(ctx, s, id)
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.Contact(ctx, scope, id)
 		if err != nil {
 			return view.NotFound(err, apierr.ContactNotFound, "contact", id)
 		}
-		if err := ensureUnique(ctx, q, s, id, email, phone); err != nil {
+		if err := ensureUnique(ctx, q, scope, id, email, phone); err != nil {
 			return err
 		}
 		var changed []string
@@ -231,8 +231,8 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactI
 		optOut(in.EmailOptOut, &c.OptOutEmail)
 		optOut(in.InstagramOptOut, &c.OptOutInstagram)
 		if len(changed) > 0 {
-			c.UpdatedAt = r.Clock.Now()
-			if err := q.UpdateContact(ctx, s, c); err != nil {
+			c.UpdatedAt = s.Clock.Now()
+			if err := q.UpdateContact(ctx, scope, c); err != nil {
 				return err
 			}
 		}
@@ -240,36 +240,36 @@ func (r *Service) Update(ctx context.Context, id string, in model.UpdateContactI
 		if len(changed) == 0 {
 			return nil
 		}
-		return r.Events.Record(ctx, q, s, event.ContactUpdated, nil, event.ContactUpdate{Contact: out.Contact, Changed: out.Changed})
+		return s.Events.Record(ctx, q, scope, event.ContactUpdated, nil, event.ContactUpdate{Contact: out.Contact, Changed: out.Changed})
 	})
 	if err != nil {
-		return nil, conflictAsExists(ctx, r.Store, s, id, email, phone, err)
+		return nil, conflictAsExists(ctx, s.Store, scope, id, email, phone, err)
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return out, nil
 }
 
 // Delete is DELETE /v1/contacts/{id}; it records contact.deleted.
-func (r *Service) Delete(ctx context.Context, id string) (*model.Deleted, error) {
+func (s *Service) Delete(ctx context.Context, id string) (*model.Deleted, error) {
 	a, err := auth.ForContacts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := a.Scope()
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
-		c, err := q.Contact(ctx, s, id)
+	scope := a.Scope()
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		c, err := q.Contact(ctx, scope, id)
 		if err != nil {
 			return view.NotFound(err, apierr.ContactNotFound, "contact", id)
 		}
-		if err := q.DeleteContact(ctx, s, id); err != nil {
+		if err := q.DeleteContact(ctx, scope, id); err != nil {
 			return err
 		}
-		return r.Events.Record(ctx, q, s, event.ContactDeleted, nil, view.Contact(c))
+		return s.Events.Record(ctx, q, scope, event.ContactDeleted, nil, view.Contact(c))
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return &model.Deleted{ID: id, Object: "contact", Deleted: true}, nil
 }
 

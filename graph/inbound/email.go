@@ -58,34 +58,34 @@ var errStoredMeanwhile = errors.New("inbound: the same mail was stored meanwhile
 // live mode: In-Reply-To or References naming a Message-ID of the workspace
 // join that conversation (reopening it) when the sender takes part in it;
 // otherwise a new conversation with the subject. The caller commits q and calls Events.Committed.
-func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Account, in EmailIn) (*model.InboundResult, error) {
-	s := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
-	now := r.Clock.Now()
+func (s *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Account, in EmailIn) (*model.InboundResult, error) {
+	scope := repo.Scope{WorkspaceID: acc.WorkspaceID, Livemode: true}
+	now := s.Clock.Now()
 	if in.MessageID != "" {
-		if _, err := q.ThreadByHeaderIDs(ctx, s, []string{in.MessageID}, nil); err == nil {
+		if _, err := q.ThreadByHeaderIDs(ctx, scope, []string{in.MessageID}, nil); err == nil {
 			return nil, ErrDuplicate
 		} else if !errors.Is(err, repo.ErrNotFound) {
 			return nil, err
 		}
 	}
-	ct, err := r.emailCustomer(ctx, q, s, in)
+	ct, err := s.emailCustomer(ctx, q, scope, in)
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, created, err := r.emailThread(ctx, q, s, acc, ct, in)
+	conv, changed, created, err := s.emailThread(ctx, q, scope, acc, ct, in)
 	if err != nil {
 		return nil, err
 	}
 	conv.LastInboundAt = &now
-	if err := conversation.Save(ctx, q, s, conv, ct, created, now); err != nil {
+	if err := conversation.Save(ctx, q, scope, conv, ct, created, now); err != nil {
 		return nil, fmt.Errorf("inbound: %w", err)
 	}
-	msg, err := r.emailMessage(ctx, q, s, conv, ct, in)
+	msg, err := s.emailMessage(ctx, q, scope, conv, ct, in)
 	if err != nil {
 		return nil, err
 	}
 	if in.MessageID != "" {
-		fresh, err := q.InsertEmailMessageID(ctx, &repo.EmailMessageID{WorkspaceID: s.WorkspaceID, Livemode: true,
+		fresh, err := q.InsertEmailMessageID(ctx, &repo.EmailMessageID{WorkspaceID: scope.WorkspaceID, Livemode: true,
 			HeaderID: in.MessageID, MessageID: msg.ID, ConversationID: conv.ID, CreatedAt: now})
 		if err != nil {
 			return nil, err
@@ -100,22 +100,22 @@ func (r *Service) ReceiveEmail(ctx context.Context, q repo.Queries, acc *repo.Ac
 	}
 	convOut, msgOut := view.Conversation(conv), view.Message(msg)
 	msgOut.AutoSubmitted = in.AutoSubmitted
-	if err := r.conversationEvent(ctx, q, s, convOut, created, changed); err != nil {
+	if err := s.conversationEvent(ctx, q, scope, convOut, created, changed); err != nil {
 		return nil, err
 	}
-	if err := r.Events.Record(ctx, q, s, event.MessageReceived, convOut, msgOut); err != nil {
+	if err := s.Events.Record(ctx, q, scope, event.MessageReceived, convOut, msgOut); err != nil {
 		return nil, err
 	}
 	return &model.InboundResult{Livemode: true, Conversation: convOut, Message: msgOut}, nil
 }
 
 // emailCustomer finds or captures the sender's contact.
-func (r *Service) emailCustomer(ctx context.Context, q repo.Queries, s repo.Scope, in EmailIn) (*repo.Contact, error) {
-	now := r.Clock.Now()
-	ct, err := q.ContactBy(ctx, s, contact.IdentityColumn["email"], in.From)
+func (s *Service) emailCustomer(ctx context.Context, q repo.Queries, scope repo.Scope, in EmailIn) (*repo.Contact, error) {
+	now := s.Clock.Now()
+	ct, err := q.ContactBy(ctx, scope, contact.IdentityColumn["email"], in.From)
 	if err == nil {
 		ct.LastSeenAt = &now
-		return ct, q.UpdateContact(ctx, s, ct)
+		return ct, q.UpdateContact(ctx, scope, ct)
 	}
 	if !errors.Is(err, repo.ErrNotFound) {
 		return nil, err
@@ -124,12 +124,12 @@ func (r *Service) emailCustomer(ctx context.Context, q repo.Queries, s repo.Scop
 	if name == "" {
 		name = in.From
 	}
-	ct = contact.FromChannel(s, "email", in.From, name, "captured", now)
+	ct = contact.FromChannel(scope, "email", in.From, name, "captured", now)
 	ct.LastSeenAt = &now
 	if err := q.InsertContact(ctx, ct); err != nil {
 		return nil, fmt.Errorf("inbound: insert contact: %w", err)
 	}
-	return ct, r.Events.Record(ctx, q, s, event.ContactCreated, nil, view.Contact(ct))
+	return ct, s.Events.Record(ctx, q, scope, event.ContactCreated, nil, view.Contact(ct))
 }
 
 // emailThread is the conversation the mail joins (reopened when closed;
@@ -137,16 +137,16 @@ func (r *Service) emailCustomer(ctx context.Context, q repo.Queries, s repo.Scop
 // participant joins by naming a Message-ID (repo.ThreadByReferences): the
 // ids are in every copy of a mail, and a stranger who read them must not
 // write into that customer's conversation.
-func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, ct *repo.Contact, in EmailIn) (conv *repo.Conversation, changed []string, created bool, err error) {
+func (s *Service) emailThread(ctx context.Context, q repo.Queries, scope repo.Scope, acc *repo.Account, ct *repo.Contact, in EmailIn) (conv *repo.Conversation, changed []string, created bool, err error) {
 	ids := append(append([]string{}, in.InReplyTo...), in.References...)
 	if len(ids) > 0 || len(in.OurIDs) > 0 {
 		var id string
-		id, err = q.ThreadByReferences(ctx, s, ids, in.OurIDs, strings.ToLower(in.From), ct.ID)
+		id, err = q.ThreadByReferences(ctx, scope, ids, in.OurIDs, strings.ToLower(in.From), ct.ID)
 		if err != nil && !errors.Is(err, repo.ErrNotFound) {
 			return nil, nil, false, err
 		}
 		if err == nil {
-			if conv, err = q.LockConversation(ctx, s, id); err != nil {
+			if conv, err = q.LockConversation(ctx, scope, id); err != nil {
 				return nil, nil, false, err
 			}
 			if conv.Status != "closed" {
@@ -164,7 +164,7 @@ func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope,
 			return conv, changed, false, nil
 		}
 	}
-	if conv, err = conversation.Start(ctx, q, s, acc, ct, false, r.Clock.Now()); err != nil {
+	if conv, err = conversation.Start(ctx, q, scope, acc, ct, false, s.Clock.Now()); err != nil {
 		return nil, nil, false, fmt.Errorf("inbound: %w", err)
 	}
 	if in.Subject != "" {
@@ -176,22 +176,22 @@ func (r *Service) emailThread(ctx context.Context, q repo.Queries, s repo.Scope,
 // emailMessage stores the message with its attachments as files; the html
 // shown is made from html_raw (Display), its cid: images pointing at those
 // files.
-func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, ct *repo.Contact, in EmailIn) (*repo.Message, error) {
-	now := r.Clock.Now()
-	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: true,
+func (s *Service) emailMessage(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, ct *repo.Contact, in EmailIn) (*repo.Message, error) {
+	now := s.Clock.Now()
+	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: scope.WorkspaceID, Livemode: true,
 		ConversationID: conv.ID, Channel: "email", Direction: "inbound", SenderType: "visitor",
 		SenderName: &ct.Name, Type: "text", Text: &in.Text, Status: "received", CreatedAt: now}
-	atts, inline, err := r.emailFiles(ctx, q, s, msg.ID, in.Files)
+	atts, inline, err := s.emailFiles(ctx, q, scope, msg.ID, in.Files)
 	if err != nil {
 		return nil, err
 	}
 	warnings := in.Warnings
 	if in.HTML != nil {
-		if r.Display == nil {
+		if s.Display == nil {
 			return nil, errors.New("inbound: no display is configured to show an HTML mail")
 		}
 		var safe string
-		safe, warnings = r.Display.Show(*in.HTML, inline, warnings)
+		safe, warnings = s.Display.Show(*in.HTML, inline, warnings)
 		msg.HTML, msg.HTMLRaw = &safe, in.HTML
 	}
 	var inReplyTo *string
@@ -206,7 +206,7 @@ func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope
 	if msg.Attachments, err = json.Marshal(atts); err != nil {
 		return nil, err
 	}
-	if msg.Content, err = emailRich(ctx, q, s, in); err != nil {
+	if msg.Content, err = emailRich(ctx, q, scope, in); err != nil {
 		return nil, err
 	}
 	if in.Text == "" && len(atts) > 0 {
@@ -217,13 +217,13 @@ func (r *Service) emailMessage(ctx context.Context, q repo.Queries, s repo.Scope
 
 // emailFiles stores the attachments as files of the message; inline maps
 // each Content-ID to its file's reference in html (files.InlineRef).
-func (r *Service) emailFiles(ctx context.Context, q repo.Queries, s repo.Scope, msgID string, in []EmailFile) ([]*model.Attachment, map[string]string, error) {
-	now := r.Clock.Now()
+func (s *Service) emailFiles(ctx context.Context, q repo.Queries, scope repo.Scope, msgID string, in []EmailFile) ([]*model.Attachment, map[string]string, error) {
+	now := s.Clock.Now()
 	atts := []*model.Attachment{}
 	inline := map[string]string{}
 	for _, f := range in {
 		id := repo.NewID("file_", now)
-		file := &repo.File{ID: id, WorkspaceID: s.WorkspaceID, Livemode: true, Filename: f.Filename,
+		file := &repo.File{ID: id, WorkspaceID: scope.WorkspaceID, Livemode: true, Filename: f.Filename,
 			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msgID, CreatedAt: now}
 		if err := q.InsertFile(ctx, file); err != nil {
 			return nil, nil, fmt.Errorf("inbound: store attachment: %w", err)

@@ -78,34 +78,34 @@ type File struct {
 
 // Receive stores one inbound message with its contact and conversation in a
 // transaction, and announces its events once committed.
-func (r *Service) Receive(ctx context.Context, s repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
+func (s *Service) Receive(ctx context.Context, scope repo.Scope, acc *repo.Account, m Message) (*model.InboundResult, error) {
 	var out *model.InboundResult
 	receive := func(q repo.Queries) error {
 		var err error
-		out, err = r.receive(ctx, q, s, acc, m)
+		out, err = s.receive(ctx, q, scope, acc, m)
 		return err
 	}
-	err := r.Store.InTx(ctx, receive)
+	err := s.Store.InTx(ctx, receive)
 	var conflict *repo.ConflictError
 	if errors.As(err, &conflict) {
 		// A concurrent first message from the same sender created the
 		// contact; the second attempt finds it.
-		err = r.Store.InTx(ctx, receive)
+		err = s.Store.InTx(ctx, receive)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r.Events.Committed(ctx)
+	s.Events.Committed(ctx)
 	return out, nil
 }
 
 // store inserts the message with its files, then runs m.Stored.
-func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *repo.Account, conv *repo.Conversation, ct *repo.Contact, m Message, now time.Time) (*repo.Message, error) {
+func (s *Service) store(ctx context.Context, q repo.Queries, scope repo.Scope, acc *repo.Account, conv *repo.Conversation, ct *repo.Contact, m Message, now time.Time) (*repo.Message, error) {
 	msgType := m.Type
 	if msgType == "" {
 		msgType = "text"
 	}
-	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode,
+	msg := &repo.Message{ID: repo.NewID("msg_", now), WorkspaceID: scope.WorkspaceID, Livemode: scope.Livemode,
 		ConversationID: conv.ID, Channel: m.Channel, Direction: "inbound", SenderType: "visitor",
 		SenderName: &ct.Name, Type: msgType, Text: m.Text, Status: "received", CreatedAt: now}
 	var err error
@@ -124,7 +124,7 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *
 			return nil, fmt.Errorf("inbound: email headers: %w", err)
 		}
 	}
-	if msg.Content, err = content(ctx, q, s, m); err != nil {
+	if msg.Content, err = content(ctx, q, scope, m); err != nil {
 		return nil, err
 	}
 	var atts []*model.Attachment
@@ -140,7 +140,7 @@ func (r *Service) store(ctx context.Context, q repo.Queries, s repo.Scope, acc *
 		return nil, err
 	}
 	for i, f := range m.Files {
-		file := &repo.File{ID: atts[i].ID, WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Filename: f.Filename,
+		file := &repo.File{ID: atts[i].ID, WorkspaceID: scope.WorkspaceID, Livemode: scope.Livemode, Filename: f.Filename,
 			ContentType: f.ContentType, Size: len(f.Content), Content: f.Content, MessageID: &msg.ID, CreatedAt: now}
 		if file.Content == nil {
 			file.Content = []byte{}

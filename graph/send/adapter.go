@@ -37,11 +37,11 @@ func (u unavailableAdapter) Send(context.Context, *channels.Message) (*channels.
 
 // adapter picks the adapter of a send: the sandbox for test keys, the
 // configured provider for live ones.
-func (r *Service) adapter(livemode bool, channel string) channels.Adapter {
+func (s *Service) adapter(livemode bool, channel string) channels.Adapter {
 	if !livemode {
 		return SandboxAdapter{}
 	}
-	if a, ok := r.Adapters[channel]; ok && a != nil {
+	if a, ok := s.Adapters[channel]; ok && a != nil {
 		return a
 	}
 	return unavailableAdapter{channel: channel}

@@ -25,8 +25,8 @@ type SenderDNS interface {
 
 // emailEnvelope fills an outbound email's headers from its thread; without
 // an EmailEnvelope only the domain is set.
-func (r *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, e *channels.Email) error {
-	if r.Email == nil {
+func (s *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Actor, t *sendTarget, e *channels.Email) error {
+	if s.Email == nil {
 		e.Domain = mail.DomainOf(e.From)
 		return nil
 	}
@@ -37,7 +37,7 @@ func (r *Service) emailEnvelope(ctx context.Context, q repo.Queries, a *auth.Act
 	if t.contact != nil {
 		contactID = t.contact.ID
 	}
-	return r.Email.Complete(ctx, q, a.Scope(), convID, contactID, e)
+	return s.Email.Complete(ctx, q, a.Scope(), convID, contactID, e)
 }
 
 // emailFiles gives a live email's attachments their bytes: a mail carries

@@ -35,10 +35,10 @@ func sandboxDueBy(now time.Time, delay time.Duration) time.Time { return now.Add
 // send in the conversation) are left to the next pass, never waited for,
 // so passes in several workers run side by side; a message settled already
 // is not read again.
-func (r *Service) DeliverSandbox(ctx context.Context, delay time.Duration) error {
-	by := sandboxDueBy(r.Clock.Now(), delay)
+func (s *Service) DeliverSandbox(ctx context.Context, delay time.Duration) error {
+	by := sandboxDueBy(s.Clock.Now(), delay)
 	for {
-		n, err := r.deliverSandboxBatch(ctx, by)
+		n, err := s.deliverSandboxBatch(ctx, by)
 		if err != nil || n < sandboxBatch {
 			return err
 		}
@@ -50,14 +50,14 @@ func (r *Service) DeliverSandbox(ctx context.Context, delay time.Duration) error
 // their conversations, locked; every message's status and delivery; every
 // message.status event, in the messages' order. It reports how many it
 // completed, and announces their events once committed.
-func (r *Service) deliverSandboxBatch(ctx context.Context, by time.Time) (int, error) {
+func (s *Service) deliverSandboxBatch(ctx context.Context, by time.Time) (int, error) {
 	n := 0
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		due, err := q.LockDueSandboxMessages(ctx, by, sandboxBatch)
 		if err != nil || len(due) == 0 {
 			return err
 		}
-		at := r.Clock.Now()
+		at := s.Clock.Now()
 		msgs, outs := make([]*repo.Message, len(due)), make([]*model.Message, len(due))
 		for i := range due {
 			msgs[i] = &due[i].Message
@@ -66,7 +66,7 @@ func (r *Service) deliverSandboxBatch(ctx context.Context, by time.Time) (int, e
 			}
 			outs[i] = view.Message(msgs[i])
 		}
-		r.Files.SignAttachments(outs...)
+		s.Files.SignAttachments(outs...)
 		events := make([]event.Pending, len(due))
 		for i := range due {
 			events[i] = event.Pending{Scope: repo.Scope{WorkspaceID: msgs[i].WorkspaceID, Livemode: msgs[i].Livemode},
@@ -76,13 +76,13 @@ func (r *Service) deliverSandboxBatch(ctx context.Context, by time.Time) (int, e
 			return err
 		}
 		n = len(due)
-		return r.Events.RecordAll(ctx, q, events)
+		return s.Events.RecordAll(ctx, q, events)
 	})
 	if err != nil {
 		return 0, err
 	}
 	if n > 0 {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return n, nil
 }

@@ -16,10 +16,10 @@ import (
 // died, and no status of the provider named them since. Their outcome is
 // unknown, so they become failed with provider_unknown and are never sent
 // again; a status that names them later still settles them forward.
-func (r *Service) SweepSending(ctx context.Context) error {
-	stale, err := r.Store.StaleSendingMessages(ctx, r.Clock.Now().Add(-r.unknownAfter()), 100)
+func (s *Service) SweepSending(ctx context.Context) error {
+	stale, err := s.Store.StaleSendingMessages(ctx, s.Clock.Now().Add(-s.unknownAfter()), 100)
 	for _, m := range stale {
-		if err := r.giveUp(ctx, m.WorkspaceID, m.ID); err != nil {
+		if err := s.giveUp(ctx, m.WorkspaceID, m.ID); err != nil {
 			return err
 		}
 	}
@@ -27,37 +27,37 @@ func (r *Service) SweepSending(ctx context.Context) error {
 }
 
 // giveUp marks one sending message failed with provider_unknown.
-func (r *Service) giveUp(ctx context.Context, workspaceID, messageID string) error {
+func (s *Service) giveUp(ctx context.Context, workspaceID, messageID string) error {
 	changed := false
-	err := r.Store.InTx(ctx, func(q repo.Queries) error {
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		// The conversation, then the message: the order every writer of
 		// its events locks in (graph/metahook/callback.go).
-		s := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
-		conv, m, err := q.LockConversationThenMessage(ctx, s, messageID)
+		scope := repo.Scope{WorkspaceID: workspaceID, Livemode: true}
+		conv, m, err := q.LockConversationThenMessage(ctx, scope, messageID)
 		if errors.Is(err, repo.ErrNotFound) {
-			s.Livemode = false
-			conv, m, err = q.LockConversationThenMessage(ctx, s, messageID)
+			scope.Livemode = false
+			conv, m, err = q.LockConversationThenMessage(ctx, scope, messageID)
 		}
 		if err != nil || m.Status != "sending" {
 			return ignoreGone(err)
 		}
-		at := model.NewTimestamp(r.Clock.Now())
+		at := model.NewTimestamp(s.Clock.Now())
 		m.Status = "failed"
 		if m.Delivery, err = json.Marshal(model.Delivery{FailedAt: &at, Error: &model.DeliveryError{Code: "provider_unknown",
 			Message: "No answer or status of the provider said whether it took the message; it is not sent again."}}); err != nil {
 			return err
 		}
-		if err := AnnounceCreations(ctx, q, r.Events, s, m.ID); err != nil {
+		if err := AnnounceCreations(ctx, q, s.Events, scope, m.ID); err != nil {
 			return err
 		}
 		if _, err := q.ConfirmMessage(ctx, m); err != nil {
 			return err
 		}
 		changed = true
-		return r.recordStatus(ctx, q, s, conv, m)
+		return s.recordStatus(ctx, q, scope, conv, m)
 	})
 	if err == nil && changed {
-		r.Events.Committed(ctx)
+		s.Events.Committed(ctx)
 	}
 	return err
 }
@@ -71,8 +71,8 @@ func ignoreGone(err error) error {
 }
 
 // recordStatus records message.status for a message whose status changed.
-func (r *Service) recordStatus(ctx context.Context, q repo.Queries, s repo.Scope, conv *repo.Conversation, m *repo.Message) error {
+func (s *Service) recordStatus(ctx context.Context, q repo.Queries, scope repo.Scope, conv *repo.Conversation, m *repo.Message) error {
 	out := view.Message(m)
-	r.Files.SignAttachments(out)
-	return r.Events.Record(ctx, q, s, event.MessageStatus, view.Conversation(conv), out)
+	s.Files.SignAttachments(out)
+	return s.Events.Record(ctx, q, scope, event.MessageStatus, view.Conversation(conv), out)
 }

@@ -38,15 +38,15 @@ type sendTarget struct {
 // (404 conversation_not_found, contact_not_found; 400 file_not_found), then
 // applies the key's restrictions (403). The conversation stays locked until
 // the send commits, so concurrent sends to it are checked one at a time.
-func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest) (*sendTarget, error) {
-	s := a.Scope()
+func (s *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest) (*sendTarget, error) {
+	scope := a.Scope()
 	t := &sendTarget{files: map[string]*repo.File{}}
 	in := req.in
 	var err error
 	if in.ConversationID != nil {
 		// One statement locks the conversation and reads its account and
 		// contact (nil when there is none), rather than a round trip each.
-		if t.conv, t.acc, t.contact, err = q.LockConversationForSend(ctx, s, *in.ConversationID); err != nil {
+		if t.conv, t.acc, t.contact, err = q.LockConversationForSend(ctx, scope, *in.ConversationID); err != nil {
 			return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
 		req.channel = t.conv.Channel
@@ -62,10 +62,10 @@ func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, re
 		// websites may not name one (known or not), or it would reach,
 		// and read back, a customer of another website.
 		return nil, a.CheckContacts()
-	} else if err := r.lookupRecipient(ctx, q, s, req, t); err != nil {
+	} else if err := s.lookupRecipient(ctx, q, scope, req, t); err != nil {
 		return nil, err
 	}
-	if err := t.lookupFiles(ctx, q, s, req); err != nil {
+	if err := t.lookupFiles(ctx, q, scope, req); err != nil {
 		return nil, err
 	}
 	if t.conv != nil {
@@ -74,15 +74,15 @@ func (r *Service) lookups(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	if err := a.CheckChannel(req.channel); err != nil {
 		return nil, err
 	}
-	return t, r.newConversationAccount(ctx, q, a, req, t)
+	return t, s.newConversationAccount(ctx, q, a, req, t)
 }
 
 // lookupRecipient finds the contact a new conversation is for: by
 // contact_id, or by to (a contact is created when none has that address).
-func (r *Service) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Scope, req *sendRequest, t *sendTarget) error {
+func (s *Service) lookupRecipient(ctx context.Context, q repo.Queries, scope repo.Scope, req *sendRequest, t *sendTarget) error {
 	in := req.in
 	if in.ContactID != nil {
-		c, err := q.Contact(ctx, s, *in.ContactID)
+		c, err := q.Contact(ctx, scope, *in.ContactID)
 		if err != nil {
 			return view.NotFound(err, apierr.ContactNotFound, "contact", *in.ContactID)
 		}
@@ -96,7 +96,7 @@ func (r *Service) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Sc
 		return nil
 	}
 	column := contact.IdentityColumnOf(req.channel, req.to)
-	c, err := q.ContactBy(ctx, s, column, req.to)
+	c, err := q.ContactBy(ctx, scope, column, req.to)
 	if !errors.Is(err, repo.ErrNotFound) {
 		t.contact = c
 		return err
@@ -105,13 +105,13 @@ func (r *Service) lookupRecipient(ctx context.Context, q repo.Queries, s repo.Sc
 	// transaction (a refusal rolls it back), so that a concurrent send to the
 	// same address waits for this one and then finds its contact and
 	// conversation instead of making a second of each.
-	c = contact.FromChannel(s, req.channel, req.to, req.to, "api", r.Clock.Now())
+	c = contact.FromChannel(scope, req.channel, req.to, req.to, "api", s.Clock.Now())
 	inserted, err := q.InsertContactIfAbsent(ctx, c)
 	if err != nil {
 		return err
 	}
 	if !inserted {
-		c, err = q.ContactBy(ctx, s, column, req.to)
+		c, err = q.ContactBy(ctx, scope, column, req.to)
 	}
 	t.contact, t.newContact = c, inserted
 	return err
@@ -146,7 +146,7 @@ func (t *sendTarget) lookupFiles(ctx context.Context, q repo.Queries, s repo.Sco
 // newConversationAccount picks the account a new conversation runs on and,
 // for WhatsApp and Instagram, continues the customer's open conversation on
 // it rather than starting a second thread with the same person.
-func (r *Service) newConversationAccount(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
+func (s *Service) newConversationAccount(ctx context.Context, q repo.Queries, a *auth.Actor, req *sendRequest, t *sendTarget) error {
 	var err error
 	switch req.channel {
 	case "email":
@@ -166,14 +166,14 @@ func (r *Service) newConversationAccount(ctx context.Context, q repo.Queries, a 
 	if t.acc == nil || t.contact == nil {
 		return nil
 	}
-	s := a.Scope()
-	conv, err := q.LatestConversation(ctx, s, t.contact.ID, req.channel, t.acc.ID, false)
+	scope := a.Scope()
+	conv, err := q.LatestConversation(ctx, scope, t.contact.ID, req.channel, t.acc.ID, false)
 	if err != nil && !errors.Is(err, repo.ErrNotFound) {
 		return err
 	}
 	if conv != nil && conv.Status == "open" {
 		t.conv = conv
 	}
-	t.lastInbound, err = q.LastInbound(ctx, s, t.contact.ID, req.channel, t.acc.ID)
+	t.lastInbound, err = q.LastInbound(ctx, scope, t.contact.ID, req.channel, t.acc.ID)
 	return err
 }

@@ -34,7 +34,7 @@ func mismatch(field, format string, args ...any) error {
 // has it, nothing is given that the template does not take, and media and
 // locations are of the header's kind. It returns the parameters and the
 // body as rendered (the stored message's text).
-func (r *Service) templateFill(ctx context.Context, q repo.Queries, s repo.Scope, tpl *repo.Template, in *model.TemplateInput) (channels.TemplateParameters, string, error) {
+func (s *Service) templateFill(ctx context.Context, q repo.Queries, scope repo.Scope, tpl *repo.Template, in *model.TemplateInput) (channels.TemplateParameters, string, error) {
 	var out channels.TemplateParameters
 	spec, err := channels.ParseTemplateSpec(tpl.Components, tpl.Body, tpl.ParameterFormat, tpl.Category)
 	if err != nil {
@@ -49,7 +49,7 @@ func (r *Service) templateFill(ctx context.Context, q repo.Queries, s repo.Scope
 		return out, "", err
 	}
 	out.Body = body
-	if out.Header, err = r.headerParam(ctx, q, s, spec.Header, in.Header); err != nil {
+	if out.Header, err = s.headerParam(ctx, q, scope, spec.Header, in.Header); err != nil {
 		return out, "", err
 	}
 	if out.Buttons, err = buttonParams(spec, in.Buttons, code); err != nil {
@@ -128,7 +128,7 @@ func bodyParams(spec *channels.TemplateSpec, name string, in *model.TemplateInpu
 // headerParam is the header's parameter: the text's one placeholder, the
 // media of the header's kind, or its location. A header without a
 // placeholder (or no header) takes nothing.
-func (r *Service) headerParam(ctx context.Context, q repo.Queries, s repo.Scope, spec *channels.TemplateHeaderSpec, in *model.TemplateHeaderInput) (*channels.TemplateHeader, error) {
+func (s *Service) headerParam(ctx context.Context, q repo.Queries, scope repo.Scope, spec *channels.TemplateHeaderSpec, in *model.TemplateHeaderInput) (*channels.TemplateHeader, error) {
 	given := headerKinds(in)
 	want := ""
 	if spec != nil && (spec.Format != "TEXT" || len(spec.Params) > 0) {
@@ -162,7 +162,7 @@ func (r *Service) headerParam(ctx context.Context, q repo.Queries, s repo.Scope,
 		return &channels.TemplateHeader{Kind: "location", Location: &channels.Location{Latitude: *l.Latitude,
 			Longitude: *l.Longitude, Name: deref(l.Name), Address: deref(l.Address)}}, nil
 	}
-	return r.headerMedia(ctx, q, s, want, map[string]*model.TemplateMediaInput{"image": in.Image, "video": in.Video, "document": in.Document}[want])
+	return s.headerMedia(ctx, q, scope, want, map[string]*model.TemplateMediaInput{"image": in.Image, "video": in.Video, "document": in.Document}[want])
 }
 
 // headerKinds names the header parameters given.
@@ -186,7 +186,7 @@ func headerKinds(in *model.TemplateHeaderInput) []string {
 // headerMedia is a header's image, video or document: an uploaded file of
 // the workspace (sent as a signed link WhatsApp fetches) checked against
 // the kind's types and size, or an http(s) link.
-func (r *Service) headerMedia(ctx context.Context, q repo.Queries, s repo.Scope, kind string, m *model.TemplateMediaInput) (*channels.TemplateHeader, error) {
+func (s *Service) headerMedia(ctx context.Context, q repo.Queries, scope repo.Scope, kind string, m *model.TemplateMediaInput) (*channels.TemplateHeader, error) {
 	field := "template.header." + kind
 	h := &channels.TemplateHeader{Kind: kind, Filename: deref(m.Filename)}
 	switch {
@@ -199,7 +199,7 @@ func (r *Service) headerMedia(ctx context.Context, q repo.Queries, s repo.Scope,
 		h.Link = *m.Link
 		return h, nil
 	}
-	rows, err := q.FilesByID(ctx, s, []string{*m.FileID})
+	rows, err := q.FilesByID(ctx, scope, []string{*m.FileID})
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +213,6 @@ func (r *Service) headerMedia(ctx context.Context, q repo.Queries, s repo.Scope,
 	if h.Filename == "" {
 		h.Filename = f.Filename
 	}
-	h.Link = r.Files.URL(f.ID)
+	h.Link = s.Files.URL(f.ID)
 	return h, nil
 }

@@ -18,17 +18,17 @@ import (
 
 // Window is GET /v1/messaging-window, for a conversation or for a
 // customer on a channel.
-func (r *Service) Window(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
+func (s *Service) Window(ctx context.Context, in model.MessagingWindowInput) (*model.MessagingWindow, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := r.Clock.Now()
+	now := s.Clock.Now()
 	if in.ConversationID != nil {
 		if in.Channel != nil || in.To != nil || in.WhatsappAccountID != nil {
 			return nil, apierr.New(apierr.InvalidRequest, "Give conversation_id, or channel with to; not both.")
 		}
-		c, err := r.Store.Conversation(ctx, a.Scope(), *in.ConversationID)
+		c, err := s.Store.Conversation(ctx, a.Scope(), *in.ConversationID)
 		if err != nil {
 			return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", *in.ConversationID)
 		}
@@ -55,14 +55,14 @@ func (r *Service) Window(ctx context.Context, in model.MessagingWindowInput) (*m
 		return windowOf(channel, true, false, nil, now), nil
 	}
 	if channel == "whatsapp" {
-		numbers, err := r.reachableNumbers(ctx, a, in.WhatsappAccountID)
+		numbers, err := s.reachableNumbers(ctx, a, in.WhatsappAccountID)
 		if err != nil {
 			return nil, err
 		}
 		req.numbers = numbers
 	}
 	var t *sendTarget
-	err = r.Store.InTx(ctx, func(q repo.Queries) error {
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		if err := a.CheckChannel(channel); err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (r *Service) Window(ctx context.Context, in model.MessagingWindowInput) (*m
 		} else if !errors.Is(err, repo.ErrNotFound) {
 			return err
 		}
-		return r.newConversationAccount(ctx, q, a, req, t)
+		return s.newConversationAccount(ctx, q, a, req, t)
 	})
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func windowOf(channel string, open, comment bool, lastInbound *time.Time, now ti
 
 // Templates is GET /v1/whatsapp/templates: templates of the numbers the
 // key may use.
-func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
+func (s *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (*model.TemplatePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	if f.Category != nil && !slices.Contains([]string{"MARKETING", "UTILITY", "AUTHENTICATION"}, *f.Category) {
 		return nil, apierr.New(apierr.InvalidRequest, "category must be MARKETING, UTILITY or AUTHENTICATION.")
 	}
-	numbers, err := r.Store.Accounts(ctx, a.Scope(), "whatsapp")
+	numbers, err := s.Store.Accounts(ctx, a.Scope(), "whatsapp")
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	page := &model.TemplatePage{Items: []*model.WhatsappTemplate{}}
 	if f.WhatsappAccountID != nil && len(ids) == 0 {
 		// A number outside the key is a 403, as for any filter.
-		acc, err := r.Store.Account(ctx, a.WorkspaceID, "whatsapp", *f.WhatsappAccountID)
+		acc, err := s.Store.Account(ctx, a.WorkspaceID, "whatsapp", *f.WhatsappAccountID)
 		if err == nil {
 			if err := a.CheckChannel("whatsapp"); err != nil {
 				return nil, err
@@ -142,7 +142,7 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 	if len(ids) == 0 {
 		return page, nil
 	}
-	rows, err := r.Store.Templates(ctx, a.Scope(), ids)
+	rows, err := s.Store.Templates(ctx, a.Scope(), ids)
 	if err != nil {
 		return nil, err
 	}
@@ -158,16 +158,16 @@ func (r *Service) Templates(ctx context.Context, filter *model.TemplateFilter) (
 
 // EmailSenders is GET /v1/email/senders: the addresses the key may send
 // from, and whether their domain is verified (only verified ones work).
-func (r *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
+func (s *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	accounts, err := r.Store.Accounts(ctx, a.Scope(), "email")
+	accounts, err := s.Store.Accounts(ctx, a.Scope(), "email")
 	if err != nil {
 		return nil, err
 	}
-	domains, err := r.Store.EmailDomains(ctx, a.WorkspaceID)
+	domains, err := s.Store.EmailDomains(ctx, a.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,10 +181,10 @@ func (r *Service) EmailSenders(ctx context.Context) (*model.EmailSenderPage, err
 		domain := strings.ToLower(acc.Address[strings.LastIndex(acc.Address, "@")+1:])
 		sender := &model.EmailSender{ID: acc.ID, Address: acc.Address, Domain: domain,
 			Verified: byName[domain].Verified, WebsiteID: acc.WebsiteID, ReturnPathDomain: domain, DNSRecords: []*model.DNSRecord{}}
-		if d, ok := byName[domain]; ok && r.SenderDNS != nil {
+		if d, ok := byName[domain]; ok && s.SenderDNS != nil {
 			if dns[domain] == nil {
 				dns[domain] = &model.EmailSender{}
-				if dns[domain].ReturnPathDomain, dns[domain].DNSRecords, err = r.SenderDNS.Records(ctx, a.WorkspaceID, d); err != nil {
+				if dns[domain].ReturnPathDomain, dns[domain].DNSRecords, err = s.SenderDNS.Records(ctx, a.WorkspaceID, d); err != nil {
 					return nil, err
 				}
 			}

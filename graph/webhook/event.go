@@ -13,13 +13,13 @@ import (
 
 // Event reads one event of the caller's. An event outside the key, or past
 // retention (whether or not the purge has run yet), is not found.
-func (r *Service) Event(ctx context.Context, id string) (*model.Event, error) {
+func (s *Service) Event(ctx context.Context, id string) (*model.Event, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.Store.Event(ctx, a.Scope(), id)
-	if err == nil && (!a.AllowsEvent(e.Channel, e.WebsiteID) || r.Expired(e.CreatedAt)) {
+	e, err := s.Store.Event(ctx, a.Scope(), id)
+	if err == nil && (!a.AllowsEvent(e.Channel, e.WebsiteID) || s.Expired(e.CreatedAt)) {
 		err = repo.ErrNotFound
 	}
 	if err != nil {
