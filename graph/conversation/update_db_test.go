@@ -3,7 +3,6 @@ package conversation_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/conversation"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/seed"
+	"github.com/msgsvc/msgsvc/graph/seed/seedtest"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
@@ -28,23 +27,12 @@ type noSigner struct{}
 func (noSigner) SignAttachments(...*model.Message) {}
 
 // seeded is the conversations service over a fresh database holding the
-// API tests' fixture, and the test key's caller of its main workspace.
+// API tests' fixture (seedtest), and the test key's caller of its main
+// workspace.
 func seeded(t *testing.T) (*conversation.Service, *repo.Store, context.Context) {
 	t.Helper()
-	store := repotest.NewStore(t)
-	f, err := os.Open("../../rest/testdata/fixture.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fixture, err := seed.ParseFixture(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := func() time.Time { return epoch }
-	if err := (&seed.Seeder{Store: store, Clock: now}).Seed(context.Background(), fixture); err != nil {
-		t.Fatal(err)
-	}
+	store := seedtest.Store(t, now)
 	svc := &conversation.Service{Store: store, Clock: now, Events: event.Recorder{Clock: now}, Files: noSigner{}}
 	ctx := auth.WithActor(context.Background(), &auth.Actor{WorkspaceID: "ws_main", Scopes: []string{"*"}})
 	return svc, store, ctx
