@@ -55,15 +55,11 @@ var IdentityColumn = map[string]string{
 	"website": "external_id", "whatsapp": "phone", "instagram": "instagram_user_id", "email": "email",
 }
 
-// IsWhatsAppUserID says whether s is a WhatsApp business-scoped user id
-// ("US.13491208655302741918") rather than a phone number.
-func IsWhatsAppUserID(s string) bool { return channels.IsWhatsAppUserID(s) }
-
 // IdentityColumnOf is the contact column an identity on a channel is
 // stored in: IdentityColumn, except a WhatsApp business-scoped user id,
 // which goes in whatsapp_user_id.
 func IdentityColumnOf(channel, identity string) string {
-	if channel == "whatsapp" && IsWhatsAppUserID(identity) {
+	if channel == "whatsapp" && channels.IsWhatsAppUserID(identity) {
 		return "whatsapp_user_id"
 	}
 	return IdentityColumn[channel]

@@ -76,7 +76,7 @@ func (s *Service) Simulate(ctx context.Context, in model.SimulateInboundInput) (
 	switch in.Channel {
 	case "whatsapp":
 		// A phone, or the business-scoped user id of a customer with a username.
-		if !contact.IsWhatsAppUserID(from) {
+		if !channels.IsWhatsAppUserID(from) {
 			if from, err = contact.NormalizePhone(from); err != nil {
 				return nil, err
 			}

@@ -65,7 +65,7 @@ func (s *Service) failedFor(ctx context.Context, q repo.Queries, scope repo.Scop
 // usable. A recipient_id that is itself a user id (a send by recipient)
 // counts as one.
 func recipientOf(waID, userID string) string {
-	if contact.IsWhatsAppUserID(waID) {
+	if channels.IsWhatsAppUserID(waID) {
 		waID, userID = "", waID
 	}
 	if waID != "" {
@@ -73,7 +73,7 @@ func recipientOf(waID, userID string) string {
 			return phone
 		}
 	}
-	if contact.IsWhatsAppUserID(userID) {
+	if channels.IsWhatsAppUserID(userID) {
 		return userID
 	}
 	return ""

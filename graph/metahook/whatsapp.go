@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/msgsvc/msgsvc/channels"
 	"log/slog"
 	"mime"
 	"strings"
@@ -79,7 +80,7 @@ func (s *Service) message(ctx context.Context, t target, m *meta.WhatsAppMessage
 // username may have no phone in the webhook), and the user id besides.
 func customerOf(waID, userID string) (from, user string, err error) {
 	if waID == "" {
-		if !contact.IsWhatsAppUserID(userID) {
+		if !channels.IsWhatsAppUserID(userID) {
 			return "", "", fmt.Errorf("metahook: a WhatsApp message with neither a wa_id nor a business-scoped user id (user_id %q)", userID)
 		}
 		return userID, userID, nil
@@ -88,7 +89,7 @@ func customerOf(waID, userID string) (from, user string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("metahook: wa_id %q: %w", waID, err)
 	}
-	if !contact.IsWhatsAppUserID(userID) {
+	if !channels.IsWhatsAppUserID(userID) {
 		userID = ""
 	}
 	return phone, userID, nil
@@ -153,7 +154,7 @@ func (s *Service) identityChanges(ctx context.Context, scope repo.Scope, from st
 			return err
 		}
 	}
-	if m.System == nil || !contact.IsWhatsAppUserID(m.System.UserID) {
+	if m.System == nil || !channels.IsWhatsAppUserID(m.System.UserID) {
 		return nil
 	}
 	who := from // after a number change, the contact has the new one

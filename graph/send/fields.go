@@ -141,7 +141,7 @@ func (req *sendRequest) addresses() error {
 		case "whatsapp":
 			// A phone, or the business-scoped user id of a customer whose
 			// phone WhatsApp does not share.
-			if req.to = strings.TrimSpace(*in.To); !contact.IsWhatsAppUserID(req.to) {
+			if req.to = strings.TrimSpace(*in.To); !channels.IsWhatsAppUserID(req.to) {
 				req.to, err = contact.NormalizePhone(*in.To)
 			}
 		case "instagram":
