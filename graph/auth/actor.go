@@ -22,6 +22,10 @@ type Actor struct {
 	// Admin is the holder of the admin token on /graphql (the internal
 	// dashboards), never an API key.
 	Admin bool
+	// MemberID and Role are the signed-in person on /graphql (the app's
+	// session cookie); empty for API keys and the admin token.
+	MemberID string
+	Role     string
 }
 
 type actorKey struct{}

@@ -1,0 +1,15 @@
+package auth
+
+// The roles of a workspace's members (the app's people).
+const (
+	RoleOwner     = "owner"
+	RoleAdmin     = "admin"
+	RoleDeveloper = "developer"
+	RoleAgent     = "agent"
+)
+
+// fieldRoles says, for every root field of the GraphQL schema (Query,
+// Mutation, Subscription), which member roles may use it. The admin token
+// may use every field; a member may use only the fields her role is listed
+// for. A root field missing here is refused to members.
+var fieldRoles = map[string][]string{}
