@@ -72,7 +72,11 @@ func scopeWhere(s Scope, args *[]any) string {
 // Conversation returns one conversation visible to the scope.
 func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
 	query, args := ConversationStatement(s, id)
-	return one[Conversation](ctx, q, query, args...)
+	c := new(Conversation)
+	if err := q.scanOne(ctx, c.targets(), query, args...); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // ConversationStatement is the statement Conversation runs, with its
@@ -114,7 +118,11 @@ func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilte
 // account (comment threads apart from direct ones), locked for update.
 func (q Queries) LatestConversation(ctx context.Context, s Scope, contactID, channel, accountID string, comment bool) (*Conversation, error) {
 	query, args := LatestConversationStatement(s, contactID, channel, accountID, comment)
-	return one[Conversation](ctx, q, query, args...)
+	c := new(Conversation)
+	if err := q.scanOne(ctx, c.targets(), query, args...); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // LatestConversationStatement is the statement LatestConversation runs,
