@@ -62,7 +62,8 @@ type Config struct {
 	// every 50-150 ms; the rest go to the queue. Nil hands all to the queue.
 	Here context.Context
 	// DBRetryWaits are the waits before each retry of a claim or a success
-	// record the database refused (dbRetry); nil is DefaultDBRetryWaits.
+	// record the database refused (dbRetry); nil is DefaultDBRetryWaits,
+	// empty retries nothing.
 	DBRetryWaits []time.Duration
 	// Sleep waits between those retries; nil waits on a timer (tests
 	// advance their clock instead).
