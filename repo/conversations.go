@@ -72,7 +72,11 @@ func scopeWhere(s Scope, args *[]any) string {
 // Conversation returns one conversation visible to the scope.
 func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
 	query, args := ConversationStatement(s, id)
-	return one[Conversation](ctx, q, query, args...)
+	c := new(Conversation)
+	if err := q.scanOne(ctx, c.targets(), query, args...); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // ConversationStatement is the statement Conversation runs, with its
@@ -113,10 +117,32 @@ func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilte
 // LatestConversation returns the newest conversation of a contact on one
 // account (comment threads apart from direct ones), locked for update.
 func (q Queries) LatestConversation(ctx context.Context, s Scope, contactID, channel, accountID string, comment bool) (*Conversation, error) {
+	query, args := LatestConversationStatement(s, contactID, channel, accountID, comment)
+	c := new(Conversation)
+	if err := q.scanOne(ctx, c.targets(), query, args...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LatestConversationStatement is the statement LatestConversation runs,
+// with its arguments. The conversation is found by the contact alone, in
+// the index conversations_latest (migration 0053), whose columns are all
+// the inner query names, so that it is one probe of that index whatever the
+// planner's statistics, even none; the workspace and mode are checked on
+// the row found (a contact's conversations are all in its workspace), and
+// the key's channels and websites on the candidates, so the newest
+// conversation the key may see is the one found.
+func LatestConversationStatement(s Scope, contactID, channel, accountID string, comment bool) (string, []any) {
 	args := []any{contactID, channel, accountID, comment}
-	return one[Conversation](ctx, q, conversationSelect+` WHERE c.contact_id = $1 AND c.channel = $2
-		AND c.account_id = $3 AND c.is_comment = $4 AND `+scopeWhere(s, &args)+`
-		ORDER BY c.created_at DESC, c.id DESC LIMIT 1 FOR UPDATE OF c`, args...)
+	scope := scopeWhere(s, &args)
+	n := len(args)
+	return conversationSelect + fmt.Sprintf(` WHERE c.id = (SELECT l.id FROM conversations l
+		WHERE l.contact_id = $1 AND l.channel = $2 AND l.account_id = $3 AND l.is_comment = $4
+		AND (cardinality($%d::text[]) = 0 OR l.channel = ANY($%d))
+		AND (cardinality($%d::text[]) = 0 OR l.website_id = ANY($%d))
+		ORDER BY l.created_at DESC, l.id DESC LIMIT 1) AND `, n-1, n-1, n, n) + scope + `
+		FOR UPDATE OF c`, args
 }
 
 // InsertConversation stores a new conversation.

@@ -13,7 +13,8 @@ import (
 // account gone); only the conversation is locked.
 func (q Queries) LockConversationForSend(ctx context.Context, s Scope, id string) (*Conversation, *Account, *Contact, error) {
 	args := []any{id}
-	row, err := one[conversationForSend](ctx, q, `SELECT `+conversationForSendColumns+` FROM `+conversationForSendFrom+`
+	row := new(conversationForSend)
+	err := q.scanOne(ctx, row.targets(), `SELECT `+conversationForSendColumns+` FROM `+conversationForSendFrom+`
 		WHERE c.id = $1 AND `+scopeWhere(s, &args)+` FOR UPDATE OF c`, args...)
 	if err != nil {
 		return nil, nil, nil, err

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/lib/pq"
@@ -24,12 +25,37 @@ type Event struct {
 
 const eventColumns = `seq, id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at`
 
+// An event is born fanned out (fanned_out true) when no endpoint of its
+// workspace could take it: none enabled, verified and not deleted that takes
+// its mode (live, or test events) and its type. It then never enters the
+// fan-out's index (events_unfanned) nor is updated by a fan-out pass; any
+// other event waits for the fan-out, which decides with every rule
+// (webhook.Matches). An endpoint verified while the statement runs is not
+// seen by it, as if verified just after the event.
+const bornFannedOut = `NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.workspace_id = %[1]s
+	AND w.deleted_at IS NULL AND w.enabled AND w.verified_at IS NOT NULL AND (%[2]s OR w.test_events)
+	AND ('*' = ANY (w.events) OR %[3]s = ANY (w.events)))`
+
+// insertEvent is InsertEvent's statement, its parameters positional so that
+// nothing is bound by reflection on a send's path.
+var insertEvent = `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
+	conversation_id, envelope, created_at, fanned_out) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ` +
+	fmt.Sprintf(bornFannedOut, "$2", "$3::boolean", "$4::text") + `)`
+
 // InsertEvent records an event.
 func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
-	return namedHeld(ctx, q, `INSERT INTO events (id, workspace_id, livemode, type, channel,
-		website_id, conversation_id, envelope, created_at) VALUES (:id, :workspace_id, :livemode,
-		:type, :channel, :website_id, :conversation_id, :envelope, :created_at)`, e, nil)
+	return q.execHeld(ctx, insertEvent, nil, e.ID, e.WorkspaceID, e.Livemode, e.Type, e.Channel,
+		e.WebsiteID, e.ConversationID, e.Envelope, e.CreatedAt)
 }
+
+var insertEvents = `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
+		conversation_id, envelope, created_at, fanned_out)
+		SELECT id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope::jsonb, created_at,
+			` + fmt.Sprintf(bornFannedOut, "e.workspace_id", "e.livemode", "e.type") + `
+		FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[],
+			$8::text[], $9::timestamptz[]) WITH ORDINALITY
+			AS e(id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at, n)
+		ORDER BY n`
 
 // InsertEvents records many events in one statement, in the order given:
 // their seqs follow it, so a batch keeps each conversation's events in
@@ -47,13 +73,7 @@ func (q Queries) InsertEvents(ctx context.Context, es []*Event) error {
 		channels[i], websites[i], convs[i] = e.Channel, e.WebsiteID, e.ConversationID
 		envelopes[i], at[i] = string(e.Envelope), e.CreatedAt.UTC().Format(time.RFC3339Nano)
 	}
-	_, err := q.exec(ctx, `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
-		conversation_id, envelope, created_at)
-		SELECT id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope::jsonb, created_at
-		FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::timestamptz[]) WITH ORDINALITY
-			AS e(id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at, n)
-		ORDER BY n`,
+	_, err := q.exec(ctx, insertEvents,
 		array(ids), array(ws), pq.BoolArray(live), array(types), nullableArray(channels), nullableArray(websites),
 		nullableArray(convs), array(envelopes), array(at))
 	return err

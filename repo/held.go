@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/lib/pq"
 )
@@ -171,11 +173,46 @@ var parameter = regexp.MustCompile(`\$(\d+)`)
 // it changed, their parameters renumbered in turn, and a select of every
 // CTE's count, in order.
 func combine(w []held) (string, []any) {
+	var key strings.Builder
+	n := 0
+	for _, h := range w {
+		key.WriteString(h.query)
+		key.WriteByte(0)
+		n += len(h.args)
+	}
+	args := make([]any, 0, n)
+	for _, h := range w {
+		args = append(args, h.args...)
+	}
+	if query, ok := combinedQueries.Load(key.String()); ok {
+		return query.(string), args
+	}
+	query := combineText(w)
+	if combinedCount.Add(1) <= maxCombined {
+		combinedQueries.Store(key.String(), query)
+	}
+	return query, args
+}
+
+// combinedQueries keeps the text combine made for each sequence of held
+// statements (their texts joined), so that a send does not renumber its
+// statements' parameters again: a handful of sequences come back all the
+// time. At most maxCombined are kept.
+var (
+	combinedQueries sync.Map
+	combinedCount   atomic.Int64
+)
+
+const maxCombined = 1000
+
+// combineText is the statement of held writes w: each one a CTE, its
+// parameters renumbered after those of the ones before it.
+func combineText(w []held) string {
 	var b strings.Builder
-	var args []any
+	var args int
 	counts := make([]string, len(w))
 	for i, h := range w {
-		offset := len(args)
+		offset := args
 		name := "held" + strconv.Itoa(i)
 		if i == 0 {
 			b.WriteString("WITH ")
@@ -189,10 +226,10 @@ func combine(w []held) (string, []any) {
 		}))
 		b.WriteString(" RETURNING 1)")
 		counts[i] = "(SELECT count(*) FROM " + name + ")"
-		args = append(args, h.args...)
+		args += len(h.args)
 	}
 	b.WriteString(" SELECT " + strings.Join(counts, ", "))
-	return b.String(), args
+	return b.String()
 }
 
 // oneRow is the row check of a write that must change exactly one row, as

@@ -63,7 +63,12 @@ func (q Queries) InsertMessage(ctx context.Context, m *Message) error {
 	if m.Attachments == nil {
 		m.Attachments = JSONB(`[]`)
 	}
-	return namedHeld(ctx, q, `INSERT INTO messages (`+messageColumns+`) VALUES (:id, :workspace_id, :livemode, :conversation_id, :channel,
-		:direction, :sender_type, :sender_name, :type, :text, :html, :html_raw, :email, :attachments,
-		:status, :delivery, :created_at, :deleted, :content)`, m, nil)
+	// Positional, in messageColumns' order: nothing bound by reflection on
+	// a send's path.
+	return q.execHeld(ctx, insertMessage, nil, m.ID, m.WorkspaceID, m.Livemode, m.ConversationID, m.Channel,
+		m.Direction, m.SenderType, m.SenderName, m.Type, m.Text, m.HTML, m.HTMLRaw, m.Email, m.Attachments,
+		m.Status, m.Delivery, m.CreatedAt, m.Deleted, m.Content)
 }
+
+const insertMessage = `INSERT INTO messages (` + messageColumns + `) VALUES ($1, $2, $3, $4, $5,
+	$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`

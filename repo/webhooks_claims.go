@@ -62,7 +62,9 @@ type successRecord struct {
 // returns it with its endpoint and event, in one round trip. It returns
 // ErrNotFound when the delivery is not to be attempted now: finished, not
 // yet due, held by another worker, or waiting for an earlier delivery of
-// its conversation.
+// its conversation. A claim made again with the token of one that took the
+// delivery (its answer lost to a failed connection) takes it back, so a
+// claim may be retried.
 //
 // Its commit does not wait for the WAL to reach the disk (synchronous_commit
 // off, for this statement's transaction only): a lease is not worth a
@@ -89,7 +91,7 @@ var claimDeliveriesQuery = `WITH unflushed AS (SELECT set_config('synchronous_co
 	claimed AS (UPDATE webhook_deliveries d
 	SET lease_until = c.until, lease_token = c.token, first_attempt_at = coalesce(d.first_attempt_at, c.now)
 	FROM c WHERE EXISTS (SELECT 1 FROM unflushed) AND d.id = c.id AND d.status = ANY($5::text[]) AND d.next_attempt_at <= c.now
-	AND (d.lease_until IS NULL OR d.lease_until <= c.now) AND NOT (` + waitsForEarlier + `)
+	AND (d.lease_until IS NULL OR d.lease_until <= c.now OR d.lease_token = c.token) AND NOT (` + waitsForEarlier + `)
 	RETURNING ` + qualified("d", webhookDeliveryColumns) + `)
 	SELECT ` + claimedDeliveryColumns + ` FROM claimed d` + claimedDeliveryJoins
 

@@ -25,5 +25,9 @@ func migrate(ctx context.Context, cfg *Config) error {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	defer store.Close()
-	return store.Migrate(ctx)
+	applied, err := store.MigrateAnalyzed(ctx)
+	if applied > 0 {
+		slog.Info("applied migrations and analysed the database", "migrations", applied)
+	}
+	return err
 }

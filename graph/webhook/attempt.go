@@ -57,12 +57,18 @@ func (s *Service) AttemptDelivery(ctx context.Context, id string) error {
 // delivery of its conversation when that one is due now.
 func (s *Service) attemptOne(ctx context.Context, id string) (string, error) {
 	cfg := s.config()
-	now := s.Clock.Now()
+	var now time.Time
 	token := make([]byte, 12)
 	if _, err := rand.Read(token); err != nil {
 		return "", fmt.Errorf("webhook: attempt %s: lease token: %w", id, err)
 	}
-	c, err := s.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), hex.EncodeToString(token))
+	lease := hex.EncodeToString(token)
+	var c *repo.ClaimedWebhookDelivery
+	err := s.dbRetry(ctx, func() (err error) {
+		now = s.Clock.Now()
+		c, err = s.Store.ClaimWebhookDelivery(ctx, id, now, now.Add(cfg.lease()), lease)
+		return err
+	})
 	if errors.Is(err, repo.ErrNotFound) {
 		return "", nil
 	}
@@ -148,9 +154,15 @@ func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		// The common outcome takes one statement and no transaction: the
 		// record, the end of the endpoint's run of failures and the next
 		// delivery in order together.
-		recorded, next, err = s.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
+		err = s.dbRetry(ctx, func() (err error) {
+			recorded, next, err = s.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
+			return err
+		})
 	} else {
-		recorded, switchedOff, err = s.recordFailure(ctx, d, o, a, now)
+		err = s.dbRetry(ctx, func() (err error) {
+			recorded, switchedOff, err = s.recordFailure(ctx, d, o, a, now)
+			return err
+		})
 	}
 	if err == nil && recorded && !o.skipped {
 		metrics.ObserveWebhookAttempt(a.Status, now.Sub(o.eventAt))

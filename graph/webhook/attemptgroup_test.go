@@ -91,7 +91,8 @@ func TestAttemptDeliveriesAllAtOnceWithinTheBound(t *testing.T) {
 	store := newHeldClaims()
 	ids := deliveryIDs(MaxAttemptsInFlight + 5)
 	store.fail = ids[3]
-	r := &Service{Store: store, Config: &Config{}}
+	// No retries of a refused claim (dbRetry): its error is the last word.
+	r := &Service{Store: store, Config: &Config{DBRetryWaits: []time.Duration{}}}
 	done := make(chan error, 1)
 	go func() { done <- r.AttemptDeliveries(t.Context(), ids) }()
 	store.fill(t, r)

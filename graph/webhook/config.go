@@ -61,6 +61,13 @@ type Config struct {
 	// than handed to the queue, where an idle worker looks for them only
 	// every 50-150 ms; the rest go to the queue. Nil hands all to the queue.
 	Here context.Context
+	// DBRetryWaits are the waits before each retry of a claim or a success
+	// record the database refused (dbRetry); nil is DefaultDBRetryWaits,
+	// empty retries nothing.
+	DBRetryWaits []time.Duration
+	// Sleep waits between those retries; nil waits on a timer (tests
+	// advance their clock instead).
+	Sleep func(ctx context.Context, d time.Duration) error
 
 	once   sync.Once
 	client *http.Client

@@ -1,0 +1,151 @@
+package repo_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
+)
+
+// unanalysed seeds 16,000 website conversations of one workspace, each with
+// a contact of its own, as 16,000 visitors leave them, and no statistics:
+// the tables are never analysed (autovacuum off, nothing run after a
+// migration), so the planner knows only their sizes on disk.
+func unanalysed(t *testing.T) *repo.Store {
+	t.Helper()
+	store := repotest.NewStore(t)
+	for _, q := range []string{
+		`ALTER TABLE conversations SET (autovacuum_enabled = false)`,
+		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
+		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
+			VALUES ('ws_plan', 'Plan', 'free', 'active', 10, 10, 100)`,
+		`INSERT INTO websites (id, workspace_id, name, domains) VALUES ('web_plan', 'ws_plan', 'Plan', '{}')`,
+		`INSERT INTO contacts (id, workspace_id, livemode, name, created_at, updated_at)
+			SELECT 'ct_' || g, 'ws_plan', true, 'Visitor ' || g, now(), now() FROM generate_series(1, 16000) g`,
+		`INSERT INTO conversations (id, workspace_id, livemode, channel, account_id, website_id, contact_id,
+			status, mode, created_at, updated_at, last_message_at)
+			SELECT 'conv_' || g, 'ws_plan', true, 'website', 'web_plan', 'web_plan', 'ct_' || g, 'open', 'ai',
+				now() - g * interval '1 second', now(), now() FROM generate_series(1, 16000) g`,
+	} {
+		if _, err := store.DB.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// reltuples is -1 until a table is first analysed (or vacuumed).
+	var analysed int
+	if err := store.DB.GetContext(t.Context(), &analysed, `SELECT count(*) FROM pg_class
+		WHERE relname IN ('conversations', 'contacts') AND reltuples >= 0`); err != nil {
+		t.Fatal(err)
+	}
+	if analysed != 0 {
+		t.Fatalf("%d of the tables were analysed; the test needs them without statistics", analysed)
+	}
+	return store
+}
+
+// explain is the plan Postgres makes for a statement, as text: its custom
+// plan (for these arguments), then its generic plan (the one a prepared
+// statement may keep after five runs: the statement prepared, then
+// EXPLAIN EXECUTE under plan_cache_mode force_generic_plan).
+func explain(t *testing.T, store *repo.Store, query string, args ...any) string {
+	t.Helper()
+	ctx := t.Context()
+	var custom, generic []string
+	if err := store.DB.SelectContext(ctx, &custom, `EXPLAIN `+query, args...); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := store.DB.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	params := make([]string, len(args)) // as literals: EXECUTE takes no bound parameters
+	for i, a := range args {
+		if v, ok := a.(driver.Valuer); ok {
+			var err error
+			if a, err = v.Value(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch v := a.(type) {
+		case bool:
+			params[i] = fmt.Sprint(v)
+		case []byte:
+			params[i] = "'" + strings.ReplaceAll(string(v), "'", "''") + "'"
+		default:
+			params[i] = "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
+		}
+	}
+	for _, q := range []string{`SET plan_cache_mode = force_generic_plan`, `PREPARE explained AS ` + query} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DEALLOCATE explained; RESET plan_cache_mode`) //nolint:errcheck
+	if err := conn.SelectContext(ctx, &generic, `EXPLAIN EXECUTE explained(`+strings.Join(params, ", ")+`)`); err != nil {
+		t.Fatal(err)
+	}
+	return "custom plan:\n" + strings.Join(custom, "\n") + "\ngeneric plan:\n" + strings.Join(generic, "\n")
+}
+
+// TestLatestConversationPlanWithoutStatistics: a contact's latest
+// conversation is found through the index that holds the contact's
+// conversations in created_at order (one probe of conversations_latest)
+// whatever the statistics, not by walking the workspace's conversations
+// newest first until the contact's comes up (conversations_list: every
+// conversation of the workspace for an old visitor). Checked on the plan,
+// not on time.
+func TestLatestConversationPlanWithoutStatistics(t *testing.T) {
+	store := unanalysed(t)
+	query, args := repo.LatestConversationStatement(repo.Scope{WorkspaceID: "ws_plan", Livemode: true},
+		"ct_15999", "website", "web_plan", false)
+	plan := explain(t, store, query, args...)
+	if !strings.Contains(plan, "conversations_latest") || strings.Contains(plan, "conversations_list") ||
+		strings.Contains(plan, "Seq Scan on conversations") {
+		t.Errorf("LatestConversation does not probe conversations_latest:\n%s", plan)
+	}
+	c, err := store.LatestConversation(t.Context(), repo.Scope{WorkspaceID: "ws_plan", Livemode: true},
+		"ct_15999", "website", "web_plan", false)
+	if err != nil || c.ID != "conv_15999" {
+		t.Fatalf("LatestConversation = %+v, %v; want conv_15999", c, err)
+	}
+}
+
+// TestMigrateAnalysesWhatItApplied: `msgsvc migrate` (MigrateAnalyzed)
+// analyses the database after it applied a migration, so the planner has
+// statistics from then on; with nothing to apply it leaves the database as
+// it is.
+func TestMigrateAnalysesWhatItApplied(t *testing.T) {
+	store := repotest.NewStore(t)
+	ctx := t.Context()
+	analysed := func() bool {
+		// reltuples is -1 until the table is first analysed (or vacuumed).
+		var reltuples float64
+		if err := store.DB.GetContext(ctx, &reltuples, `SELECT reltuples FROM pg_class WHERE oid = 'conversations'::regclass`); err != nil {
+			t.Fatal(err)
+		}
+		return reltuples >= 0
+	}
+	if applied, err := store.MigrateAnalyzed(ctx); err != nil || applied != 0 || analysed() {
+		t.Fatalf("nothing to apply: applied %d, %v, analysed %v; want 0, nil, false", applied, err, analysed())
+	}
+	for _, q := range []string{
+		`DELETE FROM schema_migrations WHERE version = 53`,
+		`DROP INDEX conversations_latest`,
+		`CREATE INDEX conversations_contact ON conversations (workspace_id, livemode, contact_id, channel, account_id)`,
+	} {
+		if _, err := store.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if applied, err := store.MigrateAnalyzed(ctx); err != nil || applied != 1 {
+		t.Fatalf("migration 0053 again: applied %d, %v; want 1, nil", applied, err)
+	}
+	if !analysed() {
+		t.Error("conversations was not analysed after the migration")
+	}
+}
