@@ -12,4 +12,8 @@ const (
 // Mutation, Subscription), which member roles may use it. The admin token
 // may use every field; a member may use only the fields her role is listed
 // for. A root field missing here is refused to members.
-var fieldRoles = map[string][]string{}
+var fieldRoles = map[string][]string{
+	// A batch's progress is about messages (agents) sent through the API
+	// (developers).
+	"messageBatch": {RoleOwner, RoleAdmin, RoleDeveloper, RoleAgent},
+}
