@@ -58,21 +58,24 @@ func (l *lane) pick(now time.Time) (call []repo.QueuedSend, wait map[string]time
 	if now.Before(l.pausedUntil) {
 		return nil, nil
 	}
-	if catchUp := l.tick + l.interval(); l.next.Before(now.Add(-catchUp)) {
+	if catchUp := l.tick + l.interval(); l.next.IsZero() {
+		l.next = now
+	} else if l.next.Before(now.Add(-catchUp)) {
 		l.next = now.Add(-catchUp)
 	}
 	keep := l.buf[:0]
-	for _, m := range l.buf {
-		due := l.dueAt(m)
-		switch {
-		case due.After(now):
+	for i, m := range l.buf {
+		if l.next.After(now) {
+			// No slot left: the rest wait, unread, for the next pick.
+			keep = append(keep, l.buf[i:]...)
+			break
+		}
+		if due := l.dueAt(m); due.After(now) {
 			if wait == nil {
 				wait = map[string]time.Time{}
 			}
 			wait[m.MessageID] = due
-		case l.next.After(now):
-			keep = append(keep, m)
-		default:
+		} else {
 			call = append(call, m)
 			l.last[m.Recipient] = now
 			l.next = l.next.Add(l.interval())
