@@ -63,11 +63,16 @@ func (q Queries) DropPacerLease(ctx context.Context, paceKey, owner string) erro
 }
 
 // DueQueued lists up to limit queued messages of a pace key due by a time,
-// oldest first, skipping the ids given (those the pacer holds already).
+// oldest first, skipping the ids given (those the pacer holds already) and
+// those a provider hold names (a recipient's pair rate, a customer's
+// marketing limit: SetHold).
 func (q Queries) DueQueued(ctx context.Context, paceKey string, by time.Time, skip []string, limit int) ([]QueuedSend, error) {
 	var out []QueuedSend
-	return out, q.selectRows(ctx, &out, `SELECT `+queuedColumns+` FROM queued_sends
+	return out, q.selectRows(ctx, &out, `SELECT `+queuedColumns+` FROM queued_sends qs
 		WHERE pace_key = $1 AND state = 'queued' AND not_before <= $2 AND NOT (message_id = ANY($3))
+		AND NOT EXISTS (SELECT 1 FROM provider_holds h WHERE h.workspace_id = qs.workspace_id
+			AND h.account_id = qs.account_id AND h.until > $2
+			AND (h.recipient = qs.recipient OR (qs.marketing AND h.recipient = 'marketing:' || qs.recipient)))
 		ORDER BY not_before, queued_at, message_id LIMIT $4`, paceKey, by, array(skip), limit)
 }
 

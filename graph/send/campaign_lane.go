@@ -98,12 +98,21 @@ func (l *lane) dueAt(m repo.QueuedSend) time.Time {
 	return due
 }
 
-// apply takes a provider's answer into the lane's rules: a rate limit on
+// apply takes a provider's answer into the lane's rules: an accepted
+// message's pair window runs from its answer; a rate limit on
 // the number (130429, 80007 and the like) pauses the whole key for its
 // Retry-After, a pair rate limit (131056) holds that customer for it, and
 // a marketing limit (131049) that customer's marketing messages only.
 func (l *lane) apply(m repo.QueuedSend, out QueuedOutcome, now time.Time) {
-	if out.RetryAfter <= 0 || out.Sent {
+	if out.Sent {
+		// The window counts from the answer too: the call reached the
+		// provider some time after it was picked.
+		if l.last[m.Recipient].Before(now) {
+			l.last[m.Recipient] = now
+		}
+		return
+	}
+	if out.RetryAfter <= 0 {
 		return
 	}
 	until := now.Add(out.RetryAfter)
