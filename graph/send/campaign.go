@@ -39,7 +39,7 @@ type Campaign struct {
 	// Owner names this process in leases and claims (unique per process).
 	Owner string
 	Rates Rates
-	// PairWindow is DefaultPairWindow when 0; Lease 10 s, Tick 20 ms.
+	// PairWindow is DefaultPairWindow when 0; Lease 6 s, Tick 20 ms.
 	PairWindow, Lease, Tick time.Duration
 	// Sleep waits d or until ctx ends; nil uses a timer.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -54,7 +54,7 @@ func (c *Campaign) defaults() {
 		c.PairWindow = DefaultPairWindow
 	}
 	if c.Lease <= 0 {
-		c.Lease = 10 * time.Second
+		c.Lease = 6 * time.Second
 	}
 	if c.Tick <= 0 {
 		c.Tick = 20 * time.Millisecond
@@ -238,7 +238,8 @@ func (c *Campaign) dispatch(ctx context.Context, l *lane, now time.Time, sem cha
 	}
 	for _, m := range call {
 		if !took[m.MessageID] {
-			continue // another pacer's, or settled meanwhile
+			l.apply(m, QueuedOutcome{}, now) // another pacer's, or settled meanwhile
+			continue
 		}
 		select {
 		case sem <- struct{}{}:

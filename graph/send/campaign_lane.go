@@ -33,6 +33,11 @@ type lane struct {
 	marketingUntil map[string]time.Time
 	// pausedUntil holds the whole key back.
 	pausedUntil time.Time
+	// inflight counts each recipient's calls not answered yet: none of
+	// her messages is picked meanwhile, however long the call takes (a
+	// slow database before it, a slow provider), so her pair window
+	// counts from the answer.
+	inflight map[string]int
 	// buf are the due queued messages read and not yet called, oldest
 	// first.
 	buf []repo.QueuedSend
@@ -42,7 +47,8 @@ func newLane(rate int, window, tick time.Duration) *lane {
 	if rate <= 0 {
 		rate = WhatsAppRate
 	}
-	return &lane{rate: rate, window: window, tick: tick, last: map[string]time.Time{}, marketingUntil: map[string]time.Time{}}
+	return &lane{rate: rate, window: window, tick: tick, last: map[string]time.Time{}, marketingUntil: map[string]time.Time{},
+		inflight: map[string]int{}}
 }
 
 func (l *lane) interval() time.Duration { return time.Second / time.Duration(l.rate) }
@@ -70,14 +76,18 @@ func (l *lane) pick(now time.Time) (call []repo.QueuedSend, wait map[string]time
 			keep = append(keep, l.buf[i:]...)
 			break
 		}
-		if due := l.dueAt(m); due.After(now) {
+		switch due := l.dueAt(m); {
+		case l.inflight[m.Recipient] > 0:
+			keep = append(keep, m)
+		case due.After(now):
 			if wait == nil {
 				wait = map[string]time.Time{}
 			}
 			wait[m.MessageID] = due
-		} else {
+		default:
 			call = append(call, m)
 			l.last[m.Recipient] = now
+			l.inflight[m.Recipient]++
 			l.next = l.next.Add(l.interval())
 		}
 	}
@@ -104,6 +114,9 @@ func (l *lane) dueAt(m repo.QueuedSend) time.Time {
 // Retry-After, a pair rate limit (131056) holds that customer for it, and
 // a marketing limit (131049) that customer's marketing messages only.
 func (l *lane) apply(m repo.QueuedSend, out QueuedOutcome, now time.Time) {
+	if l.inflight[m.Recipient]--; l.inflight[m.Recipient] <= 0 {
+		delete(l.inflight, m.Recipient)
+	}
 	if out.Sent {
 		// The window counts from the answer too: the call reached the
 		// provider some time after it was picked.

@@ -60,6 +60,24 @@ func TestLaneKeepsTheTierRate(t *testing.T) {
 	}
 }
 
+// While a customer's call is in flight none of her messages is picked,
+// whatever the pair window; her window then counts from the answer.
+func TestLaneWaitsForTheCallInFlight(t *testing.T) {
+	l := newLane(80, time.Second, 20*time.Millisecond)
+	l.buf = queued(2, 1, false)
+	if call, _ := l.pick(laneEpoch); len(call) != 1 {
+		t.Fatalf("first pick called %v", call)
+	}
+	if call, wait := l.pick(laneEpoch.Add(5 * time.Second)); len(call) != 0 || len(wait) != 0 {
+		t.Fatalf("picked %v, waiting %v while her first call is in flight", call, wait)
+	}
+	l.apply(repo.QueuedSend{Recipient: "r0"}, QueuedOutcome{Sent: true}, laneEpoch.Add(5*time.Second))
+	if call, wait := l.pick(laneEpoch.Add(5*time.Second + 20*time.Millisecond)); len(call) != 0 ||
+		!wait["msg_00001"].Equal(laneEpoch.Add(6*time.Second)) {
+		t.Fatalf("after the answer: picked %v, waiting %v; want due a window after the answer", call, wait)
+	}
+}
+
 // A lane that was idle does not burst the slots it saved up.
 func TestLaneDoesNotBurstAfterIdle(t *testing.T) {
 	l := newLane(80, 0, 20*time.Millisecond)
@@ -107,6 +125,7 @@ func TestLanePairWindow(t *testing.T) {
 			}
 			last[m.Recipient] = now
 			calls++
+			l.apply(m, QueuedOutcome{Sent: true}, now) // answered at once
 		}
 	}
 	if calls != 40 {

@@ -55,8 +55,8 @@ func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend) Queued
 			return err
 		})
 		if err == nil {
+			// The claim stays sending (called): the message says sent.
 			s.Events.Committed(ctx)
-			s.settleClaim(ctx, claim, "sent")
 		}
 		return QueuedOutcome{Sent: true}
 	case channels.OutcomeUnknown(callErr):
@@ -147,14 +147,6 @@ func (s *Service) hold(ctx context.Context, claim *repo.QueuedSend, refusal *cha
 	})
 	if err != nil {
 		slog.Warn("send: rate-limit hold not stored", "account", claim.AccountID, "err", err)
-	}
-}
-
-// settleClaim records a queued message's end state on its claim; the
-// message itself is settled already, so a failure only logs.
-func (s *Service) settleClaim(ctx context.Context, claim *repo.QueuedSend, state string) {
-	if err := s.Store.InTx(ctx, func(q repo.Queries) error { return q.SettleQueued(ctx, claim.MessageID, state) }); err != nil {
-		slog.Warn("send: queued claim not settled", "message_id", claim.MessageID, "err", err)
 	}
 }
 
