@@ -266,3 +266,4 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
