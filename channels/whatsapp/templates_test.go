@@ -266,4 +266,3 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
-
