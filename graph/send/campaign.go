@@ -135,6 +135,7 @@ func (c *Campaign) runLane(ctx context.Context, key string) error {
 	results := make(chan done, 1024)
 	inflight := 0
 	var sem chan struct{}
+	var creds credsCache
 	renewed, fetched, busy := start, time.Time{}, start
 	defer func() {
 		for ; inflight > 0; inflight-- {
@@ -162,9 +163,11 @@ func (c *Campaign) runLane(ctx context.Context, key string) error {
 			return nil
 		}
 		if sem == nil {
-			sem = make(chan struct{}, max(16, l.rate))
+			// Calls in flight: the rate times a provider answer and the
+			// settle's time, with room for a slow database.
+			sem = make(chan struct{}, max(64, 4*l.rate))
 		}
-		if err := c.dispatch(ctx, l, now, sem, results, &inflight); err != nil {
+		if err := c.dispatch(ctx, l, now, sem, results, &inflight, &creds); err != nil {
 			return err
 		}
 	drain:
@@ -178,7 +181,9 @@ func (c *Campaign) runLane(ctx context.Context, key string) error {
 			}
 		}
 		l.prune(now)
-		if err := c.Sleep(ctx, c.Tick); err != nil {
+		// A slow pass (the database) shortens the sleep, so picks keep
+		// their tick.
+		if err := c.Sleep(ctx, max(c.Tick-clk.Now().Sub(now), c.Tick/4)); err != nil {
 			return nil
 		}
 	}
@@ -216,7 +221,7 @@ func (c *Campaign) fill(ctx context.Context, key string, l *lane, recent map[str
 // dispatch calls the messages whose slots have come: marked called in one
 // commit, then each sent on its own goroutine (at most cap(sem) at once);
 // those that must wait are deferred in Postgres.
-func (c *Campaign) dispatch(ctx context.Context, l *lane, now time.Time, sem chan struct{}, results chan done, inflight *int) error {
+func (c *Campaign) dispatch(ctx context.Context, l *lane, now time.Time, sem chan struct{}, results chan done, inflight *int, creds *credsCache) error {
 	call, wait := l.pick(now)
 	if err := c.deferAll(ctx, wait); err != nil {
 		return err
@@ -247,8 +252,9 @@ func (c *Campaign) dispatch(ctx context.Context, l *lane, now time.Time, sem cha
 			return nil
 		}
 		*inflight++
+		cr := creds.of(ctx, c.Sends, m, now)
 		go func(m repo.QueuedSend) {
-			out := c.Sends.SendQueued(context.WithoutCancel(ctx), &m)
+			out := c.Sends.SendQueued(context.WithoutCancel(ctx), &m, cr)
 			<-sem
 			results <- done{claim: m, out: out}
 		}(m)

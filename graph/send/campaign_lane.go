@@ -21,8 +21,9 @@ const DefaultPairWindow = 6 * time.Second
 type lane struct {
 	rate   int
 	window time.Duration
-	// tick is how often the pacer picks: slots missed by less than a
-	// tick (and one interval) are caught up, older ones are dropped.
+	// tick is how often the pacer picks: slots missed by less than
+	// maxCatchUp (or a tick and one interval) are caught up, older ones
+	// are dropped.
 	tick time.Duration
 	// next is when the next slot starts.
 	next time.Time
@@ -42,6 +43,11 @@ type lane struct {
 	// first.
 	buf []repo.QueuedSend
 }
+
+// maxCatchUp is how late a slot may still be used: a pick delayed by a
+// slow database takes the slots it missed, so the rate holds, and no
+// second ever gets more than 1.1 times the rate.
+const maxCatchUp = 100 * time.Millisecond
 
 func newLane(rate int, window, tick time.Duration) *lane {
 	if rate <= 0 {
@@ -64,7 +70,7 @@ func (l *lane) pick(now time.Time) (call []repo.QueuedSend, wait map[string]time
 	if now.Before(l.pausedUntil) {
 		return nil, nil
 	}
-	if catchUp := l.tick + l.interval(); l.next.IsZero() {
+	if catchUp := max(l.tick+l.interval(), maxCatchUp); l.next.IsZero() {
 		l.next = now
 	} else if l.next.Before(now.Add(-catchUp)) {
 		l.next = now.Add(-catchUp)

@@ -52,7 +52,7 @@ func TestLaneKeepsTheTierRate(t *testing.T) {
 				t.Fatalf("%d calls in 10 s at %d/s", n, rate)
 			}
 			for s, c := range perSecond {
-				if c > rate+1 {
+				if c > rate*11/10 {
 					t.Fatalf("second %d had %d calls at %d/s", s-laneEpoch.Unix(), c, rate)
 				}
 			}
@@ -78,14 +78,15 @@ func TestLaneWaitsForTheCallInFlight(t *testing.T) {
 	}
 }
 
-// A lane that was idle does not burst the slots it saved up.
+// A lane that was idle does not burst the slots it saved up: at most those
+// of the catch-up (maxCatchUp, 100 ms: 8 at 80/s) and the current one.
 func TestLaneDoesNotBurstAfterIdle(t *testing.T) {
 	l := newLane(80, 0, 20*time.Millisecond)
 	l.next = laneEpoch.Add(-time.Hour)
 	l.buf = queued(500, 500, false)
 	call, _ := l.pick(laneEpoch)
-	if len(call) > 3 {
-		t.Fatalf("%d calls at once after an idle hour, want at most a tick's worth", len(call))
+	if len(call) > 9 {
+		t.Fatalf("%d calls at once after an idle hour, want at most 100 ms worth", len(call))
 	}
 }
 

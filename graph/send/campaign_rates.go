@@ -3,6 +3,7 @@ package send
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/repo"
@@ -52,15 +53,9 @@ func (r Rates) of(ctx context.Context, s *Service, m repo.QueuedSend) int {
 }
 
 func (r Rates) tier(ctx context.Context, s *Service, m repo.QueuedSend) int {
-	var creds *channels.Credentials
-	if s.Credentials != nil {
-		err := s.Store.InTx(ctx, func(q repo.Queries) (err error) {
-			creds, err = s.Credentials.Of(ctx, q, m.WorkspaceID, m.AccountID)
-			return err
-		})
-		if err != nil || creds == nil {
-			return 0
-		}
+	creds, err := credentialsOf(ctx, s, m)
+	if err != nil || creds == nil {
+		return 0
 	}
 	n, err := r.Tier.Throughput(ctx, creds)
 	if err != nil {
@@ -68,4 +63,43 @@ func (r Rates) tier(ctx context.Context, s *Service, m repo.QueuedSend) int {
 		return 0
 	}
 	return n
+}
+
+// credentialsOf reads the credentials of a queued message's account; nil
+// for a channel or mode that needs none.
+func credentialsOf(ctx context.Context, s *Service, m repo.QueuedSend) (*channels.Credentials, error) {
+	if !m.Livemode || !credentialed[m.Channel] || s.Credentials == nil {
+		return nil, nil
+	}
+	var creds *channels.Credentials
+	err := s.Store.InTx(ctx, func(q repo.Queries) (err error) {
+		creds, err = s.Credentials.Of(ctx, q, m.WorkspaceID, m.AccountID)
+		return err
+	})
+	return creds, err
+}
+
+// credsCache holds the credentials of a lane's accounts for a minute, so
+// that a call does not read and unseal them each time.
+type credsCache struct {
+	at    map[string]time.Time
+	creds map[string]*channels.Credentials
+}
+
+// of is an account's credentials, read again once a minute; nil when
+// they cannot be read now (the call reads them itself then).
+func (c *credsCache) of(ctx context.Context, s *Service, m repo.QueuedSend, now time.Time) *channels.Credentials {
+	key := m.WorkspaceID + "/" + m.AccountID
+	if at, ok := c.at[key]; ok && now.Sub(at) < time.Minute {
+		return c.creds[key]
+	}
+	if c.at == nil {
+		c.at, c.creds = map[string]time.Time{}, map[string]*channels.Credentials{}
+	}
+	creds, err := credentialsOf(ctx, s, m)
+	if err != nil {
+		return nil
+	}
+	c.at[key], c.creds[key] = now, creds
+	return creds
 }

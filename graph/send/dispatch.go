@@ -37,8 +37,11 @@ type QueuedOutcome struct {
 // it (nothing went out); an unknown outcome leaves it sending for the
 // provider's status or the sweep; any other refusal fails it, with
 // message.status and its quota unit given back.
-func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend) QueuedOutcome {
-	res, err := s.openQueued(ctx, claim)
+//
+// creds are the account's credentials when the caller holds them (the
+// pacer reads them once a minute); nil reads them.
+func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend, creds *channels.Credentials) QueuedOutcome {
+	res, err := s.openQueued(ctx, claim, creds)
 	if err != nil {
 		slog.Warn("send: queued message not opened; queued again", "message_id", claim.MessageID, "err", err)
 		s.requeue(ctx, claim, time.Second)
@@ -83,7 +86,7 @@ func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend) Queued
 // openQueued reads what a queued message's call needs: the message (nil
 // when it is no longer sending), and its outbound form with the account's
 // credentials, links and bytes of its files and DKIM key.
-func (s *Service) openQueued(ctx context.Context, claim *repo.QueuedSend) (*reservation, error) {
+func (s *Service) openQueued(ctx context.Context, claim *repo.QueuedSend, creds *channels.Credentials) (*reservation, error) {
 	a := &auth.Actor{WorkspaceID: claim.WorkspaceID, Livemode: claim.Livemode}
 	ob := &channels.Message{}
 	if err := json.Unmarshal(claim.Payload, ob); err != nil {
@@ -95,7 +98,8 @@ func (s *Service) openQueued(ctx context.Context, claim *repo.QueuedSend) (*rese
 		if err != nil || msg.Status != "sending" {
 			return ignoreGone(err)
 		}
-		if claim.Livemode && credentialed[claim.Channel] && s.Credentials != nil {
+		ob.Account.Provider = creds
+		if creds == nil && claim.Livemode && credentialed[claim.Channel] && s.Credentials != nil {
 			if ob.Account.Provider, err = s.Credentials.Of(ctx, q, claim.WorkspaceID, claim.AccountID); err != nil {
 				return err
 			}
