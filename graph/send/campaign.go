@@ -249,7 +249,9 @@ func (c *Campaign) dispatch(ctx context.Context, l *lane, now time.Time, sem cha
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil
+			// Stopping: marked called, yet never called; queued again.
+			c.Sends.requeue(context.WithoutCancel(ctx), &m, 0)
+			continue
 		}
 		*inflight++
 		cr := creds.of(ctx, c.Sends, m, now)
