@@ -205,8 +205,12 @@ func (q Queries) ReleaseMessage(ctx context.Context, workspaceID string, livemod
 // sending: the process that called the provider did not settle them.
 func (q Queries) StaleSendingMessages(ctx context.Context, before time.Time, limit int) ([]MessageRef, error) {
 	var out []MessageRef
+	// A queued message (migration 0050) counts from its call, not its
+	// reserve.
 	return out, q.selectRows(ctx, &out, `SELECT workspace_id, id FROM messages
-		WHERE status = 'sending' AND created_at < $1 ORDER BY created_at LIMIT $2`, before, limit)
+		WHERE status = 'sending' AND created_at < $1 AND NOT EXISTS (SELECT 1 FROM queued_sends qs
+			WHERE qs.message_id = messages.id AND qs.called_at >= $1)
+		ORDER BY created_at LIMIT $2`, before, limit)
 }
 
 // MarketingHold is the hold key of one recipient's marketing messages

@@ -155,12 +155,8 @@ func (s *Server) answerFromMessage(w http.ResponseWriter, r *http.Request, a *au
 		writeError(w, r, err)
 		return
 	}
-	status := http.StatusCreated
-	if msg.Status == "sending" {
-		status = http.StatusAccepted
-	}
 	w.Header().Set("Idempotent-Replayed", "true")
-	writeJSON(w, status, dataBody{msg})
+	writeJSON(w, sentStatus(msg), dataBody{msg})
 }
 
 // runClaimed runs the request that owns a key and stores its final answer.

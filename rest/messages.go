@@ -13,15 +13,17 @@ func (s *Server) sendMessage(r *http.Request, key sendKey) (int, any, error) {
 	if _, err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Sends.Send(r.Context(), send.Request{Input: in, Binding: key.binding, LongKey: key.long})
+	out, err := s.Resolver.Sends.Send(r.Context(), send.Request{Input: in, Binding: key.binding, LongKey: key.long,
+		Async: preferAsync(r)})
 	return sentStatus(out), out, err
 }
 
 // sentStatus is 201 for a message the provider took (or the sandbox), 202
-// for one still sending: the provider's answer never came, and its status
-// settles the message (docs/api.md, Delivery guarantees).
+// for one still sending (the provider's answer never came, and its status
+// settles the message: docs/api.md, Delivery guarantees) or queued
+// (Prefer: respond-async, a batch).
 func sentStatus(m *model.Message) int {
-	if m != nil && m.Status == "sending" {
+	if m != nil && (m.Status == "sending" || m.Status == "queued") {
 		return http.StatusAccepted
 	}
 	return http.StatusCreated
@@ -33,7 +35,7 @@ func (s *Server) sendMarketingMessage(r *http.Request, key sendKey) (int, any, e
 		return 0, nil, err
 	}
 	out, err := s.Resolver.Sends.SendMarketing(r.Context(), send.MarketingRequest{Input: in, Binding: key.binding,
-		LongKey: key.long})
+		LongKey: key.long, Async: preferAsync(r)})
 	return sentStatus(out), out, err
 }
 

@@ -145,3 +145,28 @@ func bodyText(components json.RawMessage) string {
 	}
 	return ""
 }
+
+// Throughput tiers of a WhatsApp number at Meta, in messages a second:
+// 80 by default (STANDARD), up to 1,000 after Meta's automatic upgrade
+// (HIGH); a number shared with the WhatsApp Business app has 20
+// (https://developers.facebook.com/documentation/business-messaging/whatsapp/throughput).
+var throughputLevels = map[string]int{"STANDARD": 80, "HIGH": 1000, "COEXISTENCE": 20}
+
+// Throughput is GET /{phone_number_id}?fields=throughput: the number's
+// tier (throughput.level) in messages a second; 0 when Meta names no
+// tier it knows (the caller's default applies).
+func (a *Adapter) Throughput(ctx context.Context, creds *channels.Credentials) (int, error) {
+	if creds == nil || creds.PhoneNumberID == "" {
+		return 0, nil
+	}
+	var out struct {
+		Throughput struct {
+			Level string `json:"level"`
+		} `json:"throughput"`
+	}
+	err := a.Graph.GetJSON(ctx, creds.AccessToken, url.Values{"fields": {"throughput"}}, &out, creds.PhoneNumberID)
+	return ThroughputOf(out.Throughput.Level), err
+}
+
+// ThroughputOf is a throughput.level's rate; 0 for an unknown level.
+func ThroughputOf(level string) int { return throughputLevels[strings.ToUpper(level)] }

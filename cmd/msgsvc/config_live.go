@@ -54,8 +54,12 @@ type LiveConfig struct {
 	// WhatsAppPace spaces one number's sends at this many a second
 	// (MSGSVC_WHATSAPP_PACE); 0, the default, paces nothing.
 	WhatsAppPace int
-	MetricsAddr  string // MSGSVC_METRICS_ADDR
-	LogFormat    string // "text" or "json"
+	// Rates of the pacer of queued messages (send.Rates), a second per
+	// account: MSGSVC_WHATSAPP_THROUGHPUT (a number whose tier Meta does
+	// not tell), MSGSVC_INSTAGRAM_SEND_RATE, MSGSVC_EMAIL_SEND_RATE.
+	WhatsAppThroughput, InstagramSendRate, EmailSendRate int
+	MetricsAddr                                          string // MSGSVC_METRICS_ADDR
+	LogFormat                                            string // "text" or "json"
 }
 
 // loadLive reads the providers' variables (docs/configuration.md);
@@ -128,8 +132,8 @@ func loadLive(get func(name, def string) string, env string, secrets []string) (
 	if c.WidgetRateLimit, err = strconv.Atoi(get("MSGSVC_WIDGET_RATE_LIMIT", "30")); err != nil || c.WidgetRateLimit <= 0 {
 		return c, seal.Key{}, fmt.Errorf("MSGSVC_WIDGET_RATE_LIMIT: %q is not a positive whole number", get("MSGSVC_WIDGET_RATE_LIMIT", "30"))
 	}
-	if c.WhatsAppPace, err = strconv.Atoi(get("MSGSVC_WHATSAPP_PACE", "0")); err != nil || c.WhatsAppPace < 0 {
-		return c, seal.Key{}, fmt.Errorf("MSGSVC_WHATSAPP_PACE: %q is not a whole number of messages a second (0: no pacing)", get("MSGSVC_WHATSAPP_PACE", "0"))
+	if err := loadSendRates(get, &c); err != nil {
+		return c, seal.Key{}, err
 	}
 	def := "text"
 	if env == "production" {
@@ -227,4 +231,23 @@ func appSecretProof(raw, appSecret string) (bool, error) {
 		return false, errors.New("MSGSVC_META_APPSECRET_PROOF: appsecret_proof needs MSGSVC_META_APP_SECRET")
 	}
 	return on, nil
+}
+
+// loadSendRates reads the pacing of synchronous WhatsApp sends and the
+// rates of the pacer of queued messages (send.Rates).
+func loadSendRates(get func(name, def string) string, c *LiveConfig) error {
+	var err error
+	if c.WhatsAppPace, err = strconv.Atoi(get("MSGSVC_WHATSAPP_PACE", "0")); err != nil || c.WhatsAppPace < 0 {
+		return fmt.Errorf("MSGSVC_WHATSAPP_PACE: %q is not a whole number of messages a second (0: no pacing)", get("MSGSVC_WHATSAPP_PACE", "0"))
+	}
+	for _, r := range []struct {
+		name, def string
+		to        *int
+	}{{"MSGSVC_WHATSAPP_THROUGHPUT", "80", &c.WhatsAppThroughput}, {"MSGSVC_INSTAGRAM_SEND_RATE", "10", &c.InstagramSendRate},
+		{"MSGSVC_EMAIL_SEND_RATE", "10", &c.EmailSendRate}} {
+		if *r.to, err = strconv.Atoi(get(r.name, r.def)); err != nil || *r.to <= 0 || *r.to > 10000 {
+			return fmt.Errorf("%s: %q is not a whole number of messages a second from 1 to 10000", r.name, get(r.name, r.def))
+		}
+	}
+	return nil
 }

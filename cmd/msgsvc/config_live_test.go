@@ -39,7 +39,7 @@ func TestLiveConfigValues(t *testing.T) {
 		"MSGSVC_SMTP_ADDR": "127.0.0.1:2525", "MSGSVC_AI_URL": "http://127.0.0.1:11434/v1",
 		"MSGSVC_ENCRYPTION_KEY":   base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 32))),
 		"MSGSVC_PROVIDER_TIMEOUT": "2s", "MSGSVC_WIDGET_RATE_LIMIT": "5", "MSGSVC_LOG_FORMAT": "json",
-		"MSGSVC_WHATSAPP_PACE": "80",
+		"MSGSVC_WHATSAPP_PACE": "80", "MSGSVC_WHATSAPP_THROUGHPUT": "1000", "MSGSVC_EMAIL_SEND_RATE": "14",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestLiveConfigValues(t *testing.T) {
 	l := c.Live
 	if l.MetaGraphURL != "http://127.0.0.1:9000" || l.SMTPRelay.Host != "127.0.0.1:2526" || l.SMTPAddr != "127.0.0.1:2525" ||
 		l.AIURL != "http://127.0.0.1:11434/v1" || l.ProviderTimeout != 2*time.Second || l.WidgetRateLimit != 5 || l.LogFormat != "json" ||
-		l.WhatsAppPace != 80 {
+		l.WhatsAppPace != 80 || l.WhatsAppThroughput != 1000 || l.InstagramSendRate != 10 || l.EmailSendRate != 14 {
 		t.Errorf("values %+v", l)
 	}
 }
@@ -66,6 +66,9 @@ func TestLiveConfigErrorsNameTheVariable(t *testing.T) {
 		"MSGSVC_WIDGET_RATE_LIMIT":   "-1",
 		"MSGSVC_LOG_FORMAT":          "xml",
 		"MSGSVC_WHATSAPP_PACE":       "-1",
+		"MSGSVC_WHATSAPP_THROUGHPUT": "0",
+		"MSGSVC_INSTAGRAM_SEND_RATE": "fast",
+		"MSGSVC_EMAIL_SEND_RATE":     "20000",
 		"MSGSVC_ENCRYPTION_KEY":      base64.StdEncoding.EncodeToString([]byte("short")),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -314,6 +314,7 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 		go jobs.RunInstagramTokenRefresh(ctx, svc.InstagramTokens, jobs.InstagramTokenLease(queueRedis, cfg.Queue), jobs.InstagramTokenEvery)
 	}
 	go jobs.RunSandboxDeliveries(ctx, svc.Sends, cfg.SandboxDeliveryDelay)
+	go jobs.RunCampaigns(ctx, campaign(cfg, store, svc))
 	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: svc.Webhooks, Idempotency: store, Archive: client, Queues: client, Sending: svc.Sends, MetaHooks: svc.MetaHooks, Notices: svc.Notices,
 		Queue: func(ctx context.Context) (string, error) {
 			s, err := redisconn.Describe(ctx, queueRedis)

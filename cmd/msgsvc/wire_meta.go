@@ -1,11 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"time"
+
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/channels/whatsapp"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/repo"
 )
 
 // wireMeta gives the services the WhatsApp Cloud API adapter on
@@ -28,4 +33,18 @@ func wireMeta(r *graph.Config, cfg *Config, client *jobs.Client) {
 	if cfg.Live.WhatsAppPace > 0 {
 		r.Pacer = &send.Pacer{Rate: cfg.Live.WhatsAppPace, Clock: r.Clock}
 	}
+}
+
+// campaign is the worker's pacer of queued messages (docs/api.md,
+// Pacing): a WhatsApp number's rate from its throughput tier at Meta,
+// MSGSVC_WHATSAPP_THROUGHPUT when Meta names none.
+func campaign(cfg *Config, store *repo.Store, svc *graph.Services) *send.Campaign {
+	mc := metaConfig(cfg.Live)
+	if cfg.Live.MetaAppSecretProof {
+		mc.AppSecret = cfg.Live.MetaAppSecret
+	}
+	host, _ := os.Hostname()
+	return &send.Campaign{Sends: svc.Sends, Store: store, Owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), repo.NewID("", time.Now())),
+		Rates: send.Rates{WhatsApp: cfg.Live.WhatsAppThroughput, Instagram: cfg.Live.InstagramSendRate,
+			Email: cfg.Live.EmailSendRate, Website: 1000, Tier: whatsapp.New(mc)}}
 }

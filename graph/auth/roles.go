@@ -63,6 +63,8 @@ var fieldRoles = map[string][]string{
 	"me": everyone, "mySessions": everyone, "endSession": everyone, "members": everyone,
 	"requestStepUpCode": everyone, "verifyStepUp": everyone,
 	// Members and roles: owners.
+	// A batch's progress: messages sent through the API.
+	"messageBatch": everyone,
 	"inviteMember": owners, "updateMemberRole": owners, "setMemberActive": owners, "setAgentActive": owners,
 }
 

@@ -403,6 +403,25 @@ type ComplexityRoot struct {
 		Unsupported       func(childComplexity int) int
 	}
 
+	MessageBatch struct {
+		Counts    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Done      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Object    func(childComplexity int) int
+		Refused   func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
+	MessageBatchCounts struct {
+		Delivered func(childComplexity int) int
+		Failed    func(childComplexity int) int
+		Queued    func(childComplexity int) int
+		Read      func(childComplexity int) int
+		Sending   func(childComplexity int) int
+		Sent      func(childComplexity int) int
+	}
+
 	MessagePage struct {
 		HasMore    func(childComplexity int) int
 		Items      func(childComplexity int) int
@@ -499,6 +518,7 @@ type ComplexityRoot struct {
 		Me                  func(childComplexity int) int
 		Members             func(childComplexity int) int
 		Message             func(childComplexity int, id string) int
+		MessageBatch        func(childComplexity int, id string) int
 		Messages            func(childComplexity int, conversationID string, limit *int, after *string) int
 		MessagingWindow     func(childComplexity int, input model.MessagingWindowInput) int
 		MySessions          func(childComplexity int) int
@@ -2219,6 +2239,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.Unsupported(childComplexity), true
 
+	case "MessageBatch.counts":
+		if e.ComplexityRoot.MessageBatch.Counts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.Counts(childComplexity), true
+	case "MessageBatch.createdAt":
+		if e.ComplexityRoot.MessageBatch.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.CreatedAt(childComplexity), true
+	case "MessageBatch.done":
+		if e.ComplexityRoot.MessageBatch.Done == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.Done(childComplexity), true
+	case "MessageBatch.id":
+		if e.ComplexityRoot.MessageBatch.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.ID(childComplexity), true
+	case "MessageBatch.object":
+		if e.ComplexityRoot.MessageBatch.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.Object(childComplexity), true
+	case "MessageBatch.refused":
+		if e.ComplexityRoot.MessageBatch.Refused == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.Refused(childComplexity), true
+	case "MessageBatch.total":
+		if e.ComplexityRoot.MessageBatch.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatch.Total(childComplexity), true
+
+	case "MessageBatchCounts.delivered":
+		if e.ComplexityRoot.MessageBatchCounts.Delivered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Delivered(childComplexity), true
+	case "MessageBatchCounts.failed":
+		if e.ComplexityRoot.MessageBatchCounts.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Failed(childComplexity), true
+	case "MessageBatchCounts.queued":
+		if e.ComplexityRoot.MessageBatchCounts.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Queued(childComplexity), true
+	case "MessageBatchCounts.read":
+		if e.ComplexityRoot.MessageBatchCounts.Read == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Read(childComplexity), true
+	case "MessageBatchCounts.sending":
+		if e.ComplexityRoot.MessageBatchCounts.Sending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Sending(childComplexity), true
+	case "MessageBatchCounts.sent":
+		if e.ComplexityRoot.MessageBatchCounts.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchCounts.Sent(childComplexity), true
+
 	case "MessagePage.hasMore":
 		if e.ComplexityRoot.MessagePage.HasMore == nil {
 			break
@@ -2906,6 +3006,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Message(childComplexity, args["id"].(string)), true
+	case "Query.messageBatch":
+		if e.ComplexityRoot.Query.MessageBatch == nil {
+			break
+		}
+
+		args, err := ec.field_Query_messageBatch_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MessageBatch(childComplexity, args["id"].(string)), true
 	case "Query.messages":
 		if e.ComplexityRoot.Query.Messages == nil {
 			break
@@ -3839,6 +3950,41 @@ type KnowledgeEntry {
 input KnowledgeEntryInput {
   question: String!
   answer: String!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/batches.graphqls", Input: `# Asynchronous and batch sends (docs/api.md, Asynchronous and batch sends):
+# POST /v1/messages/batch queues up to 1,000 sends as one batch; a batch's
+# progress is read here and at GET /v1/messages/batch/{id}.
+
+extend type Query {
+  "A batch of sends and how far its messages got."
+  messageBatch(id: ID!): MessageBatch!
+}
+
+"A batch of queued sends (POST /v1/messages/batch)."
+type MessageBatch {
+  id: ID!
+  "always message_batch"
+  object: String!
+  "The sends the batch was given."
+  total: Int!
+  "The sends answered with an error (nothing queued for them)."
+  refused: Int!
+  "The batch's messages by their status now; replays of earlier sends are not counted."
+  counts: MessageBatchCounts!
+  "No message of the batch is queued or sending any more."
+  done: Boolean!
+  createdAt: Timestamp!
+}
+
+"Messages of a batch by status."
+type MessageBatchCounts {
+  queued: Int!
+  sending: Int!
+  sent: Int!
+  delivered: Int!
+  read: Int!
+  failed: Int!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/connections.graphqls", Input: `# Provider connections of channel accounts, for the internal
@@ -5727,6 +5873,44 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_comment(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageBatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MessageBatch_id(ctx, field)
+	case "object":
+		return ec.fieldContext_MessageBatch_object(ctx, field)
+	case "total":
+		return ec.fieldContext_MessageBatch_total(ctx, field)
+	case "refused":
+		return ec.fieldContext_MessageBatch_refused(ctx, field)
+	case "counts":
+		return ec.fieldContext_MessageBatch_counts(ctx, field)
+	case "done":
+		return ec.fieldContext_MessageBatch_done(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_MessageBatch_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageBatch", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageBatchCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "queued":
+		return ec.fieldContext_MessageBatchCounts_queued(ctx, field)
+	case "sending":
+		return ec.fieldContext_MessageBatchCounts_sending(ctx, field)
+	case "sent":
+		return ec.fieldContext_MessageBatchCounts_sent(ctx, field)
+	case "delivered":
+		return ec.fieldContext_MessageBatchCounts_delivered(ctx, field)
+	case "read":
+		return ec.fieldContext_MessageBatchCounts_read(ctx, field)
+	case "failed":
+		return ec.fieldContext_MessageBatchCounts_failed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageBatchCounts", field.Name)
 }
 
 func (ec *executionContext) childFields_MessagePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

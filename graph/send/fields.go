@@ -40,6 +40,10 @@ type sendRequest struct {
 	// humanAgentTag: an Instagram DM a person wrote, sent between 24 hours
 	// and 7 days after the customer last wrote (human_agent.go).
 	humanAgentTag bool
+	// async queues the message for the pacer (queue.go); batchID is the
+	// batch it belongs to.
+	async   bool
+	batchID string
 }
 
 // attachmentRequest is one attachment: an uploaded file's id, or a file

@@ -16,6 +16,10 @@ func (s *Service) liveRules(ctx context.Context, q repo.Queries, req *sendReques
 	if t.acc.Status == "needs_reauth" {
 		return nil, needsReauth(ctx, q, t.acc)
 	}
+	if req.async {
+		// A queued send waits out the holds in the pacer.
+		return s.credentials(ctx, q, t)
+	}
 	until, err := q.HoldUntil(ctx, t.acc.WorkspaceID, t.acc.ID, recipient(req, t), marketing, s.Clock.Now())
 	if err != nil {
 		return nil, err
@@ -25,6 +29,12 @@ func (s *Service) liveRules(ctx context.Context, q repo.Queries, req *sendReques
 		e.RetryAfter = until.Sub(s.Clock.Now())
 		return nil, e
 	}
+	return s.credentials(ctx, q, t)
+}
+
+// credentials opens the sending account's provider credentials; nil for a
+// channel that needs none.
+func (s *Service) credentials(ctx context.Context, q repo.Queries, t *sendTarget) (*channels.Credentials, error) {
 	if !credentialed[t.acc.Channel] || s.Credentials == nil {
 		return nil, nil
 	}

@@ -96,8 +96,9 @@ func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			return err
 		}
 		var creds *channels.Credentials
+		mk := marketing(req, content)
 		if a.Livemode {
-			if creds, err = s.liveRules(ctx, q, req, t, marketing(req, content)); err != nil {
+			if creds, err = s.liveRules(ctx, q, req, t, mk); err != nil {
 				return err
 			}
 		}
@@ -116,6 +117,9 @@ func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 			return err
 		}
 		res.ob.Account.Provider = creds
+		if req.async {
+			return s.enqueue(ctx, q, res, req, t, mk)
+		}
 		if !a.Livemode {
 			return s.sandboxAccept(ctx, q, res, req, t)
 		}
@@ -152,15 +156,21 @@ func (s *Service) sandboxAccept(ctx context.Context, q repo.Queries, res *reserv
 
 // call hands a reserved message to its adapter within the provider timeout.
 func (s *Service) call(ctx context.Context, ob *channels.Message) (*channels.Receipt, error) {
-	timeout := s.ProviderTimeout
-	if timeout <= 0 {
-		timeout = DefaultProviderTimeout
-	}
 	if ob.Livemode && ob.Channel == "whatsapp" {
 		// Outside any transaction: the message is reserved, nothing is held.
 		if err := s.Pacer.Wait(ctx, paceKey(ob.Account)); err != nil {
 			return nil, err
 		}
+	}
+	return s.callAdapter(ctx, ob)
+}
+
+// callAdapter is call without the process's pacing: a queued message's
+// pacer (campaign.go) has paced it already.
+func (s *Service) callAdapter(ctx context.Context, ob *channels.Message) (*channels.Receipt, error) {
+	timeout := s.ProviderTimeout
+	if timeout <= 0 {
+		timeout = DefaultProviderTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

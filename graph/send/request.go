@@ -31,6 +31,11 @@ type Request struct {
 	// none: the field rules answer invalid_idempotency_key in its place in
 	// their order, so the send fails before it writes.
 	LongKey int
+	// Async queues the message for the pacer instead of calling the
+	// provider (Prefer: respond-async, a batch's items; queue.go).
+	Async bool
+	// BatchID is the batch an asynchronous send belongs to; "" for none.
+	BatchID string
 }
 
 // MarketingRequest is one send of the marketing endpoint (Request's
@@ -39,6 +44,7 @@ type MarketingRequest struct {
 	Input   model.MarketingMessageInput
 	Binding *KeyBinding
 	LongKey int
+	Async   bool
 }
 
 // SendMarketing is POST /v1/whatsapp/marketing-messages: a send of a
@@ -55,7 +61,7 @@ func (s *Service) SendMarketing(ctx context.Context, m MarketingRequest) (*model
 	whatsapp := "whatsapp"
 	send := model.SendMessageInput{Channel: &whatsapp, To: in.To, ContactID: in.ContactID,
 		Template: in.Template, WhatsappAccountID: in.WhatsappAccountID}
-	return s.send(ctx, a, Request{Input: send, Binding: m.Binding, LongKey: m.LongKey}, true, nil)
+	return s.send(ctx, a, Request{Input: send, Binding: m.Binding, LongKey: m.LongKey, Async: m.Async}, true, nil)
 }
 
 // send runs one send as a (a key, or the internal actor of Reply), for

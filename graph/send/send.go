@@ -81,6 +81,7 @@ func (s *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing 
 		return nil, err
 	}
 	req.sender, req.binding = sender, in.Binding
+	req.async, req.batchID = in.Async, in.BatchID
 	res, err := s.reserve(ctx, a, req)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,8 @@ func (s *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing 
 	if res.sent != nil {
 		// A sandbox send is committed sent; a worker's DeliverSandbox
 		// completes it from Postgres once the delay has run out, so nothing
-		// needs to be told but the fan-out.
+		// needs to be told but the fan-out. A queued one (queue.go) is
+		// committed queued for the pacer.
 		s.Events.Committed(context.WithoutCancel(ctx))
 		return res.sent, nil
 	}

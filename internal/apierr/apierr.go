@@ -51,6 +51,7 @@ const (
 	EventExpired            Code = "event_expired"
 	ConversationNotFound    Code = "conversation_not_found"
 	MessageNotFound         Code = "message_not_found"
+	BatchNotFound           Code = "batch_not_found"
 	ContactNotFound         Code = "contact_not_found"
 	EventNotFound           Code = "event_not_found"
 	EndpointNotFound        Code = "endpoint_not_found"
@@ -171,6 +172,7 @@ var table = map[Code]Entry{
 	EventExpired:            {400, "The event is past the retention period."},
 	ConversationNotFound:    {404, "No such conversation is visible to this key."},
 	MessageNotFound:         {404, "No such message is visible to this key."},
+	BatchNotFound:           {404, "No such message batch is visible to this key."},
 	ContactNotFound:         {404, "No such contact."},
 	EventNotFound:           {404, "No such event."},
 	EndpointNotFound:        {404, "No such webhook endpoint."},
