@@ -292,3 +292,62 @@ func TestReplyRulesOverGraphQL(t *testing.T) {
 	}
 	gql(t, api, `{ replyRules(conversationId: "conv_other") { channel } }`, "conversation_not_found")
 }
+
+// subscribeAs opens a graphql-ws connection as the dashboard of a
+// workspace's data of one mode and subscribes to query.
+func subscribeAs(t *testing.T, api *resttest.API, workspace string, live bool, query string) <-chan string {
+	t.Helper()
+	c, ack := dialGraphQL(t, api, map[string]any{"Authorization": "Bearer admin-token", "Msgsvc-Workspace": workspace,
+		"Msgsvc-Livemode": fmt.Sprint(live)})
+	if ack.Type != "connection_ack" {
+		t.Fatalf("connection_init answered %+v", ack)
+	}
+	sub, _ := json.Marshal(map[string]any{"query": query})
+	if err := wsjson.Write(t.Context(), c, wsMessage{ID: "1", Type: "subscribe", Payload: sub}); err != nil {
+		t.Fatal(err)
+	}
+	return readFrames(t, c)
+}
+
+// TestInboxLiveUpdates: a new conversation and a new message of the
+// workspace's mode reach an inbox's conversationEvents within 2 s (the
+// spec's bound; the subscription polls every 200 ms), and never another
+// workspace's or the other mode's.
+func TestInboxLiveUpdates(t *testing.T) {
+	api := resttest.New(t)
+	const q = `subscription { conversationEvents { type data } }`
+	mine := subscribeAs(t, api, "ws_main", false, q)
+	other := subscribeAs(t, api, "ws_other", false, q)
+	live := subscribeAs(t, api, "ws_main", true, q)
+	// The subscriptions start when the server gets them: write until ours
+	// hears.
+	for i := 0; ; i++ {
+		api.Inbound("website", "visitor-warmup", fmt.Sprint("warm ", i))
+		if waitFrame(mine, time.Second, "warm") != "" {
+			break
+		}
+		if i == 10 {
+			t.Fatal("the subscription never started")
+		}
+	}
+	start := time.Now()
+	api.Inbound("website", "visitor-brand-new", "a brand new conversation")
+	if f := waitFrame(mine, 2*time.Second, "conversation.created"); !strings.Contains(f, "visitor-brand-new") {
+		t.Errorf("no conversation.created within 2 s (got %q)", f)
+	}
+	if f := waitFrame(mine, 2*time.Second, "a brand new conversation"); f == "" {
+		t.Error("no message.received within 2 s")
+	}
+	t.Logf("new conversation and message arrived in %v", time.Since(start))
+	api.Want(api.Do("POST", "/v1/test/inbound", "other_test", map[string]any{
+		"channel": "whatsapp", "from": "+15550009006", "text": "other tenant"}), 201, "")
+	if f := waitFrame(mine, 700*time.Millisecond, "other tenant"); f != "" {
+		t.Errorf("ws_main heard ws_other's message: %s", f)
+	}
+	if f := waitFrame(other, 2*time.Second, "other tenant"); f == "" {
+		t.Error("ws_other did not hear its own message")
+	}
+	if f := waitFrame(live, 300*time.Millisecond, "conversationEvents"); f != "" {
+		t.Errorf("the live dashboard heard sandbox events: %s", f)
+	}
+}
