@@ -101,7 +101,8 @@ func (q Queries) InboxConversations(ctx context.Context, s Scope, f InboxFilter,
 	return out, q.selectRows(ctx, &out, query, l.args...)
 }
 
-// InboxUnread counts a member's unread conversations per view.
+// InboxUnread counts a member's unread conversations per view, each at
+// most UnreadCap.
 type InboxUnread struct {
 	Waiting  int `db:"waiting"`
 	Mine     int `db:"mine"`
@@ -110,36 +111,51 @@ type InboxUnread struct {
 	All      int `db:"all_open"`
 }
 
-// inboxUnreadColumns count each view's unread conversations, from
+// UnreadCap bounds each unread count: a count stops at the first
+// UnreadCap unread conversations it finds (the app shows "99+"), so it
+// reads about that many rows through its view's index, not every open
+// conversation of a large workspace.
+const UnreadCap = 100
+
+// inboxUnreadColumns count each view's unread open conversations, from
 // inboxUnreadFrom.
-const inboxUnreadColumns = `count(*) FILTER (WHERE c.mode = 'queued_for_human' AND c.assigned_agent_id IS NULL) AS waiting,
-	count(*) FILTER (WHERE c.assigned_agent_id = me.member_id) AS mine,
-	count(*) FILTER (WHERE c.mode = 'ai') AS ai,
-	count(*) FILTER (WHERE c.mode = 'external') AS external,
-	count(*) AS all_open`
+var inboxUnreadColumns = func() string {
+	views := []struct{ name, cond string }{
+		{"waiting", viewConds[ViewWaiting]},
+		{"mine", "c.status = 'open' AND c.assigned_agent_id = me.member_id"},
+		{"ai", viewConds[ViewAI]},
+		{"external", viewConds[ViewExternal]},
+		{"all_open", "c.status = 'open'"},
+	}
+	cols := make([]string, len(views))
+	for i, v := range views {
+		cols[i] = fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM conversations c WHERE c.workspace_id = me.workspace_id
+		AND c.livemode = me.livemode AND %s AND %s LIMIT me.cap) AS u) AS %s`, v.cond, unreadWhere, v.name)
+	}
+	return strings.Join(cols, ",\n\t")
+}()
 
-// inboxUnreadFrom is the open conversations with the member (me).
-const inboxUnreadFrom = `conversations c CROSS JOIN (SELECT $1::text AS member_id) me`
+// inboxUnreadFrom is the member (me) and the scope counted.
+const inboxUnreadFrom = `(SELECT $1::text AS member_id, $2::text AS workspace_id, $3::boolean AS livemode, $4::int AS cap) me`
 
-// unreadWhere is "the customer wrote since the member last read it"; $1
-// is the member.
+// unreadWhere is "the customer wrote since the member last read it".
 const unreadWhere = `c.last_inbound_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM conversation_reads r
-	WHERE r.member_id = $1 AND r.conversation_id = c.id AND r.read_inbound_at >= c.last_inbound_at)`
+	WHERE r.member_id = me.member_id AND r.conversation_id = c.id AND r.read_inbound_at >= c.last_inbound_at)`
 
-// InboxUnread counts a member's unread open conversations per view in one
-// pass over the open conversations (conversations_inbox_status); closed
-// conversations are never counted unread.
+// InboxUnread counts a member's unread open conversations per view (closed
+// ones are never counted unread), each up to UnreadCap, through the views'
+// indexes. Members work without key restrictions, so s's workspace and
+// mode are all it narrows by.
 func (q Queries) InboxUnread(ctx context.Context, s Scope, memberID string) (*InboxUnread, error) {
-	args := []any{memberID}
-	return one[InboxUnread](ctx, q, `SELECT `+inboxUnreadColumns+`
-		FROM `+inboxUnreadFrom+` WHERE c.status = 'open' AND `+scopeWhere(s, &args)+` AND `+unreadWhere, args...)
+	return one[InboxUnread](ctx, q, `SELECT `+inboxUnreadColumns+` FROM `+inboxUnreadFrom,
+		memberID, s.WorkspaceID, s.Livemode, UnreadCap)
 }
 
 // UnreadAmong returns which of some conversations are unread for a member.
 func (q Queries) UnreadAmong(ctx context.Context, memberID string, ids []string) (map[string]bool, error) {
 	var rows []string
-	if err := q.selectRows(ctx, &rows, `SELECT c.id FROM conversations c WHERE c.id = ANY($2) AND `+unreadWhere,
-		memberID, array(ids)); err != nil {
+	if err := q.selectRows(ctx, &rows, `SELECT c.id FROM conversations c, (SELECT $1::text AS member_id) me
+		WHERE c.id = ANY($2) AND `+unreadWhere, memberID, array(ids)); err != nil {
 		return nil, err
 	}
 	out := make(map[string]bool, len(rows))

@@ -4861,7 +4861,7 @@ type InboxItem {
   queuedAt: Timestamp
 }
 
-"Unread open conversations per view (closed conversations are never counted)."
+"Unread open conversations per view (closed conversations are never counted), each at most 100: 100 means 100 or more."
 type InboxCounts {
   waiting: Int!
   mine: Int!

@@ -148,6 +148,22 @@ func TestUnreadFollowsReadMarks(t *testing.T) {
 	}
 }
 
+// TestUnreadCountsStopAtTheCap: a count reads no further than
+// repo.UnreadCap unread conversations.
+func TestUnreadCountsStopAtTheCap(t *testing.T) {
+	svc, store, alice := seeded(t)
+	if _, err := store.DB.Exec(`INSERT INTO conversations (id, workspace_id, livemode, channel, account_id, website_id,
+		status, mode, created_at, updated_at, last_message_at, last_inbound_at)
+		SELECT 'conv_cap' || i, 'ws_main', false, 'website', 'web_main', 'web_main', 'open', 'external', $1, $1, $1, $1
+		FROM generate_series(1, 150) AS i`, epoch); err != nil {
+		t.Fatal(err)
+	}
+	c, err := svc.Counts(alice, nil)
+	if err != nil || c.External != repo.UnreadCap || c.All != repo.UnreadCap {
+		t.Errorf("Counts = %+v, %v; want external and all %d", c, err, repo.UnreadCap)
+	}
+}
+
 // TestActingMember: a signed-in member acts as herself; the admin token
 // names a member of the workspace; anyone else is refused.
 func TestActingMember(t *testing.T) {

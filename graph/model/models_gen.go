@@ -78,7 +78,7 @@ type FailedProviderHook struct {
 	GivenUpAt *Timestamp `json:"givenUpAt,omitempty"`
 }
 
-// Unread open conversations per view (closed conversations are never counted).
+// Unread open conversations per view (closed conversations are never counted), each at most 100: 100 means 100 or more.
 type InboxCounts struct {
 	Waiting  int `json:"waiting"`
 	Mine     int `json:"mine"`
