@@ -120,12 +120,15 @@ const UnreadCap = 100
 // inboxUnreadColumns count each view's unread open conversations, from
 // inboxUnreadFrom.
 var inboxUnreadColumns = func() string {
+	// status <> 'closed', not status = 'open': conversations_inbox_unread's
+	// predicate (see migration 0042).
+	open := "c.status <> 'closed' AND c.last_inbound_at IS NOT NULL"
 	views := []struct{ name, cond string }{
-		{"waiting", viewConds[ViewWaiting]},
-		{"mine", "c.status = 'open' AND c.assigned_agent_id = me.member_id"},
-		{"ai", viewConds[ViewAI]},
-		{"external", viewConds[ViewExternal]},
-		{"all_open", "c.status = 'open'"},
+		{"waiting", open + " AND c.assigned_agent_id IS NULL AND c.mode = 'queued_for_human'"},
+		{"mine", open + " AND c.assigned_agent_id = me.member_id"},
+		{"ai", open + " AND c.mode = 'ai'"},
+		{"external", open + " AND c.mode = 'external'"},
+		{"all_open", open},
 	}
 	cols := make([]string, len(views))
 	for i, v := range views {

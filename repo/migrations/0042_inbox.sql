@@ -28,3 +28,11 @@ CREATE INDEX conversations_inbox_waiting ON conversations (workspace_id, livemod
     WHERE status = 'open' AND mode = 'queued_for_human' AND assigned_agent_id IS NULL;
 -- The tag filter: a rare tag is found through its index, not by walking a view.
 CREATE INDEX conversations_inbox_tags ON conversations USING gin (tags);
+-- Unread counts (inboxCounts) read only the open conversations a customer
+-- wrote in, each view's through this index, and stop at 100 found
+-- (repo.UnreadCap): their cost follows what a member has read of a view,
+-- not the workspace's size. Its predicate says status <> 'closed' (the same
+-- rows as status = 'open'), as the counts do, so that the planner cannot
+-- take conversations_assigned, which holds every workspace's open rows.
+CREATE INDEX conversations_inbox_unread ON conversations (workspace_id, livemode, assigned_agent_id, mode)
+    WHERE status <> 'closed' AND last_inbound_at IS NOT NULL;
