@@ -232,15 +232,7 @@ func waitFrame(frames <-chan string, within time.Duration, field string) string 
 // subscribes to query.
 func subscribeGraphQL(t *testing.T, api *resttest.API, query string) <-chan string {
 	t.Helper()
-	c, ack := dialGraphQL(t, api, map[string]any{"Authorization": "Bearer admin-token", "Msgsvc-Workspace": "ws_main"})
-	if ack.Type != "connection_ack" {
-		t.Fatalf("connection_init answered %+v", ack)
-	}
-	sub, _ := json.Marshal(map[string]any{"query": query})
-	if err := wsjson.Write(t.Context(), c, wsMessage{ID: "1", Type: "subscribe", Payload: sub}); err != nil {
-		t.Fatal(err)
-	}
-	return readFrames(t, c)
+	return subscribeAs(t, api, "ws_main", false, query)
 }
 
 // TestPresenceOverWebSocket: a member's presence reaches another
