@@ -108,7 +108,7 @@ type wsMessage struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-func dialGraphQL(t *testing.T, api *resttest.API, payload map[string]any) (*websocket.Conn, wsMessage) {
+func dialGraphQL(t testing.TB, api *resttest.API, payload map[string]any) (*websocket.Conn, wsMessage) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()

@@ -63,6 +63,11 @@ var fieldRoles = map[string][]string{
 	"me": everyone, "mySessions": everyone, "endSession": everyone, "members": everyone,
 	"requestStepUpCode": everyone, "verifyStepUp": everyone,
 	// Members and roles: owners.
+	// The agent inbox (schema/inbox.graphqls).
+	"inbox": inbox, "inboxCounts": inbox, "notes": inbox, "replyRules": inbox,
+	"contactConversations": inbox, "markConversationRead": inbox, "addNote": inbox,
+	"setPresence": inbox, "takeOver": inbox, "reopenConversation": inbox,
+	"conversationPresence": inbox, "conversationNotes": inbox,
 	// A batch's progress: messages sent through the API.
 	"messageBatch": everyone,
 	"inviteMember": owners, "updateMemberRole": owners, "setMemberActive": owners, "setAgentActive": owners,
