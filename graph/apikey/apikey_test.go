@@ -58,6 +58,17 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
+// create makes a key with step-up granted.
+func (w *world) create(t *testing.T, ctx context.Context) *model.CreatedAPIKey {
+	t.Helper()
+	w.stepUp.granted[apikey.PurposeCreate] = true
+	created, err := w.svc.Create(ctx, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created
+}
+
 func member(role string) context.Context {
 	return auth.WithActor(context.Background(), &auth.Actor{WorkspaceID: "ws_main", MemberID: "mem_" + role, Role: role})
 }
@@ -159,12 +170,8 @@ func TestRollKeepsTheOldSecretForTheGracePeriod(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ctx := member(auth.RoleAdmin)
-	w.stepUp.granted[apikey.PurposeCreate] = true
-	old, err := w.svc.Create(ctx, input())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = w.svc.Roll(ctx, old.Key.ID, 2)
+	old := w.create(t, ctx)
+	_, err := w.svc.Roll(ctx, old.Key.ID, 2)
 	apierrtest.Want(t, err, apierr.StepUpRequired, "roll_key")
 	w.stepUp.granted[apikey.PurposeRoll] = true
 	for _, hours := range []int{-1, 169} {
@@ -208,11 +215,7 @@ func TestRevoke(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ctx := member(auth.RoleDeveloper)
-	w.stepUp.granted[apikey.PurposeCreate] = true
-	created, err := w.svc.Create(ctx, input())
-	if err != nil {
-		t.Fatal(err)
-	}
+	created := w.create(t, ctx)
 	n := w.changes.n
 	k, err := w.svc.Revoke(ctx, created.Key.ID)
 	if err != nil || k.Status != "revoked" || k.RevokedAt == nil {
