@@ -36,9 +36,10 @@ func TestRequestLogKeepsEveryRequestAndNoSecret(t *testing.T) {
 	}
 	get := api.Want(api.Do("GET", "/v1/conversations/"+conv, "conv_read", nil), 200, "")
 	api.Want(api.Do("GET", "/v1/contacts", "msg_read", nil), 403, "insufficient_scope")
+	api.Want(api.Do("GET", "/v1/conversations", "revoked", nil), 401, "key_revoked")
 	api.Want(api.Do("GET", "/v1/conversations?starting_after=TOPSECRETCURSOR", "test_all", nil), 400, "invalid_cursor")
 	api.Want(api.Do("GET", "/v1/conversations", "", nil), 401, "invalid_api_key") // no workspace: not logged
-	const n = 8                                                                   // the inbound, 4 lists, the read, 2 refusals
+	const n = 9                                                                   // the inbound, 4 lists, the read, 3 refusals
 	api.FlushRequestLog()
 
 	items, _ := requestLogs(t, api, "ws_main", false, "(limit: 100)")
@@ -64,6 +65,10 @@ func TestRequestLogKeepsEveryRequestAndNoSecret(t *testing.T) {
 	refused, _ := requestLogs(t, api, "ws_main", false, `(filter: {errorCode: "insufficient_scope", status: 403})`)
 	if len(refused) != 1 || refused[0]["keyId"] != "key_msg_read" {
 		t.Errorf("refusals: %v", refused)
+	}
+	revoked, _ := requestLogs(t, api, "ws_main", false, `(filter: {keyId: "key_revoked"})`)
+	if len(revoked) != 1 || revoked[0]["errorCode"] != "key_revoked" || revoked[0]["status"] != 401.0 {
+		t.Errorf("the revoked key's request: %v", revoked)
 	}
 	// Pages.
 	first, page := requestLogs(t, api, "ws_main", false, "(limit: 3)")
