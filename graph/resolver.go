@@ -24,6 +24,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/redis/go-redis/v9"
 )
 
 // Enqueuer hands background work to the job queue (jobs.Client is one);
@@ -113,6 +114,9 @@ type Config struct {
 	// notices' relay (tests); MemberMailSent hears each one's outcome.
 	MemberMail     member.Mailer
 	MemberMailSent func(to string, err error)
+	// KeyChangeRedis carries key changes to the other processes' key caches
+	// (auth.Announce); nil tells this process's cache only.
+	KeyChangeRedis *redis.Client
 }
 
 // Resolver is the root of gqlgen's resolvers: the services, built once,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/ai"
+	"github.com/msgsvc/msgsvc/graph/apikey"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
@@ -20,6 +21,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/member"
 	"github.com/msgsvc/msgsvc/graph/metahook"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/graph/visitor"
@@ -87,6 +89,11 @@ type Services struct {
 	// People is the app's people: members, sign-in codes, sessions and
 	// step-up (its codes go through Notices' relay).
 	People *member.Service
+	// APIKeys, ChannelsOverview and RequestLogs are the developer
+	// portal's (docs/reference.md, Internal dashboards).
+	APIKeys          *apikey.Service
+	ChannelsOverview *credentials.Overview
+	RequestLogs      *requestlog.Service
 }
 
 // NewServices builds every service once from cfg, each handed the others
@@ -154,6 +161,11 @@ func NewServices(cfg Config) *Services {
 	if cfg.MemberMail != nil {
 		s.People.Mail = cfg.MemberMail
 	}
+	s.APIKeys = &apikey.Service{Store: cfg.Store, Clock: cfg.Clock, StepUp: s.People,
+		Changes: auth.KeyChangeNotifier{Cache: cfg.KeyCache, Redis: cfg.KeyChangeRedis}}
+	s.ChannelsOverview = &credentials.Overview{Channels: s.Channels, Usage: s.Usage, Senders: s.Sends, PublicURL: cfg.PublicURL}
+	s.RequestLogs = &requestlog.Service{Store: cfg.Store, Clock: cfg.Clock, Cursors: cursors,
+		Retention: cfg.Webhooks.RetentionPeriod()}
 	return s
 }
 

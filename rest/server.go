@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/clientaddr"
@@ -62,6 +63,9 @@ type Server struct {
 
 	originOnce sync.Once
 	origins    *http.CrossOriginProtection
+	// RequestLog takes every authenticated /v1 request into the request
+	// log (requestlog.go); nil keeps none.
+	RequestLog *requestlog.Recorder
 }
 
 type ctxKey int
@@ -176,6 +180,10 @@ func (s *Server) keyed(scope string, h keyedEndpoint) http.Handler {
 func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.Request, *auth.Actor)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ws, err := s.authenticate(r)
+		if a != nil {
+			// The request log keeps a known key's refusals too.
+			noteCaller(r.Context(), a)
+		}
 		if err == nil {
 			err = checkEdge(r)
 		}
@@ -202,7 +210,6 @@ func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.R
 			writeError(w, r, apierr.New(apierr.InsufficientScope, "This key lacks the %s permission.", scope))
 			return
 		}
-		noteCaller(r.Context(), a)
 		next(w, r.WithContext(auth.WithActor(r.Context(), a)), a)
 	})
 }

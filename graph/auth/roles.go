@@ -68,6 +68,10 @@ var fieldRoles = map[string][]string{
 	"contactConversations": inbox, "markConversationRead": inbox, "addNote": inbox,
 	"setPresence": inbox, "takeOver": inbox, "reopenConversation": inbox,
 	"conversationPresence": inbox, "conversationNotes": inbox,
+	// The developer portal (schema/developers.graphqls).
+	"apiKeys": developers, "createAPIKey": developers, "rollAPIKey": developers, "revokeAPIKey": developers,
+	"channelsOverview": developers, "requestLogs": developers,
+	"deleteConversation": admins,
 	// A batch's progress: messages sent through the API.
 	"messageBatch": everyone,
 	"inviteMember": owners, "updateMemberRole": owners, "setMemberActive": owners, "setAgentActive": owners,

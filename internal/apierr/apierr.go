@@ -122,6 +122,8 @@ const (
 	MemberNotFound Code = "member_not_found"
 	MemberExists   Code = "member_exists"
 	LastOwner      Code = "last_owner"
+	// The developer portal (GraphQL only).
+	APIKeyNotFound Code = "api_key_not_found"
 )
 
 // Entry is a code's HTTP status and the message shown when a refusal gives
@@ -176,6 +178,7 @@ var table = map[Code]Entry{
 	ContactNotFound:         {404, "No such contact."},
 	EventNotFound:           {404, "No such event."},
 	EndpointNotFound:        {404, "No such webhook endpoint."},
+	APIKeyNotFound:          {404, "No such API key in this workspace."},
 	DeliveryNotFound:        {404, "No such webhook delivery."},
 	KnowledgeEntryNotFound:  {404, "No such knowledge entry."},
 	IntegrationPaused:       {409, "An agent paused integration replies on this conversation."},
