@@ -12,4 +12,21 @@ const (
 // Mutation, Subscription), which member roles may use it. The admin token
 // may use every field; a member may use only the fields her role is listed
 // for. A root field missing here is refused to members.
-var fieldRoles = map[string][]string{}
+var fieldRoles = map[string][]string{
+	// Webhooks (app.md section 3): developers, admins and owners.
+	"webhookEndpoints":      webhookRoles,
+	"webhookDeliveries":     webhookRoles,
+	"webhookRecovery":       webhookRoles,
+	"createWebhookEndpoint": webhookRoles,
+	"updateWebhookEndpoint": webhookRoles,
+	"deleteWebhookEndpoint": webhookRoles,
+	"rollWebhookSecret":     webhookRoles,
+	"verifyWebhookEndpoint": webhookRoles,
+	"replayWebhookDelivery": webhookRoles,
+	"showEndpointSecret":    webhookRoles,
+	"sendTestEvent":         webhookRoles,
+	"recoverDeliveries":     webhookRoles,
+}
+
+// webhookRoles may manage webhook endpoints and read their deliveries.
+var webhookRoles = []string{RoleDeveloper, RoleAdmin, RoleOwner}
