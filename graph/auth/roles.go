@@ -54,6 +54,7 @@ var fieldRoles = map[string][]string{
 	"webhookEndpoints": developers, "webhookDeliveries": developers,
 	"createWebhookEndpoint": developers, "updateWebhookEndpoint": developers, "deleteWebhookEndpoint": developers,
 	"rollWebhookSecret": developers, "verifyWebhookEndpoint": developers, "replayWebhookDelivery": developers,
+	"webhookRecovery": developers, "showEndpointSecret": developers, "sendTestEvent": developers, "recoverDeliveries": developers,
 	// The workspace's settings: admins and owners.
 	"knowledgeEntries": admins, "aiInstructions": admins, "createKnowledgeEntry": admins,
 	"updateKnowledgeEntry": admins, "deleteKnowledgeEntry": admins, "setAIInstructions": admins,

@@ -24,6 +24,8 @@ type outcome struct {
 	skipped bool
 	// eventAt is when the event was recorded: the lag metric starts there.
 	eventAt time.Time
+	// at is when the request was made (zero: none was).
+	at time.Time
 }
 
 // chainLimit is how many deliveries of one conversation a task attempts in a
@@ -121,7 +123,7 @@ func (s *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, n
 		return outcome{problem: err.Error()}, nil
 	}
 	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
-	o := outcome{answer: ans, eventAt: *c.EventCreatedAt}
+	o := outcome{answer: ans, eventAt: *c.EventCreatedAt, at: now}
 	if !ans.OK() {
 		o.problem = ans.Problem(cfg.timeout())
 	}
@@ -136,7 +138,7 @@ func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 	ctx = context.WithoutCancel(ctx)
 	cfg := s.config()
 	now := s.Clock.Now()
-	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped}
+	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped, Log: o.attemptLog(d.ID, now)}
 	if o.Status != 0 {
 		a.ResponseStatus = &o.Status
 	}
@@ -155,7 +157,7 @@ func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		// record, the end of the endpoint's run of failures and the next
 		// delivery in order together.
 		err = s.dbRetry(ctx, func() (err error) {
-			recorded, next, err = s.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
+			recorded, next, err = s.Store.RecordLoggedWebhookSuccess(ctx, d.ID, *d.LeaseToken, a.Log)
 			return err
 		})
 	} else {
