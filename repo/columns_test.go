@@ -65,6 +65,8 @@ var columnLists = map[string]columnList{
 	"VisitorContact":        {VisitorContact{}, visitorContactColumns, visitorContactFrom},
 	"WebhookAttemptLog":     {WebhookAttemptLog{}, webhookAttemptLogColumns, "webhook_attempts a"},
 	"WebhookRecovery":       {WebhookRecovery{}, webhookRecoveryColumns, "webhook_recoveries"},
+	"APIKeyRecord":          {APIKeyRecord{}, apiKeyRecordColumns, "api_keys"},
+	"RequestLog":            {RequestLog{}, requestLogColumns, "api_request_logs l LEFT JOIN api_keys k ON k.id = l.key_id"},
 	// A delivery with its endpoint's row and its event's envelope and time.
 	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }

@@ -21,14 +21,15 @@ type RequestLog struct {
 	ErrorCode      *string   `db:"error_code"`
 	LatencyMS      float64   `db:"latency_ms"`
 	ConversationID *string   `db:"conversation_id"`
-	// KeyName and KeySecretLast4 are the key's, read with the row.
-	KeyName        string `db:"key_name"`
-	KeySecretLast4 string `db:"key_secret_last4"`
+	// KeyName and KeySecretLast4 are the key's, read with the row (nil
+	// should the key be gone).
+	KeyName        *string `db:"key_name"`
+	KeySecretLast4 *string `db:"key_secret_last4"`
 }
 
 const requestLogColumns = `l.request_id, l.workspace_id, l.livemode, l.created_at, l.key_id, l.method, l.path,
 	l.status, l.error_code, l.latency_ms, l.conversation_id,
-	coalesce(k.name, '') AS key_name, coalesce(k.secret_last4, '') AS key_secret_last4`
+	k.name AS key_name, k.secret_last4 AS key_secret_last4`
 
 // InsertRequestLogs writes many request log rows in one statement. A row of
 // a conversation that no longer exists (deleted while the row waited in a
@@ -48,7 +49,8 @@ func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error
 	}
 	_, err := q.exec(ctx, `INSERT INTO api_request_logs (request_id, workspace_id, livemode, created_at, key_id,
 		method, path, status, error_code, latency_ms, conversation_id)
-		SELECT l.* FROM unnest($1::text[], $2::text[], $3::boolean[], $4::timestamptz[], $5::text[], $6::text[],
+		SELECT l.request_id, l.workspace_id, l.livemode, l.created_at, l.key_id, l.method, l.path, l.status,
+			l.error_code, l.latency_ms, l.conversation_id FROM unnest($1::text[], $2::text[], $3::boolean[], $4::timestamptz[], $5::text[], $6::text[],
 			$7::text[], $8::integer[], $9::text[], $10::double precision[], $11::text[])
 			AS l(request_id, workspace_id, livemode, created_at, key_id, method, path, status, error_code, latency_ms, conversation_id)
 		WHERE l.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversations c WHERE c.id = l.conversation_id)

@@ -49,12 +49,13 @@ func (s *Service) List(ctx context.Context, filter *model.RequestLogFilter, limi
 	})
 	out := &model.RequestLogPage{Items: make([]*model.RequestLog, len(rows)), HasMore: more, NextCursor: next}
 	for i, l := range rows {
-		hint := "svc_test_…" + l.KeySecretLast4
+		name, last4 := deref(l.KeyName), deref(l.KeySecretLast4)
+		hint := "svc_test_…" + last4
 		if l.Livemode {
-			hint = "svc_live_…" + l.KeySecretLast4
+			hint = "svc_live_…" + last4
 		}
 		out.Items[i] = &model.RequestLog{RequestID: l.RequestID, CreatedAt: model.NewTimestamp(l.CreatedAt), KeyID: l.KeyID,
-			KeyName: l.KeyName, KeyHint: hint, Method: l.Method, Path: l.Path, Status: l.Status, ErrorCode: l.ErrorCode,
+			KeyName: name, KeyHint: hint, Method: l.Method, Path: l.Path, Status: l.Status, ErrorCode: l.ErrorCode,
 			LatencyMs: l.LatencyMS, ConversationID: l.ConversationID}
 	}
 	return out, nil
@@ -65,13 +66,7 @@ func toFilter(f *model.RequestLogFilter) repo.RequestLogFilter {
 	if f == nil {
 		return out
 	}
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	out.KeyID, out.Path, out.ErrorCode, out.RequestID = str(f.KeyID), str(f.Path), str(f.ErrorCode), str(f.RequestID)
+	out.KeyID, out.Path, out.ErrorCode, out.RequestID = deref(f.KeyID), deref(f.Path), deref(f.ErrorCode), deref(f.RequestID)
 	if f.Status != nil {
 		out.Status = *f.Status
 	}
@@ -94,4 +89,11 @@ func (s *Service) PurgeExpired(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
