@@ -29,13 +29,3 @@ func sqlxNamedExec(ctx context.Context, q Queries, query string, arg any) (int64
 	}
 	return res.RowsAffected()
 }
-
-// namedHeld holds a write with :name parameters bound from a struct, as
-// execHeld does.
-func namedHeld(ctx context.Context, q Queries, query string, arg any, rows func(int64) error) error {
-	positional, args, err := sqlx.Named(query, arg)
-	if err != nil {
-		return err
-	}
-	return q.execHeld(ctx, sqlx.Rebind(sqlx.DOLLAR, positional), rows, args...)
-}
