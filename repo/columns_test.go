@@ -37,6 +37,8 @@ var columnLists = map[string]columnList{
 	"File":                  {File{}, fileColumns, "files"},
 	"IdempotencyRecord":     {IdempotencyRecord{}, idempotencyColumns, "idempotency_keys"},
 	"SendCreations":         {SendCreations{}, sendCreationsColumns, "send_creations"},
+	"QueuedSend":            {QueuedSend{}, queuedColumns, "queued_sends"},
+	"MessageBatch":          {MessageBatch{}, messageBatchColumns, "message_batches"},
 	"Event":                 {Event{}, eventColumns, "events"},
 	"Workspace":             {Workspace{}, workspaceColumns, "workspaces"},
 	"APIKey":                {APIKey{}, apiKeyColumns, "api_keys"},

@@ -147,6 +147,8 @@ type MessageBatch struct {
 	CreatedAt   time.Time `db:"created_at"`
 }
 
+const messageBatchColumns = `id, workspace_id, livemode, total, refused, created_at`
+
 // InsertMessageBatch stores a batch.
 func (q Queries) InsertMessageBatch(ctx context.Context, b *MessageBatch) error {
 	_, err := q.exec(ctx, `INSERT INTO message_batches (id, workspace_id, livemode, total, refused, created_at)
@@ -162,7 +164,7 @@ func (q Queries) SetBatchRefused(ctx context.Context, workspaceID, id string, re
 
 // MessageBatchOf returns a batch of the scope's workspace and mode.
 func (q Queries) MessageBatchOf(ctx context.Context, s Scope, id string) (*MessageBatch, error) {
-	return one[MessageBatch](ctx, q, `SELECT id, workspace_id, livemode, total, refused, created_at FROM message_batches
+	return one[MessageBatch](ctx, q, `SELECT `+messageBatchColumns+` FROM message_batches
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, s.WorkspaceID, s.Livemode, id)
 }
 

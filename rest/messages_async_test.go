@@ -101,6 +101,12 @@ func TestSendBatch(t *testing.T) {
 	if got["total"] != 5.0 || counts["queued"] != 2.0 || got["done"] != false {
 		t.Fatalf("batch read back %v", got)
 	}
+	status, gql := graphql(t, api, "admin-token", "ws_main", `{ messageBatch(id: "`+id+`") { total refused done counts { queued sent } } }`)
+	data, _ := gql["data"].(map[string]any)
+	gb, _ := data["messageBatch"].(map[string]any)
+	if gc, _ := gb["counts"].(map[string]any); status != 200 || gb["total"] != 5.0 || gc["queued"] != 2.0 {
+		t.Fatalf("GraphQL messageBatch: %d %v", status, gql)
+	}
 	api.Want(api.Do("GET", "/v1/messages/batch/"+id, "live_all", nil), 404, "batch_not_found")
 	api.Want(api.Do("GET", "/v1/messages/batch/batch_nope", "test_all", nil), 404, "batch_not_found")
 }

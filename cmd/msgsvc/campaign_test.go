@@ -30,7 +30,8 @@ import (
 // within 6 s at the stand-in), duplicates (a message id the stand-in got
 // twice), the lateness of each send against the ideal schedule (k-th
 // message at start + k/rate), queued→sent, and CPU per message. It fails
-// only on a duplicate, a pair-window violation or a message never sent.
+// only on a duplicate, a pair-window violation, or a message never sent in
+// a run without a kill.
 func TestCampaign(t *testing.T) {
 	if os.Getenv("MSGSVC_CAMPAIGN") != "1" {
 		t.Skip("a measurement: MSGSVC_CAMPAIGN=1 (make campaign) runs it")
@@ -51,8 +52,11 @@ func TestCampaign(t *testing.T) {
 		t.Run(tier, func(t *testing.T) {
 			r := runCampaign(t, tier, messages, customers, latency, tier == "STANDARD")
 			t.Log(r)
-			if r.duplicates > 0 || r.pairViolations > 0 || r.missing > 0 {
-				t.Errorf("duplicates=%d pair_violations=%d missing=%d, want 0", r.duplicates, r.pairViolations, r.missing)
+			// Never sent is reported, not a failure: the messages the
+			// killed worker had marked called and not yet handed to the
+			// provider are settled as provider_unknown, never sent twice.
+			if r.duplicates > 0 || r.pairViolations > 0 || (r.missing > 0 && !r.killed) {
+				t.Errorf("duplicates=%d pair_violations=%d never sent=%d (killed %v), want 0", r.duplicates, r.pairViolations, r.missing, r.killed)
 			}
 		})
 	}
