@@ -159,7 +159,7 @@ var axeSource = sync.OnceValue(func() string {
 // Browser is one headless Chromium process; each Person in it has her own
 // cookies (a browser context of her own) and tab.
 type Browser struct {
-	t     testing.TB
+	t    testing.TB
 	app  *App
 	root context.Context
 }
