@@ -100,7 +100,8 @@ type AXNode struct {
 }
 
 // Find returns the nodes of role whose accessible name is name, or starts
-// with it followed by a space when prefix (a view's name with its count).
+// with it when prefix (a view's name with its count, "Waiting 3"; a list
+// item's link that starts with the contact's name).
 func (p *Person) Find(role, name string, prefix bool) ([]AXNode, error) {
 	doc, err := chromedp.Call(p.Ctx, dom.GetDocument, dom.GetDocumentParams{Depth: new(int64)})
 	if err != nil {
@@ -123,7 +124,7 @@ func (p *Person) Find(role, name string, prefix bool) ([]AXNode, error) {
 		if n.Name != nil {
 			_ = json.Unmarshal(n.Name.Value, &got)
 		}
-		if got != name && !(prefix && strings.HasPrefix(got, name+" ")) {
+		if got != name && !(prefix && strings.HasPrefix(got, name)) {
 			continue
 		}
 		out = append(out, AXNode{Role: role, Name: got, backend: int64(n.BackendDOMNodeID)})
@@ -140,7 +141,7 @@ func (p *Person) Has(role, name string) bool {
 // WaitFor waits until exactly one node of role and name shows, and returns it.
 func (p *Person) WaitFor(role, name string) AXNode { return p.waitFor(role, name, false) }
 
-// WaitForPrefix is WaitFor for a name that may go on after a space ("Waiting 3").
+// WaitForPrefix is WaitFor for a name that may go on ("Waiting 3").
 func (p *Person) WaitForPrefix(role, name string) AXNode { return p.waitFor(role, name, true) }
 
 func (p *Person) waitFor(role, name string, prefix bool) AXNode {

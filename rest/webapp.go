@@ -9,10 +9,10 @@ import (
 	"github.com/msgsvc/msgsvc/web"
 )
 
-// mountApp serves the web app (package web) at /app/: its files, and
+// mountWebApp serves the web app (package web) at /app/: its files, and
 // index.html for the app's routes. /app/api/… is the sign-in API's; a path
 // there that no route matches answers the API's 404, not the app.
-func (s *Server) mountApp(r chi.Router) {
+func (s *Server) mountWebApp(r chi.Router) {
 	app := web.Handler()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/app/api/") {
