@@ -127,6 +127,7 @@ export function gql(): Client {
   client = new Client({
     url: "/graphql",
     requestPolicy: "network-only",
+    preferGetMethod: false,
     fetchOptions: () => ({ credentials: "same-origin", headers: { "Msgsvc-Livemode": mode } }),
     exchanges: [
       fetchExchange,
