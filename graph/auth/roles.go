@@ -12,4 +12,18 @@ const (
 // Mutation, Subscription), which member roles may use it. The admin token
 // may use every field; a member may use only the fields her role is listed
 // for. A root field missing here is refused to members.
-var fieldRoles = map[string][]string{}
+var fieldRoles = map[string][]string{
+	// The agent inbox (schema/inbox.graphqls).
+	"inbox":                {RoleAgent, RoleAdmin, RoleOwner},
+	"inboxCounts":          {RoleAgent, RoleAdmin, RoleOwner},
+	"notes":                {RoleAgent, RoleAdmin, RoleOwner},
+	"replyRules":           {RoleAgent, RoleAdmin, RoleOwner},
+	"contactConversations": {RoleAgent, RoleAdmin, RoleOwner},
+	"markConversationRead": {RoleAgent, RoleAdmin, RoleOwner},
+	"addNote":              {RoleAgent, RoleAdmin, RoleOwner},
+	"setPresence":          {RoleAgent, RoleAdmin, RoleOwner},
+	"takeOver":             {RoleAgent, RoleAdmin, RoleOwner},
+	"reopenConversation":   {RoleAgent, RoleAdmin, RoleOwner},
+	"conversationPresence": {RoleAgent, RoleAdmin, RoleOwner},
+	"conversationNotes":    {RoleAgent, RoleAdmin, RoleOwner},
+}
