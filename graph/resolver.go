@@ -18,6 +18,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/mail"
+	"github.com/msgsvc/msgsvc/graph/member"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -105,6 +106,13 @@ type Config struct {
 	// in process (eventstream.SharedHorizon over Store); nil reads it per
 	// stream.
 	StreamHorizon *eventstream.SharedHorizon
+	// Development writes sign-in and step-up codes to the log when no
+	// SMTP relay sends them (MSGSVC_ENV other than production).
+	Development bool
+	// MemberMail, when set, sends the members' codes instead of the
+	// notices' relay (tests); MemberMailSent hears each one's outcome.
+	MemberMail     member.Mailer
+	MemberMailSent func(to string, err error)
 }
 
 // Resolver is the root of gqlgen's resolvers: the services, built once,

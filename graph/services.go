@@ -18,6 +18,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/mail"
+	"github.com/msgsvc/msgsvc/graph/member"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/signing"
@@ -83,6 +84,9 @@ type Services struct {
 	// EventStream opens GET /v1/events/stream over the outbox, with the
 	// webhooks' retention.
 	EventStream *eventstream.Service
+	// People is the app's people: members, sign-in codes, sessions and
+	// step-up (its codes go through Notices' relay).
+	People *member.Service
 }
 
 // NewServices builds every service once from cfg, each handed the others
@@ -145,6 +149,11 @@ func NewServices(cfg Config) *Services {
 		stream = cfg.StreamHorizon
 	}
 	s.EventStream = &eventstream.Service{Store: stream, Expired: s.Webhooks.Expired}
+	s.People = &member.Service{Store: cfg.Store, Clock: cfg.Clock, Secret: cfg.Secret, Mail: s.Notices,
+		Development: cfg.Development, Sent: cfg.MemberMailSent}
+	if cfg.MemberMail != nil {
+		s.People.Mail = cfg.MemberMail
+	}
 	return s
 }
 

@@ -52,6 +52,13 @@ type Server struct {
 	// BodyTimeout bounds how long a request body may take to arrive after
 	// its headers (MSGSVC_HTTP_BODY_TIMEOUT); zero is DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// PublicURL is MSGSVC_PUBLIC_URL: its origin is trusted by the
+	// cross-origin checks, and https makes the session cookie Secure and
+	// __Host- prefixed.
+	PublicURL string
+
+	originOnce sync.Once
+	origins    *http.CrossOriginProtection
 }
 
 type ctxKey int
@@ -78,6 +85,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, r, apierr.New(apierr.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path))
 	})
 	r.Handle("/graphql", s.graphql())
+	s.mountApp(r)
 	s.mountWidget(r)
 	s.mountWebApp(r)
 	if s.Demo && s.Widget != nil {
