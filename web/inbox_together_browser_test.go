@@ -76,7 +76,9 @@ func TestInboxTogetherInChromium(t *testing.T) {
 	ada.Open("/app/inbox")
 	ada.ClickNode(ada.WaitForPrefix("link", "All"))
 	listLoaded(t, ada)
-	ada.Focus("list", "Conversations")
+	// The keyboard's focus on the list's first link, as Tab puts it there.
+	ada.WaitTrue("the first conversation focused", `(() => { const a = document.querySelector('[aria-label=Conversations] a');
+		if (a) a.focus(); return document.activeElement === a })()`)
 	ada.Press("j")
 	ada.WaitTrue("j opened a conversation", `location.pathname.startsWith("/app/inbox/")`)
 	ada.WaitFor("log", "Messages")

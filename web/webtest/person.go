@@ -187,13 +187,7 @@ func (p *Person) call(n AXNode, fn string, out any) error {
 	if err != nil {
 		return err
 	}
-	if res.ExceptionDetails != nil {
-		return fmt.Errorf("%s", exceptionText(res.ExceptionDetails))
-	}
-	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
-		return json.Unmarshal(res.Result.Value, out)
-	}
-	return nil
+	return decode(res.Result, res.ExceptionDetails, out)
 }
 
 // Click waits for the node of role and name and clicks it (a real mouse
@@ -302,13 +296,7 @@ func (p *Person) eval(expr string, out any) error {
 	if err != nil {
 		return err
 	}
-	if res.ExceptionDetails != nil {
-		return fmt.Errorf("%s", exceptionText(res.ExceptionDetails))
-	}
-	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
-		return json.Unmarshal(res.Result.Value, out)
-	}
-	return nil
+	return decode(res.Result, res.ExceptionDetails, out)
 }
 
 // Screenshot keeps the page as testdata/artifacts/<name>.png.
@@ -322,6 +310,17 @@ func (p *Person) Screenshot(name string) {
 }
 
 func cdpBackend(id int64) cdp.BackendNodeID { return cdp.BackendNodeID(id) }
+
+// decode reads a returned value into out, or the exception thrown.
+func decode(v *runtime.RemoteObject, e *runtime.ExceptionDetails, out any) error {
+	if e != nil {
+		return fmt.Errorf("%s", exceptionText(e))
+	}
+	if out != nil && v != nil && len(v.Value) > 0 {
+		return json.Unmarshal(v.Value, out)
+	}
+	return nil
+}
 
 func exceptionText(e *runtime.ExceptionDetails) string {
 	if e.Exception != nil && e.Exception.Description != "" {
