@@ -45,6 +45,10 @@ var fieldRoles = map[string][]string{
 	"agentReply": inbox, "assignConversation": inbox, "agentTyping": inbox, "closeConversation": inbox,
 	"handBackToAI": inbox, "pauseIntegrationReplies": inbox, "resumeIntegrationReplies": inbox,
 	"conversationEvents": inbox, "visitorTyping": inbox,
+	// The agent inbox (schema/inbox.graphqls).
+	"inbox": inbox, "inboxCounts": inbox, "notes": inbox, "replyRules": inbox, "contactConversations": inbox,
+	"markConversationRead": inbox, "addNote": inbox, "setPresence": inbox, "takeOver": inbox,
+	"reopenConversation": inbox, "conversationPresence": inbox, "conversationNotes": inbox,
 	// Sandbox inbound: agents and developers try the inbox and webhooks.
 	"simulateInbound": everyone,
 	// Channels are read by everyone (the reply box shows their rules).
@@ -63,18 +67,13 @@ var fieldRoles = map[string][]string{
 	// Oneself: every member.
 	"me": everyone, "mySessions": everyone, "endSession": everyone, "members": everyone,
 	"requestStepUpCode": everyone, "verifyStepUp": everyone,
-	// Members and roles: owners.
-	// The agent inbox (schema/inbox.graphqls).
-	"inbox": inbox, "inboxCounts": inbox, "notes": inbox, "replyRules": inbox,
-	"contactConversations": inbox, "markConversationRead": inbox, "addNote": inbox,
-	"setPresence": inbox, "takeOver": inbox, "reopenConversation": inbox,
-	"conversationPresence": inbox, "conversationNotes": inbox,
 	// The developer portal (schema/developers.graphqls).
 	"apiKeys": developers, "createAPIKey": developers, "rollAPIKey": developers, "revokeAPIKey": developers,
 	"channelsOverview": developers, "requestLogs": developers,
 	"deleteConversation": admins,
 	// A batch's progress: messages sent through the API.
 	"messageBatch": everyone,
+	// Members and roles: owners.
 	"inviteMember": owners, "updateMemberRole": owners, "setMemberActive": owners, "setAgentActive": owners,
 }
 
