@@ -2,9 +2,8 @@
 // show_endpoint_secret), edit, switch off/on, delete, its deliveries and
 // recovering failures since a time.
 import { useState } from "preact/hooks";
-import { withStepUp } from "../stepup";
 import { Deliveries, Recover } from "./deliveries";
-import { q } from "./gql";
+import { q, stepped } from "./gql";
 import { type Endpoint, EndpointScope, Verified, endpointFields } from "./hooks";
 import { Confirm, Dialog, ErrorText, Field, Link, Secret, Select, When, base, go, useLoad } from "./ui";
 
@@ -121,8 +120,10 @@ export function EndpointPage(p: { id: string }) {
           disabled={busy}
           onClick={() =>
             act(async () => {
-              const r = await withStepUp("show_endpoint_secret", () =>
-                q<{ showEndpointSecret: string }>(`mutation($id:ID!){showEndpointSecret(id:$id)}`, { id: e.id }),
+              const r = await stepped<{ showEndpointSecret: string }>(
+                "show_endpoint_secret",
+                `mutation($id:ID!){showEndpointSecret(id:$id)}`,
+                { id: e.id },
               );
               setSecret(r.showEndpointSecret);
             })

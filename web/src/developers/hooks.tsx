@@ -118,7 +118,7 @@ function AddEndpoint(p: { onDone: () => void; onClose: () => void }) {
     return (
       <div class="panel">
         <p>
-          Endpoint <Link href={`${base}/webhooks/${made.id}`}>{made.url}</Link> added.
+          Endpoint <code>{made.url}</code> added; it is listed below.
         </p>
         <Verified v={made.verification} />
         {made.secret && <Secret label="Signing secret" value={made.secret} note="Copy it now; Show secret on the endpoint's page needs a code." />}

@@ -1,13 +1,15 @@
 // The developer portal at /app/developers/*: its tabs and the page of the
-// path (keys, webhooks and an endpoint's page, usage, request logs, members).
-import { useEffect, useState } from "preact/hooks";
+// path (keys, webhooks and an endpoint's page, usage, request logs, and
+// members for owners).
+import { useEffect } from "preact/hooks";
+import { session } from "../api";
+import { navigate, path } from "../router";
 import { EndpointPage } from "./endpoint";
-import { q } from "./gql";
 import { Hooks } from "./hooks";
 import { Keys } from "./keys";
 import { Logs } from "./logs";
 import { Members } from "./members";
-import { Link, base, go, useLoad } from "./ui";
+import { Link, base } from "./ui";
 import { Usage } from "./usage";
 
 const tabs: [string, string][] = [
@@ -17,28 +19,17 @@ const tabs: [string, string][] = [
   ["logs", "Request logs"],
 ];
 
-function usePath() {
-  const [path, setPath] = useState(location.pathname);
-  useEffect(() => {
-    const on = () => setPath(location.pathname);
-    addEventListener("popstate", on);
-    return () => removeEventListener("popstate", on);
-  }, []);
-  return path;
-}
-
 /** The portal; the app routes /app/developers/* here. */
 export function Developers() {
-  const path = usePath();
-  const me = useLoad(() => q<{ me: { id: string; role: string } }>(`query{me{id role}}`), []);
-  const owner = me.data?.me.role === "owner";
-  const parts = path.slice(base.length).split("/").filter(Boolean);
+  const me = session.value?.member;
+  const owner = me?.role === "owner";
+  const parts = path.value.slice(base.length).split("/").filter(Boolean);
   const tab = parts[0] ?? "keys";
-  useEffect(() => {
-    if (!parts.length) history.replaceState(null, "", `${base}/keys`);
-  }, [path]);
-  const shown = owner ? [...tabs, ["members", "Members"] as [string, string]] : tabs;
+  const shown: [string, string][] = owner ? [...tabs, ["members", "Members"]] : tabs;
   const label = shown.find(([t]) => t === tab)?.[1];
+  useEffect(() => {
+    if (!parts.length) navigate(`${base}/keys`, true);
+  }, [parts.length]);
   useEffect(() => {
     document.title = `${label ?? "Developers"} · msgsvc`;
   }, [label]);
@@ -48,14 +39,8 @@ export function Developers() {
   else if (tab === "webhooks") page = <Hooks />;
   else if (tab === "usage") page = <Usage />;
   else if (tab === "logs") page = <Logs />;
-  else if (tab === "members" && owner) page = <Members meId={me.data?.me.id} />;
-  else if (tab === "members" && me.loading) page = <p>Loading…</p>;
-  else
-    page = (
-      <p>
-        No such page. <button onClick={() => go(`${base}/keys`)}>API keys</button>
-      </p>
-    );
+  else if (tab === "members" && owner) page = <Members meId={me?.id} />;
+  else page = <p role="alert">No such page.</p>;
   return (
     <div class="developers">
       <h1>Developers</h1>
@@ -74,5 +59,3 @@ export function Developers() {
     </div>
   );
 }
-
-export default Developers;

@@ -1,8 +1,7 @@
 // API keys: the list, creating one (step-up create_key, the secret shown
 // once), rolling one with a grace period (step-up roll_key) and revoking.
 import { useState } from "preact/hooks";
-import { withStepUp } from "../stepup";
-import { q } from "./gql";
+import { q, stepped } from "./gql";
 import { Checks, Confirm, Dialog, ErrorText, Field, Secret, Select, When, useLoad } from "./ui";
 
 /** The scopes a key may hold (docs/api.md, Authentication). */
@@ -169,10 +168,10 @@ function CreateKey(p: { onClose: () => void }) {
       expiresAt: expires ? new Date(expires + "T23:59:59Z").toISOString() : null,
     };
     try {
-      const r = await withStepUp("create_key", () =>
-        q<{ createAPIKey: { secret: string } }>(`mutation($input:CreateAPIKeyInput!){createAPIKey(input:$input){secret key{id}}}`, {
-          input,
-        }),
+      const r = await stepped<{ createAPIKey: { secret: string } }>(
+        "create_key",
+        `mutation($input:CreateAPIKeyInput!){createAPIKey(input:$input){secret key{id}}}`,
+        { input },
       );
       setSecret(r.createAPIKey.secret);
     } catch (x) {
@@ -262,11 +261,10 @@ function RollKey(p: { k: Key; onClose: () => void }) {
           setBusy(true);
           setErr(null);
           try {
-            const r = await withStepUp("roll_key", () =>
-              q<{ rollAPIKey: { secret: string } }>(`mutation($id:ID!,$g:Int){rollAPIKey(id:$id,graceHours:$g){secret key{id}}}`, {
-                id: p.k.id,
-                g: Number(grace),
-              }),
+            const r = await stepped<{ rollAPIKey: { secret: string } }>(
+              "roll_key",
+              `mutation($id:ID!,$g:Int){rollAPIKey(id:$id,graceHours:$g){secret key{id}}}`,
+              { id: p.k.id, g: Number(grace) },
             );
             setSecret(r.rollAPIKey.secret);
           } catch (x) {

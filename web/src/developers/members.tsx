@@ -73,6 +73,7 @@ export function Members(p: { meId?: string }) {
               <td>
                 <Select
                   label={`Role of ${m.name}`}
+                  hideLabel
                   value={m.role}
                   options={roles}
                   onChange={(v) =>

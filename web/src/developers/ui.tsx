@@ -2,28 +2,18 @@
 // a text field with its label, dates, errors and navigation inside the app.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { navigate } from "../router";
 
 /** The portal's base path; its pages live under it. */
 export const base = "/app/developers";
 
-/** Goes to an app path without a reload; routers listening to popstate follow. */
-export function go(href: string) {
-  history.pushState(null, "", href);
-  dispatchEvent(new PopStateEvent("popstate"));
-}
+/** Goes to an app path without a reload. */
+export const go = (href: string) => navigate(href);
 
-/** An in-app link: a plain left click navigates without reloading. */
+/** An in-app link (the app's click handler keeps it in the page). */
 export function Link(p: { href: string; current?: boolean; children: ComponentChildren }) {
   return (
-    <a
-      href={p.href}
-      aria-current={p.current ? "page" : undefined}
-      onClick={(e) => {
-        if (e.button || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-        e.preventDefault();
-        go(p.href);
-      }}
-    >
+    <a href={p.href} aria-current={p.current ? "page" : undefined}>
       {p.children}
     </a>
   );
@@ -115,7 +105,7 @@ export function Secret(p: { label: string; value: string; note?: string }) {
           setCopied(true);
         }}
       >
-        Copy {p.label.toLowerCase()}
+        Copy {p.label[0].toLowerCase() + p.label.slice(1)}
       </button>
       <span role="status">{copied ? "Copied" : ""}</span>
       {p.note && <p>{p.note}</p>}
@@ -143,6 +133,7 @@ export function Field(p: { label: string; hint?: string } & Record<string, unkno
 /** A labelled select of [value, text] options. */
 export function Select(p: {
   label: string;
+  hideLabel?: boolean;
   value: string;
   options: [string, string][];
   onChange: (v: string) => void;
@@ -150,7 +141,9 @@ export function Select(p: {
   const id = useId("s");
   return (
     <div class="field">
-      <label for={id}>{p.label}</label>
+      <label for={id} class={p.hideLabel ? "sr" : undefined}>
+        {p.label}
+      </label>
       <select id={id} value={p.value} onChange={(e) => p.onChange((e.target as HTMLSelectElement).value)}>
         {p.options.map(([v, t]) => (
           <option value={v}>{t}</option>
