@@ -11,6 +11,8 @@
 # make bench-widget - the widget sockets on one serve (docs/performance.md).
 # make image - the container image (docs/deploy.md).
 # make chart-check - helm lint and helm template of deploy/helm/msgsvc.
+# make web   - rebuild the web app (web/src → web/dist, committed; needs node
+#              and npm). make run and make test use the committed build.
 
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/msgsvc?sslmode=disable
 export REDIS_URL ?= redis://127.0.0.1:6379/0
@@ -25,7 +27,7 @@ export MSGSVC_SMTP_ADDR ?= 127.0.0.1:2525
 export MSGSVC_WEBHOOK_ALLOW_INSECURE ?= true
 DEMO_KEY := svc_test_DemoKey0000000000000000000000001
 
-.PHONY: run test test-unit fuzz bench bench-reads bench-widget scaleout services build lint lint-openapi generate check-generated image chart-check
+.PHONY: web run test test-unit fuzz bench bench-reads bench-widget scaleout services build lint lint-openapi generate check-generated image chart-check
 
 run: services build
 	./bin/msgsvc migrate
@@ -130,6 +132,12 @@ lint-openapi:
 
 generate:
 	go generate ./...
+
+# The web app (docs/app.md): npm ci installs the locked packages, npm run
+# build writes web/dist deterministically (commit it; CI rebuilds and fails on
+# a difference).
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
 
 check-generated:
 	@.ci/check-generated

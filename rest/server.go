@@ -79,6 +79,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Handle("/graphql", s.graphql())
 	s.mountWidget(r)
+	s.mountWebApp(r)
 	if s.Demo && s.Widget != nil {
 		r.Get("/demo", serveDemo)
 	}

@@ -33,8 +33,9 @@ type World struct {
 func WebhookConfig() *webhook.Config { return &webhook.Config{AllowInsecure: true} }
 
 // NewWorld starts the API with cfg (WebhookConfig() when nil) and a queue of its own;
-// call StartWorker to process it.
-func NewWorld(t testing.TB, cfg *webhook.Config) *World {
+// call StartWorker to process it. configure hooks run as New's, after the
+// world's own.
+func NewWorld(t testing.TB, cfg *webhook.Config, configure ...func(*API)) *World {
 	t.Helper()
 	repotest.NeedsRedis(t)
 	if cfg == nil {
@@ -53,10 +54,10 @@ func NewWorld(t testing.TB, cfg *webhook.Config) *World {
 		DropQueue(t, w.Queue)
 		DropQueue(t, jobs.WebhookQueue(w.Queue))
 	})
-	w.API = New(t, func(a *API) {
+	w.API = New(t, append([]func(*API){func(a *API) {
 		a.Config.Webhooks = cfg
 		a.Config.Jobs = w.Client
-	})
+	}}, configure...)...)
 	return w
 }
 
