@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/ai"
+	"github.com/msgsvc/msgsvc/graph/apikey"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/eventstream"
@@ -22,6 +23,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/redis/go-redis/v9"
 )
 
 // Enqueuer hands background work to the job queue (jobs.Client is one);
@@ -101,6 +103,13 @@ type Config struct {
 	// in process (eventstream.SharedHorizon over Store); nil reads it per
 	// stream.
 	StreamHorizon *eventstream.SharedHorizon
+	// StepUp asks a member for a fresh emailed code before a key is
+	// created or rolled (member.Service); nil refuses every member
+	// step_up_required.
+	StepUp apikey.StepUp
+	// KeyChangeRedis carries key changes to the other processes' key caches
+	// (auth.Announce); nil tells this process's cache only.
+	KeyChangeRedis *redis.Client
 }
 
 // Resolver is the root of gqlgen's resolvers: the services, built once,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/channels/email"
 	"github.com/msgsvc/msgsvc/graph/ai"
+	"github.com/msgsvc/msgsvc/graph/apikey"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/contact"
 	"github.com/msgsvc/msgsvc/graph/conversation"
@@ -18,6 +19,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/metahook"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/graph/send"
 	"github.com/msgsvc/msgsvc/graph/signing"
 	"github.com/msgsvc/msgsvc/graph/visitor"
@@ -79,6 +81,11 @@ type Services struct {
 	// EventStream opens GET /v1/events/stream over the outbox, with the
 	// webhooks' retention.
 	EventStream *eventstream.Service
+	// APIKeys, ChannelsOverview and RequestLogs are the developer
+	// portal's (docs/reference.md, Internal dashboards).
+	APIKeys          *apikey.Service
+	ChannelsOverview *credentials.Overview
+	RequestLogs      *requestlog.Service
 }
 
 // NewServices builds every service once from cfg, each handed the others
@@ -139,6 +146,11 @@ func NewServices(cfg Config) *Services {
 		stream = cfg.StreamHorizon
 	}
 	s.EventStream = &eventstream.Service{Store: stream, Expired: s.Webhooks.Expired}
+	s.APIKeys = &apikey.Service{Store: cfg.Store, Clock: cfg.Clock, StepUp: cfg.StepUp,
+		Changes: auth.KeyChangeNotifier{Cache: cfg.KeyCache, Redis: cfg.KeyChangeRedis}}
+	s.ChannelsOverview = &credentials.Overview{Channels: s.Channels, Usage: s.Usage, Senders: s.Sends, PublicURL: cfg.PublicURL}
+	s.RequestLogs = &requestlog.Service{Store: cfg.Store, Clock: cfg.Clock, Cursors: cursors,
+		Retention: cfg.Webhooks.RetentionPeriod()}
 	return s
 }
 

@@ -65,6 +65,11 @@ type Sweeps struct {
 	// Resweep hands every due webhook delivery a task at once
 	// (webhook.Service.ResweepDeliveries).
 	Resweep func(ctx context.Context) error
+	// RequestLogs purges the /v1 request log past the retention period
+	// (requestlog.Service); nil keeps it.
+	RequestLogs interface {
+		PurgeExpired(ctx context.Context) error
+	}
 }
 
 // queueWatch notices a change of the server the queue is on.
@@ -165,6 +170,9 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 			if now.Sub(lastPurge) >= purgeEvery {
 				lastPurge = now
 				step("event retention", s.Webhooks.PurgeExpiredEvents)
+				if s.RequestLogs != nil {
+					step("request log retention", s.RequestLogs.PurgeExpired)
+				}
 				step("idempotency key purge", func(ctx context.Context) error {
 					return PurgeIdempotencyKeys(ctx, s.Idempotency, clock.Clock(s.Clock).Now())
 				})

@@ -83,6 +83,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// login sets its own (Basic) first.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="msgsvc"`)
 	}
+	noteError(r.Context(), string(e.Code))
 	writeJSON(w, entry.Status, errorBody{errorObject{Code: string(e.Code), Message: e.Message, RequestID: id}})
 }
 

@@ -22,6 +22,9 @@ type requestInfo struct {
 	workspace string
 	livemode  bool
 	known     bool
+	// key, errorCode and conversation feed the request log
+	// (requestlog.go).
+	key, errorCode, conversation string
 }
 
 const requestInfoKey ctxKey = iota + 100
@@ -29,7 +32,7 @@ const requestInfoKey ctxKey = iota + 100
 // noteCaller records the authenticated caller for the request's log line.
 func noteCaller(ctx context.Context, a *auth.Actor) {
 	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok && a != nil {
-		info.workspace, info.livemode, info.known = a.WorkspaceID, a.Livemode, true
+		info.workspace, info.livemode, info.known, info.key = a.WorkspaceID, a.Livemode, true, a.KeyID
 	}
 }
 
@@ -65,6 +68,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey, info)))
 		status, d, route := sw.code(), time.Since(start), routeOf(r)
 		metrics.ObserveRequest(r.Method, route, status, d)
+		s.logRequest(r, info, route, status, start, d)
 		level := slog.LevelInfo
 		if status >= 500 {
 			level = slog.LevelWarn

@@ -34,7 +34,11 @@ func call(r *http.Request, h endpoint) (status int, payload any, err error) {
 			err = panicError(v)
 		}
 	}()
-	return h(r)
+	status, payload, err = h(r)
+	if err == nil {
+		noteConversation(r.Context(), payload)
+	}
+	return status, payload, err
 }
 
 func panicError(v any) error {

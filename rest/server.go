@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/internal/apierr"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/clientaddr"
@@ -52,6 +53,9 @@ type Server struct {
 	// BodyTimeout bounds how long a request body may take to arrive after
 	// its headers (MSGSVC_HTTP_BODY_TIMEOUT); zero is DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// RequestLog takes every authenticated /v1 request into the request
+	// log (requestlog.go); nil keeps none.
+	RequestLog *requestlog.Recorder
 }
 
 type ctxKey int
@@ -171,6 +175,7 @@ func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.R
 			writeError(w, r, err)
 			return
 		}
+		noteCaller(r.Context(), a) // the request log keeps the refusals below too
 		version := a.Version
 		if v := r.Header.Get("Service-Version"); v != "" {
 			if v != auth.ServedVersion {
@@ -190,7 +195,6 @@ func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.R
 			writeError(w, r, apierr.New(apierr.InsufficientScope, "This key lacks the %s permission.", scope))
 			return
 		}
-		noteCaller(r.Context(), a)
 		next(w, r.WithContext(auth.WithActor(r.Context(), a)), a)
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/eventstream"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
@@ -198,6 +199,9 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer closeWiring()
 	roleConfig(ctx, &gcfg, api, workers)
+	announceRedis := cfg.Redis.Client()
+	defer announceRedis.Close()
+	gcfg.KeyChangeRedis = announceRedis
 	resolver := graph.New(gcfg)
 
 	errs := make(chan error, 4)
@@ -218,7 +222,9 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 			slog.Warn("key changes of other processes reach this one only after "+keyCacheTTL.String(), "err", err)
 		}
 		limiter := rest.NewRedisLimiter(rdb)
-		server := &rest.Server{Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
+		requestLog := startRequestLog(ctx, store)
+		defer requestLog.stop()
+		server := &rest.Server{RequestLog: requestLog.Recorder, Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken},
@@ -244,6 +250,23 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		}
 		return fmt.Errorf("MSGSVC_ADDR: %w", err)
 	}
+}
+
+// runningRequestLog is the request log's writer and how to stop it.
+type runningRequestLog struct {
+	*requestlog.Recorder
+	stop func()
+}
+
+// startRequestLog writes the /v1 request log in batches until stop, which
+// writes what is buffered: called after the HTTP server's shutdown, so the
+// last requests are kept.
+func startRequestLog(ctx context.Context, store *repo.Store) runningRequestLog {
+	r := requestlog.NewRecorder(store, 0)
+	logCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { r.Run(logCtx); close(done) }()
+	return runningRequestLog{Recorder: r, stop: func() { cancel(); <-done }}
 }
 
 // newHTTPServer is an HTTP server of the process: a request's headers
@@ -315,6 +338,7 @@ func startWorkers(ctx context.Context, cfg *Config, redisOpt asynq.RedisConnOpt,
 	}
 	go jobs.RunSandboxDeliveries(ctx, svc.Sends, cfg.SandboxDeliveryDelay)
 	go jobs.RunSweeps(ctx, jobs.Sweeps{Webhooks: svc.Webhooks, Idempotency: store, Archive: client, Queues: client, Sending: svc.Sends, MetaHooks: svc.MetaHooks, Notices: svc.Notices,
+		RequestLogs: svc.RequestLogs,
 		Queue: func(ctx context.Context) (string, error) {
 			s, err := redisconn.Describe(ctx, queueRedis)
 			return s.RunID + " " + s.Role, err

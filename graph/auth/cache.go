@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -160,4 +161,34 @@ func Announce(ctx context.Context, rdb *redis.Client) error {
 		return fmt.Errorf("auth: announce a key change: %w", err)
 	}
 	return nil
+}
+
+// KeyChangeNotifier tells this process's cache and every other process
+// (Announce) that keys changed: a revoked or rolled key stops at once
+// here, elsewhere as soon as the notice arrives, and within the cache's
+// TTL should it be lost.
+type KeyChangeNotifier struct {
+	Cache *CachedKeys
+	// Redis is nil in a process alone (tests).
+	Redis *redis.Client
+}
+
+// KeysChanged invalidates and announces; a lost announcement is logged.
+func (n KeyChangeNotifier) KeysChanged(ctx context.Context) {
+	if n.Cache != nil {
+		n.Cache.Invalidate()
+	}
+	if n.Redis == nil {
+		return
+	}
+	if err := Announce(ctx, n.Redis); err != nil {
+		slog.Warn("other processes learn of the key change only when their cache expires", "ttl", n.ttl(), "err", err)
+	}
+}
+
+func (n KeyChangeNotifier) ttl() time.Duration {
+	if n.Cache == nil {
+		return 0
+	}
+	return n.Cache.TTL
 }

@@ -12,4 +12,13 @@ const (
 // Mutation, Subscription), which member roles may use it. The admin token
 // may use every field; a member may use only the fields her role is listed
 // for. A root field missing here is refused to members.
-var fieldRoles = map[string][]string{}
+var fieldRoles = map[string][]string{
+	// The developer portal (schema/developers.graphqls).
+	"apiKeys":            {RoleOwner, RoleAdmin, RoleDeveloper},
+	"createAPIKey":       {RoleOwner, RoleAdmin, RoleDeveloper},
+	"rollAPIKey":         {RoleOwner, RoleAdmin, RoleDeveloper},
+	"revokeAPIKey":       {RoleOwner, RoleAdmin, RoleDeveloper},
+	"channelsOverview":   {RoleOwner, RoleAdmin, RoleDeveloper},
+	"requestLogs":        {RoleOwner, RoleAdmin, RoleDeveloper},
+	"deleteConversation": {RoleOwner, RoleAdmin},
+}

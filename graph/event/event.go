@@ -24,6 +24,9 @@ const (
 	ContactCreated      = "contact.created"
 	ContactUpdated      = "contact.updated"
 	ContactDeleted      = "contact.deleted"
+	// ConversationDeleted carries ids only; it is not filed under the
+	// conversation (events.conversation_id), whose events go with it.
+	ConversationDeleted = "conversation.deleted"
 )
 
 // ConversationUpdate is the data of conversation.updated: the conversation
@@ -143,6 +146,9 @@ func build(p Pending, now time.Time) (*repo.Event, error) {
 	}
 	if p.Conv != nil {
 		e.Channel, e.WebsiteID, e.ConversationID = &p.Conv.Channel, &p.Conv.WebsiteID, &p.Conv.ID
+		if p.Type == ConversationDeleted {
+			e.ConversationID = nil
+		}
 	}
 	envelope := model.Event{
 		ID: e.ID, Type: p.Type, CreatedAt: model.NewTimestamp(now), Channel: e.Channel,

@@ -22,7 +22,8 @@ import (
 
 // Types are the event types a stream may ask for.
 var Types = []string{event.MessageReceived, event.MessageSent, event.MessageStatus, event.ConversationCreated,
-	event.ConversationUpdated, event.ContactCreated, event.ContactUpdated, event.ContactDeleted}
+	event.ConversationUpdated, event.ContactCreated, event.ContactUpdated, event.ContactDeleted,
+	event.ConversationDeleted}
 
 // Store reads the outbox; repo.Store is one.
 type Store interface {

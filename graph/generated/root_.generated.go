@@ -32,6 +32,25 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	APIKey struct {
+		Channels    func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		ExpiresAt   func(childComplexity int) int
+		GraceUntil  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		IPAllowlist func(childComplexity int) int
+		Last4       func(childComplexity int) int
+		LastUsedAt  func(childComplexity int) int
+		Mode        func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Prefix      func(childComplexity int) int
+		RevokedAt   func(childComplexity int) int
+		RolledTo    func(childComplexity int) int
+		Scopes      func(childComplexity int) int
+		Status      func(childComplexity int) int
+		WebsiteIds  func(childComplexity int) int
+	}
+
 	AccountCheck struct {
 		At     func(childComplexity int) int
 		Error  func(childComplexity int) int
@@ -118,6 +137,15 @@ type ComplexityRoot struct {
 		Whatsapp  func(childComplexity int) int
 	}
 
+	ChannelsOverview struct {
+		Email        func(childComplexity int) int
+		EmailSenders func(childComplexity int) int
+		Instagram    func(childComplexity int) int
+		Usage        func(childComplexity int) int
+		Websites     func(childComplexity int) int
+		Whatsapp     func(childComplexity int) int
+	}
+
 	Comment struct {
 		AdID     func(childComplexity int) int
 		AdTitle  func(childComplexity int) int
@@ -202,6 +230,11 @@ type ComplexityRoot struct {
 		HasMore    func(childComplexity int) int
 		Items      func(childComplexity int) int
 		NextCursor func(childComplexity int) int
+	}
+
+	CreatedAPIKey struct {
+		Key    func(childComplexity int) int
+		Secret func(childComplexity int) int
 	}
 
 	Deleted struct {
@@ -411,10 +444,12 @@ type ComplexityRoot struct {
 		AssignConversation       func(childComplexity int, id string, agentID *string) int
 		CloseConversation        func(childComplexity int, id string) int
 		ConnectChannelAccount    func(childComplexity int, accountID string, input model.ProviderCredentialsInput) int
+		CreateAPIKey             func(childComplexity int, input model.CreateAPIKeyInput) int
 		CreateContact            func(childComplexity int, input model.CreateContactInput) int
 		CreateKnowledgeEntry     func(childComplexity int, input model.KnowledgeEntryInput) int
 		CreateWebhookEndpoint    func(childComplexity int, input model.CreateWebhookEndpointInput) int
 		DeleteContact            func(childComplexity int, id string) int
+		DeleteConversation       func(childComplexity int, id string) int
 		DeleteKnowledgeEntry     func(childComplexity int, id string) int
 		DeleteWebhookEndpoint    func(childComplexity int, id string) int
 		DisconnectChannelAccount func(childComplexity int, accountID string) int
@@ -424,6 +459,8 @@ type ComplexityRoot struct {
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
 		RetryInboundMail         func(childComplexity int, id string) int
+		RevokeAPIKey             func(childComplexity int, id string) int
+		RollAPIKey               func(childComplexity int, id string, graceHours int) int
 		RollWebhookSecret        func(childComplexity int, id string, input model.RollWebhookSecretInput) int
 		RotateChannelToken       func(childComplexity int, accountID string, accessToken string) int
 		SendMarketingMessage     func(childComplexity int, input model.MarketingMessageInput) int
@@ -459,10 +496,12 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		APIKeys             func(childComplexity int) int
 		Agents              func(childComplexity int) int
 		AiInstructions      func(childComplexity int) int
 		ChannelConnection   func(childComplexity int, accountID string) int
 		Channels            func(childComplexity int) int
+		ChannelsOverview    func(childComplexity int) int
 		Contact             func(childComplexity int, id string) int
 		Contacts            func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
 		Conversation        func(childComplexity int, id string) int
@@ -476,6 +515,7 @@ type ComplexityRoot struct {
 		Message             func(childComplexity int, id string) int
 		Messages            func(childComplexity int, conversationID string, limit *int, after *string) int
 		MessagingWindow     func(childComplexity int, input model.MessagingWindowInput) int
+		RequestLogs         func(childComplexity int, filter *model.RequestLogFilter, limit *int, after *string) int
 		Usage               func(childComplexity int) int
 		WebhookDeliveries   func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
 		WebhookEndpoints    func(childComplexity int) int
@@ -514,6 +554,26 @@ type ComplexityRoot struct {
 		MessageID         func(childComplexity int) int
 		ProviderMessageID func(childComplexity int) int
 		ReferredProduct   func(childComplexity int) int
+	}
+
+	RequestLog struct {
+		ConversationID func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		ErrorCode      func(childComplexity int) int
+		KeyHint        func(childComplexity int) int
+		KeyID          func(childComplexity int) int
+		KeyName        func(childComplexity int) int
+		LatencyMs      func(childComplexity int) int
+		Method         func(childComplexity int) int
+		Path           func(childComplexity int) int
+		RequestID      func(childComplexity int) int
+		Status         func(childComplexity int) int
+	}
+
+	RequestLogPage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
 	}
 
 	RolledWebhookSecret struct {
@@ -626,6 +686,11 @@ type ComplexityRoot struct {
 		Name    func(childComplexity int) int
 	}
 
+	WebsiteOverview struct {
+		Snippet func(childComplexity int) int
+		Website func(childComplexity int) int
+	}
+
 	WhatsappNumber struct {
 		ID                func(childComplexity int) int
 		MarketingMessages func(childComplexity int) int
@@ -663,6 +728,103 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "APIKey.channels":
+		if e.ComplexityRoot.APIKey.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Channels(childComplexity), true
+	case "APIKey.createdAt":
+		if e.ComplexityRoot.APIKey.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.CreatedAt(childComplexity), true
+	case "APIKey.expiresAt":
+		if e.ComplexityRoot.APIKey.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.ExpiresAt(childComplexity), true
+	case "APIKey.graceUntil":
+		if e.ComplexityRoot.APIKey.GraceUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.GraceUntil(childComplexity), true
+	case "APIKey.id":
+		if e.ComplexityRoot.APIKey.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.ID(childComplexity), true
+	case "APIKey.ipAllowlist":
+		if e.ComplexityRoot.APIKey.IPAllowlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.IPAllowlist(childComplexity), true
+	case "APIKey.last4":
+		if e.ComplexityRoot.APIKey.Last4 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Last4(childComplexity), true
+	case "APIKey.lastUsedAt":
+		if e.ComplexityRoot.APIKey.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.LastUsedAt(childComplexity), true
+	case "APIKey.mode":
+		if e.ComplexityRoot.APIKey.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Mode(childComplexity), true
+	case "APIKey.name":
+		if e.ComplexityRoot.APIKey.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Name(childComplexity), true
+	case "APIKey.prefix":
+		if e.ComplexityRoot.APIKey.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Prefix(childComplexity), true
+	case "APIKey.revokedAt":
+		if e.ComplexityRoot.APIKey.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.RevokedAt(childComplexity), true
+	case "APIKey.rolledTo":
+		if e.ComplexityRoot.APIKey.RolledTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.RolledTo(childComplexity), true
+	case "APIKey.scopes":
+		if e.ComplexityRoot.APIKey.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Scopes(childComplexity), true
+	case "APIKey.status":
+		if e.ComplexityRoot.APIKey.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.Status(childComplexity), true
+	case "APIKey.websiteIds":
+		if e.ComplexityRoot.APIKey.WebsiteIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.APIKey.WebsiteIds(childComplexity), true
 
 	case "AccountCheck.at":
 		if e.ComplexityRoot.AccountCheck.At == nil {
@@ -1009,6 +1171,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Channels.Whatsapp(childComplexity), true
+
+	case "ChannelsOverview.email":
+		if e.ComplexityRoot.ChannelsOverview.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.Email(childComplexity), true
+	case "ChannelsOverview.emailSenders":
+		if e.ComplexityRoot.ChannelsOverview.EmailSenders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.EmailSenders(childComplexity), true
+	case "ChannelsOverview.instagram":
+		if e.ComplexityRoot.ChannelsOverview.Instagram == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.Instagram(childComplexity), true
+	case "ChannelsOverview.usage":
+		if e.ComplexityRoot.ChannelsOverview.Usage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.Usage(childComplexity), true
+	case "ChannelsOverview.websites":
+		if e.ComplexityRoot.ChannelsOverview.Websites == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.Websites(childComplexity), true
+	case "ChannelsOverview.whatsapp":
+		if e.ComplexityRoot.ChannelsOverview.Whatsapp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelsOverview.Whatsapp(childComplexity), true
 
 	case "Comment.adId":
 		if e.ComplexityRoot.Comment.AdID == nil {
@@ -1372,6 +1571,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversationPage.NextCursor(childComplexity), true
+
+	case "CreatedAPIKey.key":
+		if e.ComplexityRoot.CreatedAPIKey.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedAPIKey.Key(childComplexity), true
+	case "CreatedAPIKey.secret":
+		if e.ComplexityRoot.CreatedAPIKey.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedAPIKey.Secret(childComplexity), true
 
 	case "Deleted.deleted":
 		if e.ComplexityRoot.Deleted.Deleted == nil {
@@ -2243,6 +2455,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ConnectChannelAccount(childComplexity, args["accountId"].(string), args["input"].(model.ProviderCredentialsInput)), true
+	case "Mutation.createAPIKey":
+		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAPIKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAPIKey(childComplexity, args["input"].(model.CreateAPIKeyInput)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -2287,6 +2510,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteContact(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteConversation":
+		if e.ComplexityRoot.Mutation.DeleteConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteConversation(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteKnowledgeEntry":
 		if e.ComplexityRoot.Mutation.DeleteKnowledgeEntry == nil {
 			break
@@ -2386,6 +2620,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryInboundMail(childComplexity, args["id"].(string)), true
+	case "Mutation.revokeAPIKey":
+		if e.ComplexityRoot.Mutation.RevokeAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeAPIKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+	case "Mutation.rollAPIKey":
+		if e.ComplexityRoot.Mutation.RollAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rollAPIKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RollAPIKey(childComplexity, args["id"].(string), args["graceHours"].(int)), true
 	case "Mutation.rollWebhookSecret":
 		if e.ComplexityRoot.Mutation.RollWebhookSecret == nil {
 			break
@@ -2593,6 +2849,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OrderItem.Quantity(childComplexity), true
 
+	case "Query.apiKeys":
+		if e.ComplexityRoot.Query.APIKeys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.APIKeys(childComplexity), true
 	case "Query.agents":
 		if e.ComplexityRoot.Query.Agents == nil {
 			break
@@ -2622,6 +2884,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Channels(childComplexity), true
+	case "Query.channelsOverview":
+		if e.ComplexityRoot.Query.ChannelsOverview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ChannelsOverview(childComplexity), true
 	case "Query.contact":
 		if e.ComplexityRoot.Query.Contact == nil {
 			break
@@ -2756,6 +3024,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MessagingWindow(childComplexity, args["input"].(model.MessagingWindowInput)), true
+	case "Query.requestLogs":
+		if e.ComplexityRoot.Query.RequestLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_requestLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RequestLogs(childComplexity, args["filter"].(*model.RequestLogFilter), args["limit"].(*int), args["after"].(*string)), true
 	case "Query.usage":
 		if e.ComplexityRoot.Query.Usage == nil {
 			break
@@ -2926,6 +3205,92 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReplyTo.ReferredProduct(childComplexity), true
+
+	case "RequestLog.conversationId":
+		if e.ComplexityRoot.RequestLog.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.ConversationID(childComplexity), true
+	case "RequestLog.createdAt":
+		if e.ComplexityRoot.RequestLog.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.CreatedAt(childComplexity), true
+	case "RequestLog.errorCode":
+		if e.ComplexityRoot.RequestLog.ErrorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.ErrorCode(childComplexity), true
+	case "RequestLog.keyHint":
+		if e.ComplexityRoot.RequestLog.KeyHint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.KeyHint(childComplexity), true
+	case "RequestLog.keyId":
+		if e.ComplexityRoot.RequestLog.KeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.KeyID(childComplexity), true
+	case "RequestLog.keyName":
+		if e.ComplexityRoot.RequestLog.KeyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.KeyName(childComplexity), true
+	case "RequestLog.latencyMs":
+		if e.ComplexityRoot.RequestLog.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.LatencyMs(childComplexity), true
+	case "RequestLog.method":
+		if e.ComplexityRoot.RequestLog.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.Method(childComplexity), true
+	case "RequestLog.path":
+		if e.ComplexityRoot.RequestLog.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.Path(childComplexity), true
+	case "RequestLog.requestId":
+		if e.ComplexityRoot.RequestLog.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.RequestID(childComplexity), true
+	case "RequestLog.status":
+		if e.ComplexityRoot.RequestLog.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLog.Status(childComplexity), true
+
+	case "RequestLogPage.hasMore":
+		if e.ComplexityRoot.RequestLogPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLogPage.HasMore(childComplexity), true
+	case "RequestLogPage.items":
+		if e.ComplexityRoot.RequestLogPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLogPage.Items(childComplexity), true
+	case "RequestLogPage.nextCursor":
+		if e.ComplexityRoot.RequestLogPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestLogPage.NextCursor(childComplexity), true
 
 	case "RolledWebhookSecret.graceHours":
 		if e.ComplexityRoot.RolledWebhookSecret.GraceHours == nil {
@@ -3342,6 +3707,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Website.Name(childComplexity), true
 
+	case "WebsiteOverview.snippet":
+		if e.ComplexityRoot.WebsiteOverview.Snippet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebsiteOverview.Snippet(childComplexity), true
+	case "WebsiteOverview.website":
+		if e.ComplexityRoot.WebsiteOverview.Website == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebsiteOverview.Website(childComplexity), true
+
 	case "WhatsappNumber.id":
 		if e.ComplexityRoot.WhatsappNumber.ID == nil {
 			break
@@ -3465,6 +3843,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContactFilter,
 		ec.unmarshalInputContactNameInput,
 		ec.unmarshalInputConversationFilter,
+		ec.unmarshalInputCreateAPIKeyInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateWebhookEndpointInput,
 		ec.unmarshalInputElementButtonInput,
@@ -3478,6 +3857,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputQuickReplyInput,
 		ec.unmarshalInputReactionInput,
 		ec.unmarshalInputReplyToInput,
+		ec.unmarshalInputRequestLogFilter,
 		ec.unmarshalInputRollWebhookSecretInput,
 		ec.unmarshalInputRowInput,
 		ec.unmarshalInputSectionInput,
@@ -4235,6 +4615,127 @@ input SimulateInboundInput {
   subject: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/developers.graphqls", Input: `# The developer portal's operations (issue 39): API keys, channels and usage,
+# the /v1 request log, deleting a conversation. Sessions use them within
+# their role (graph/auth/roles.go); the admin token uses all of them
+# (docs/reference.md, Internal dashboards).
+
+extend type Query {
+  "The workspace's API keys, of both modes, newest first; never a secret."
+  apiKeys: [APIKey!]!
+  "Every channel account with its status and the widget snippets, and this month's quota."
+  channelsOverview: ChannelsOverview!
+  "The caller's mode's /v1 request log, newest first."
+  requestLogs(filter: RequestLogFilter, limit: Int, after: String): RequestLogPage!
+}
+
+extend type Mutation {
+  "Create an API key (step-up create_key); its secret is in this answer only."
+  createAPIKey(input: CreateAPIKeyInput!): CreatedAPIKey!
+  "Replace a key by a new one with the same restrictions (step-up roll_key); the old secret works for graceHours (0-168), then answers key_rolled."
+  rollAPIKey(id: ID!, graceHours: Int!): CreatedAPIKey!
+  "Revoke a key at once: it answers key_revoked."
+  revokeAPIKey(id: ID!): APIKey!
+  "Delete a conversation of the caller's mode with its messages, files, events, webhook deliveries and request logs; webhooks get conversation.deleted."
+  deleteConversation(id: ID!): Deleted!
+}
+
+type APIKey {
+  id: ID!
+  name: String!
+  "live or test"
+  mode: String!
+  "svc_live_ or svc_test_"
+  prefix: String!
+  "The secret's last four characters (empty for keys made before they were kept)."
+  last4: String!
+  scopes: [String!]!
+  "Channels allowed; empty means all."
+  channels: [String!]!
+  "Websites allowed; empty means all."
+  websiteIds: [ID!]!
+  "Client addresses or CIDR ranges allowed; empty means any."
+  ipAllowlist: [String!]!
+  createdAt: Timestamp
+  "When the key last authenticated a request; written in batches, so up to a minute behind."
+  lastUsedAt: Timestamp
+  expiresAt: Timestamp
+  "active, rolled, expired or revoked"
+  status: String!
+  "The key that replaced a rolled one."
+  rolledTo: ID
+  "Until when a rolled key still works."
+  graceUntil: Timestamp
+  revokedAt: Timestamp
+}
+
+"A new key and its secret, shown this once."
+type CreatedAPIKey {
+  key: APIKey!
+  secret: String!
+}
+
+input CreateAPIKeyInput {
+  name: String!
+  "live or test"
+  mode: String!
+  "Scopes (conversations:read, …); empty or absent means every scope (*)."
+  scopes: [String!]
+  channels: [String!]
+  websiteIds: [ID!]
+  ipAllowlist: [String!]
+  expiresAt: Timestamp
+}
+
+type ChannelsOverview {
+  websites: [WebsiteOverview!]!
+  whatsapp: [WhatsappNumber!]!
+  instagram: [InstagramAccount!]!
+  email: [EmailAddress!]!
+  "The addresses' sending state: domain verified, DNS records."
+  emailSenders: [EmailSender!]!
+  usage: Usage!
+}
+
+type WebsiteOverview {
+  website: Website!
+  "The HTML to paste into the site's pages."
+  snippet: String!
+}
+
+input RequestLogFilter {
+  status: Int
+  keyId: ID
+  "The route pattern, as /v1/conversations/{id}."
+  path: String
+  errorCode: String
+  requestId: String
+  from: Timestamp
+  to: Timestamp
+}
+
+type RequestLog {
+  requestId: ID!
+  createdAt: Timestamp!
+  keyId: ID!
+  keyName: String!
+  "svc_live_…abcd"
+  keyHint: String!
+  method: String!
+  "The route pattern, never the raw URL."
+  path: String!
+  status: Int!
+  errorCode: String
+  latencyMs: Float!
+  conversationId: ID
+}
+
+type RequestLogPage {
+  items: [RequestLog!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+`, BuiltIn: false},
 	{Name: "../../schema/inboundmails.graphqls", Input: `# Inbound mails (accepted by the SMTP listener) that could not be
 # processed, for the operator behind the admin token. Mails are the
 # service's, not a workspace's: the list is the same whatever
@@ -4758,6 +5259,44 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_APIKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_APIKey_id(ctx, field)
+	case "name":
+		return ec.fieldContext_APIKey_name(ctx, field)
+	case "mode":
+		return ec.fieldContext_APIKey_mode(ctx, field)
+	case "prefix":
+		return ec.fieldContext_APIKey_prefix(ctx, field)
+	case "last4":
+		return ec.fieldContext_APIKey_last4(ctx, field)
+	case "scopes":
+		return ec.fieldContext_APIKey_scopes(ctx, field)
+	case "channels":
+		return ec.fieldContext_APIKey_channels(ctx, field)
+	case "websiteIds":
+		return ec.fieldContext_APIKey_websiteIds(ctx, field)
+	case "ipAllowlist":
+		return ec.fieldContext_APIKey_ipAllowlist(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_APIKey_createdAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_APIKey_lastUsedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_APIKey_expiresAt(ctx, field)
+	case "status":
+		return ec.fieldContext_APIKey_status(ctx, field)
+	case "rolledTo":
+		return ec.fieldContext_APIKey_rolledTo(ctx, field)
+	case "graceUntil":
+		return ec.fieldContext_APIKey_graceUntil(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_APIKey_revokedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type APIKey", field.Name)
+}
+
 func (ec *executionContext) childFields_AccountCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "status":
@@ -4930,6 +5469,24 @@ func (ec *executionContext) childFields_Channels(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Channels", field.Name)
 }
 
+func (ec *executionContext) childFields_ChannelsOverview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "websites":
+		return ec.fieldContext_ChannelsOverview_websites(ctx, field)
+	case "whatsapp":
+		return ec.fieldContext_ChannelsOverview_whatsapp(ctx, field)
+	case "instagram":
+		return ec.fieldContext_ChannelsOverview_instagram(ctx, field)
+	case "email":
+		return ec.fieldContext_ChannelsOverview_email(ctx, field)
+	case "emailSenders":
+		return ec.fieldContext_ChannelsOverview_emailSenders(ctx, field)
+	case "usage":
+		return ec.fieldContext_ChannelsOverview_usage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChannelsOverview", field.Name)
+}
+
 func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5100,6 +5657,16 @@ func (ec *executionContext) childFields_ConversationPage(ctx context.Context, fi
 		return ec.fieldContext_ConversationPage_nextCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversationPage", field.Name)
+}
+
+func (ec *executionContext) childFields_CreatedAPIKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_CreatedAPIKey_key(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedAPIKey_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedAPIKey", field.Name)
 }
 
 func (ec *executionContext) childFields_Deleted(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5610,6 +6177,46 @@ func (ec *executionContext) childFields_ReplyTo(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type ReplyTo", field.Name)
 }
 
+func (ec *executionContext) childFields_RequestLog(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "requestId":
+		return ec.fieldContext_RequestLog_requestId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_RequestLog_createdAt(ctx, field)
+	case "keyId":
+		return ec.fieldContext_RequestLog_keyId(ctx, field)
+	case "keyName":
+		return ec.fieldContext_RequestLog_keyName(ctx, field)
+	case "keyHint":
+		return ec.fieldContext_RequestLog_keyHint(ctx, field)
+	case "method":
+		return ec.fieldContext_RequestLog_method(ctx, field)
+	case "path":
+		return ec.fieldContext_RequestLog_path(ctx, field)
+	case "status":
+		return ec.fieldContext_RequestLog_status(ctx, field)
+	case "errorCode":
+		return ec.fieldContext_RequestLog_errorCode(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_RequestLog_latencyMs(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_RequestLog_conversationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestLog", field.Name)
+}
+
+func (ec *executionContext) childFields_RequestLogPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_RequestLogPage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_RequestLogPage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_RequestLogPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestLogPage", field.Name)
+}
+
 func (ec *executionContext) childFields_RolledWebhookSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5818,6 +6425,16 @@ func (ec *executionContext) childFields_Website(ctx context.Context, field graph
 		return ec.fieldContext_Website_domains(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Website", field.Name)
+}
+
+func (ec *executionContext) childFields_WebsiteOverview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "website":
+		return ec.fieldContext_WebsiteOverview_website(ctx, field)
+	case "snippet":
+		return ec.fieldContext_WebsiteOverview_snippet(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebsiteOverview", field.Name)
 }
 
 func (ec *executionContext) childFields_WhatsappNumber(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

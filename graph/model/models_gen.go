@@ -2,6 +2,35 @@
 
 package model
 
+type APIKey struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// live or test
+	Mode string `json:"mode"`
+	// svc_live_ or svc_test_
+	Prefix string `json:"prefix"`
+	// The secret's last four characters (empty for keys made before they were kept).
+	Last4  string   `json:"last4"`
+	Scopes []string `json:"scopes"`
+	// Channels allowed; empty means all.
+	Channels []string `json:"channels"`
+	// Websites allowed; empty means all.
+	WebsiteIds []string `json:"websiteIds"`
+	// Client addresses or CIDR ranges allowed; empty means any.
+	IPAllowlist []string   `json:"ipAllowlist"`
+	CreatedAt   *Timestamp `json:"createdAt,omitempty"`
+	// When the key last authenticated a request; written in batches, so up to a minute behind.
+	LastUsedAt *Timestamp `json:"lastUsedAt,omitempty"`
+	ExpiresAt  *Timestamp `json:"expiresAt,omitempty"`
+	// active, rolled, expired or revoked
+	Status string `json:"status"`
+	// The key that replaced a rolled one.
+	RolledTo *string `json:"rolledTo,omitempty"`
+	// Until when a rolled key still works.
+	GraceUntil *Timestamp `json:"graceUntil,omitempty"`
+	RevokedAt  *Timestamp `json:"revokedAt,omitempty"`
+}
+
 // What is known of an account's provider connection; never a token.
 type ChannelConnection struct {
 	AccountID string `json:"accountId"`
@@ -33,6 +62,34 @@ type ChannelConnection struct {
 	TokenIssuedAt *Timestamp `json:"tokenIssuedAt,omitempty"`
 	// How subscribing the app to the account's webhooks (a WhatsApp number's WABA, an Instagram account) went when the credentials were last set; a failed one means Meta posts nothing for this account.
 	Subscription *AccountCheck `json:"subscription,omitempty"`
+}
+
+type ChannelsOverview struct {
+	Websites  []*WebsiteOverview  `json:"websites"`
+	Whatsapp  []*WhatsappNumber   `json:"whatsapp"`
+	Instagram []*InstagramAccount `json:"instagram"`
+	Email     []*EmailAddress     `json:"email"`
+	// The addresses' sending state: domain verified, DNS records.
+	EmailSenders []*EmailSender `json:"emailSenders"`
+	Usage        *Usage         `json:"usage"`
+}
+
+type CreateAPIKeyInput struct {
+	Name string `json:"name"`
+	// live or test
+	Mode string `json:"mode"`
+	// Scopes (conversations:read, …); empty or absent means every scope (*).
+	Scopes      []string   `json:"scopes,omitempty"`
+	Channels    []string   `json:"channels,omitempty"`
+	WebsiteIds  []string   `json:"websiteIds,omitempty"`
+	IPAllowlist []string   `json:"ipAllowlist,omitempty"`
+	ExpiresAt   *Timestamp `json:"expiresAt,omitempty"`
+}
+
+// A new key and its secret, shown this once.
+type CreatedAPIKey struct {
+	Key    *APIKey `json:"key"`
+	Secret string  `json:"secret"`
 }
 
 // A stored inbound mail given up after too many failed attempts: its envelope and why it failed, never its content.
@@ -95,6 +152,39 @@ type ProviderCredentialsInput struct {
 type Query struct {
 }
 
+type RequestLog struct {
+	RequestID string    `json:"requestId"`
+	CreatedAt Timestamp `json:"createdAt"`
+	KeyID     string    `json:"keyId"`
+	KeyName   string    `json:"keyName"`
+	// svc_live_…abcd
+	KeyHint string `json:"keyHint"`
+	Method  string `json:"method"`
+	// The route pattern, never the raw URL.
+	Path           string  `json:"path"`
+	Status         int     `json:"status"`
+	ErrorCode      *string `json:"errorCode,omitempty"`
+	LatencyMs      float64 `json:"latencyMs"`
+	ConversationID *string `json:"conversationId,omitempty"`
+}
+
+type RequestLogFilter struct {
+	Status *int    `json:"status,omitempty"`
+	KeyID  *string `json:"keyId,omitempty"`
+	// The route pattern, as /v1/conversations/{id}.
+	Path      *string    `json:"path,omitempty"`
+	ErrorCode *string    `json:"errorCode,omitempty"`
+	RequestID *string    `json:"requestId,omitempty"`
+	From      *Timestamp `json:"from,omitempty"`
+	To        *Timestamp `json:"to,omitempty"`
+}
+
+type RequestLogPage struct {
+	Items      []*RequestLog `json:"items"`
+	HasMore    bool          `json:"hasMore"`
+	NextCursor *string       `json:"nextCursor,omitempty"`
+}
+
 type Subscription struct {
 }
 
@@ -105,4 +195,10 @@ type VisitorTyping struct {
 	WebsiteID      string `json:"websiteId"`
 	// When this process heard it.
 	At Timestamp `json:"at"`
+}
+
+type WebsiteOverview struct {
+	Website *Website `json:"website"`
+	// The HTML to paste into the site's pages.
+	Snippet string `json:"snippet"`
 }

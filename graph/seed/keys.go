@@ -31,7 +31,7 @@ func (s *workspaceSeed) keys() error {
 			return s.bad(p+".version", "must be %s", auth.ServedVersion)
 		}
 		for j, scope := range k.Scopes {
-			if !oneOf(scope, validScopes) {
+			if !auth.ValidScope(scope) {
 				return s.bad(fmt.Sprintf("%s.scopes[%d]", p, j), "is not a scope")
 			}
 		}
@@ -46,7 +46,7 @@ func (s *workspaceSeed) keys() error {
 			}
 		}
 		for j, cidr := range k.IPAllowlist {
-			if !ipAllowedSyntax(cidr) {
+			if !auth.ValidAllowlistEntry(cidr) {
 				return s.bad(fmt.Sprintf("%s.ip_allowlist[%d]", p, j), "must be an IP address or CIDR range")
 			}
 		}
@@ -65,6 +65,9 @@ func (s *workspaceSeed) keys() error {
 			key.GraceUntil = &k.GraceUntil.Time
 		}
 		if err := s.q.UpsertAPIKey(s.ctx, key); err != nil {
+			return s.wrap(p+".secret", err)
+		}
+		if err := s.q.SetAPIKeyLabel(s.ctx, k.ID, k.ID, k.Secret[len(k.Secret)-4:]); err != nil {
 			return s.wrap(p+".secret", err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 var (
 	validPlans    = []string{"free", "pro", "enterprise"}
 	validStatuses = []string{"active", "suspended", "closed"}
-	validScopes   = []string{"*", "conversations:read", "conversations:write", "messages:read", "messages:write", "contacts:read", "contacts:write", "webhooks:manage"}
 )
 
 func oneOf(v string, set []string) bool {
@@ -181,11 +179,4 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
-}
-
-func ipAllowedSyntax(entry string) bool {
-	if _, _, err := net.ParseCIDR(entry); err == nil {
-		return true
-	}
-	return net.ParseIP(entry) != nil
 }

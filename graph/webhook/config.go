@@ -30,6 +30,7 @@ const EventEndpointVerification = "endpoint.verification"
 var subscribable = []string{
 	event.MessageReceived, event.MessageSent, event.MessageStatus, event.ConversationCreated,
 	event.ConversationUpdated, event.ContactCreated, event.ContactUpdated, event.ContactDeleted,
+	event.ConversationDeleted,
 }
 
 // DefaultRetrySchedule is the wait after each failed attempt; the last value
@@ -183,4 +184,13 @@ func Matches(e *repo.WebhookEndpoint, ev *repo.Event) bool {
 		return false
 	}
 	return true
+}
+
+// RetentionPeriod is how long events, deliveries and the API request log
+// are kept; a nil Config has the default.
+func (c *Config) RetentionPeriod() time.Duration {
+	if c == nil {
+		return defaultConfig.retention()
+	}
+	return c.retention()
 }

@@ -112,6 +112,8 @@ const (
 	InvalidVisitorToken   Code = "invalid_visitor_token"
 	ConversationNotClosed Code = "conversation_not_closed"
 	AlreadyRated          Code = "already_rated"
+	// The developer portal (GraphQL only).
+	APIKeyNotFound Code = "api_key_not_found"
 )
 
 // Entry is a code's HTTP status and the message shown when a refusal gives
@@ -159,6 +161,7 @@ var table = map[Code]Entry{
 	ContactNotFound:         {404, "No such contact."},
 	EventNotFound:           {404, "No such event."},
 	EndpointNotFound:        {404, "No such webhook endpoint."},
+	APIKeyNotFound:          {404, "No such API key in this workspace."},
 	DeliveryNotFound:        {404, "No such webhook delivery."},
 	KnowledgeEntryNotFound:  {404, "No such knowledge entry."},
 	IntegrationPaused:       {409, "An agent paused integration replies on this conversation."},

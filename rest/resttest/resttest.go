@@ -20,6 +20,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph"
 	"github.com/msgsvc/msgsvc/graph/eventstream"
+	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/repo"
@@ -113,7 +114,9 @@ func New(t testing.TB, configure ...func(*API)) *API {
 		StreamHorizon: &eventstream.SharedHorizon{Store: store, Every: eventstream.DefaultPoll}}
 	limiter := rest.NewRedisLimiter(rdb)
 	limiter.Prefix = a.Prefix
-	a.Server = &rest.Server{Limiter: limiter, AdminToken: "admin-token"}
+	// The request log is written when a test calls FlushRequestLog: no
+	// writer runs beside the test's own statements.
+	a.Server = &rest.Server{Limiter: limiter, AdminToken: "admin-token", RequestLog: requestlog.NewRecorder(store, 1024)}
 	f, err := os.Open(FixturePath())
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +171,10 @@ func (a *API) build() {
 	}
 	*a.Resolver = *graph.New(a.Config)
 }
+
+// FlushRequestLog writes the request log rows and keys' last use of the
+// requests answered so far.
+func (a *API) FlushRequestLog() { a.Server.RequestLog.Flush(a.T.Context()) }
 
 // Key returns the secret of a fixture key by name ("test_all", "live_all", …).
 func (a *API) Key(name string) string {

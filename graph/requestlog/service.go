@@ -1,0 +1,97 @@
+package requestlog
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
+	"github.com/msgsvc/msgsvc/graph/model"
+	"github.com/msgsvc/msgsvc/internal/clock"
+	"github.com/msgsvc/msgsvc/repo"
+)
+
+// Store reads and purges the log; repo.Store is one.
+type Store interface {
+	RequestLogs(ctx context.Context, s repo.Scope, f repo.RequestLogFilter, p repo.Page) ([]repo.RequestLog, error)
+	PurgeRequestLogs(ctx context.Context, before time.Time, limit int) (int64, error)
+}
+
+// Service lists the request log to the portal and purges it.
+type Service struct {
+	Store   Store
+	Clock   clock.Clock
+	Cursors cursor.Signer
+	// Retention is how long rows are kept: the webhooks' (events and
+	// deliveries) retention period.
+	Retention time.Duration
+}
+
+const listName = "request_logs"
+
+// List is the caller's mode's log, newest first, filtered.
+func (s *Service) List(ctx context.Context, filter *model.RequestLogFilter, limit *int, after *string) (*model.RequestLogPage, error) {
+	a, err := auth.ForRoles(ctx, "requestLogs", auth.DeveloperRoles...)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.Cursors.Page(listName, limit, after)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.Store.RequestLogs(ctx, repo.Scope{WorkspaceID: a.WorkspaceID, Livemode: a.Livemode}, toFilter(filter), page)
+	if err != nil {
+		return nil, fmt.Errorf("requestlog: list: %w", err)
+	}
+	rows, more, next := cursor.Trim(s.Cursors, listName, rows, page, func(l repo.RequestLog) repo.Position {
+		return repo.Position{At: l.CreatedAt, ID: l.RequestID}
+	})
+	out := &model.RequestLogPage{Items: make([]*model.RequestLog, len(rows)), HasMore: more, NextCursor: next}
+	for i, l := range rows {
+		hint := "svc_test_…" + l.KeySecretLast4
+		if l.Livemode {
+			hint = "svc_live_…" + l.KeySecretLast4
+		}
+		out.Items[i] = &model.RequestLog{RequestID: l.RequestID, CreatedAt: model.NewTimestamp(l.CreatedAt), KeyID: l.KeyID,
+			KeyName: l.KeyName, KeyHint: hint, Method: l.Method, Path: l.Path, Status: l.Status, ErrorCode: l.ErrorCode,
+			LatencyMs: l.LatencyMS, ConversationID: l.ConversationID}
+	}
+	return out, nil
+}
+
+func toFilter(f *model.RequestLogFilter) repo.RequestLogFilter {
+	var out repo.RequestLogFilter
+	if f == nil {
+		return out
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	out.KeyID, out.Path, out.ErrorCode, out.RequestID = str(f.KeyID), str(f.Path), str(f.ErrorCode), str(f.RequestID)
+	if f.Status != nil {
+		out.Status = *f.Status
+	}
+	if f.From != nil {
+		out.From = &f.From.Time
+	}
+	if f.To != nil {
+		out.To = &f.To.Time
+	}
+	return out
+}
+
+// PurgeExpired deletes the rows older than the retention period, in
+// batches of 1000.
+func (s *Service) PurgeExpired(ctx context.Context) error {
+	before := s.Clock.Now().Add(-s.Retention)
+	for {
+		n, err := s.Store.PurgeRequestLogs(ctx, before, 1000)
+		if err != nil || n < 1000 {
+			return err
+		}
+	}
+}
