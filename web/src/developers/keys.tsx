@@ -1,6 +1,7 @@
 // API keys: the list, creating one (step-up create_key, the secret shown
 // once), rolling one with a grace period (step-up roll_key) and revoking.
 import { useState } from "preact/hooks";
+import { testMode } from "../api";
 import { q, stepped } from "./gql";
 import { Checks, Confirm, Dialog, ErrorText, Field, Secret, Select, When, useLoad } from "./ui";
 
@@ -17,22 +18,23 @@ export const scopes = [
 /** The channels of the API. */
 export const channelNames = ["website", "whatsapp", "instagram", "email"];
 
-const keyFields = `id name livemode prefix last4 scopes channels websiteIds ipAllowlist createdAt lastUsedAt expiresAt status`;
+const keyFields = `id name mode prefix last4 scopes channels websiteIds ipAllowlist createdAt lastUsedAt expiresAt status graceUntil`;
 
 type Key = {
   id: string;
   name: string;
-  livemode: boolean;
+  mode: string;
   prefix: string;
   last4: string;
   scopes: string[];
   channels: string[];
   websiteIds: string[];
   ipAllowlist: string[];
-  createdAt: string;
+  createdAt?: string | null;
   lastUsedAt?: string | null;
   expiresAt?: string | null;
   status: string;
+  graceUntil?: string | null;
 };
 
 function restrictions(k: Key) {
@@ -92,7 +94,15 @@ export function Keys() {
                 <When at={k.lastUsedAt} />
               </td>
               <td>{k.expiresAt ? <When at={k.expiresAt} /> : "never"}</td>
-              <td>{k.status}</td>
+              <td>
+                {k.status}
+                {k.graceUntil && k.status === "rolled" && (
+                  <>
+                    {" "}
+                    (works until <When at={k.graceUntil} />)
+                  </>
+                )}
+              </td>
               <td>
                 {k.status === "active" && (
                   <>
@@ -109,7 +119,7 @@ export function Keys() {
           ))}
         </tbody>
       </table>
-      {!list.loading && !keys.length && <p>No keys in this mode yet.</p>}
+      {!list.loading && !keys.length && <p>No keys yet.</p>}
       {dialog?.kind === "create" && <CreateKey onClose={close} />}
       {dialog?.kind === "roll" && <RollKey k={dialog.key} onClose={close} />}
       {dialog?.kind === "revoke" && (
@@ -133,9 +143,12 @@ function split(s: string) {
 }
 
 function CreateKey(p: { onClose: () => void }) {
-  const sites = useLoad(() => q<{ channels: { websites: { id: string; name: string }[] } }>(`query{channels{websites{id name}}}`), []);
+  const sites = useLoad(
+    () => q<{ channelsOverview: { websites: { website: { id: string; name: string } }[] } }>(`query{channelsOverview{websites{website{id name}}}}`),
+    [],
+  );
   const [name, setName] = useState("");
-  const [live, setLive] = useState(false);
+  const [live, setLive] = useState(!testMode.value);
   const [chosen, setChosen] = useState<string[]>([]);
   const [chans, setChans] = useState<string[]>([]);
   const [webs, setWebs] = useState<string[]>([]);
@@ -153,14 +166,14 @@ function CreateKey(p: { onClose: () => void }) {
         </button>
       </Dialog>
     );
-  const websites = sites.data?.channels.websites ?? [];
+  const websites = (sites.data?.channelsOverview.websites ?? []).map((w) => w.website);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setErr(null);
     const input = {
       name,
-      livemode: live,
+      mode: live ? "live" : "test",
       scopes: chosen,
       channels: chans,
       websiteIds: webs.map((n) => websites.find((w) => w.name === n)?.id ?? n),
@@ -194,7 +207,7 @@ function CreateKey(p: { onClose: () => void }) {
             Live
           </label>
         </fieldset>
-        <Checks legend="Scopes" values={scopes} checked={chosen} onChange={setChosen} />
+        <Checks legend="Scopes (none: every scope)" values={scopes} checked={chosen} onChange={setChosen} />
         <Checks legend="Channels (none: every channel)" values={channelNames} checked={chans} onChange={setChans} />
         {websites.length > 0 && (
           <Checks
@@ -263,7 +276,7 @@ function RollKey(p: { k: Key; onClose: () => void }) {
           try {
             const r = await stepped<{ rollAPIKey: { secret: string } }>(
               "roll_key",
-              `mutation($id:ID!,$g:Int){rollAPIKey(id:$id,graceHours:$g){secret key{id}}}`,
+              `mutation($id:ID!,$g:Int!){rollAPIKey(id:$id,graceHours:$g){secret key{id}}}`,
               { id: p.k.id, g: Number(grace) },
             );
             setSecret(r.rollAPIKey.secret);

@@ -1,14 +1,16 @@
-// Request logs: every /v1 request of the workspace, filtered, found by
-// request id, in cursor pages.
+// Request logs: every /v1 request of the workspace in the app's mode,
+// filtered (status, key, path, error code, time), found by request id, in
+// cursor pages.
 import { useState } from "preact/hooks";
 import { q } from "./gql";
 import { ErrorText, Field, Pager, Select, When, useCursors, useLoad } from "./ui";
 
 type Request = {
   requestId: string;
-  at: string;
-  keyPrefix?: string | null;
-  keyName?: string | null;
+  createdAt: string;
+  keyId: string;
+  keyName: string;
+  keyHint: string;
   method: string;
   path: string;
   status: number;
@@ -17,24 +19,18 @@ type Request = {
   conversationId?: string | null;
 };
 
-const statuses: [string, string][] = [
-  ["", "any"],
-  ["succeeded", "2xx"],
-  ["failed", "4xx and 5xx"],
-];
-
-type Filter = { requestId: string; status: string; key: string; path: string; errorCode: string; since: string; until: string };
-const empty: Filter = { requestId: "", status: "", key: "", path: "", errorCode: "", since: "", until: "" };
+type Filter = { requestId: string; status: string; keyId: string; path: string; errorCode: string; from: string; to: string };
+const empty: Filter = { requestId: "", status: "", keyId: "", path: "", errorCode: "", from: "", to: "" };
 
 function toInput(f: Filter) {
   const out: Record<string, unknown> = {};
-  if (f.requestId) out.requestId = f.requestId.trim();
-  if (f.status) out.status = f.status;
-  if (f.key) out.key = f.key.trim();
-  if (f.path) out.path = f.path.trim();
-  if (f.errorCode) out.errorCode = f.errorCode.trim();
-  if (f.since) out.since = new Date(f.since + "Z").toISOString();
-  if (f.until) out.until = new Date(f.until + "Z").toISOString();
+  if (f.requestId.trim()) out.requestId = f.requestId.trim();
+  if (f.status.trim()) out.status = Number(f.status);
+  if (f.keyId) out.keyId = f.keyId;
+  if (f.path.trim()) out.path = f.path.trim();
+  if (f.errorCode.trim()) out.errorCode = f.errorCode.trim();
+  if (f.from) out.from = new Date(f.from + "Z").toISOString();
+  if (f.to) out.to = new Date(f.to + "Z").toISOString();
   return out;
 }
 
@@ -43,16 +39,18 @@ export function Logs() {
   const [draft, setDraft] = useState<Filter>(empty);
   const [filter, setFilter] = useState<Filter>(empty);
   const pages = useCursors();
+  const keys = useLoad(() => q<{ apiKeys: { id: string; name: string; prefix: string; last4: string }[] }>(`query{apiKeys{id name prefix last4}}`), []);
   const list = useLoad(
     () =>
       q<{ requestLogs: { items: Request[]; hasMore: boolean; nextCursor?: string | null } }>(
-        `query($f:RequestLogFilter,$after:String){requestLogs(filter:$f,limit:50,after:$after){items{requestId at keyPrefix keyName method path status errorCode latencyMs conversationId} hasMore nextCursor}}`,
+        `query($f:RequestLogFilter,$after:String){requestLogs(filter:$f,limit:50,after:$after){items{requestId createdAt keyId keyName keyHint method path status errorCode latencyMs conversationId} hasMore nextCursor}}`,
         { f: toInput(filter), after: pages.after },
       ),
     [filter, pages.after],
   );
   const set = (k: keyof Filter) => (e: Event) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value });
   const page = list.data?.requestLogs;
+  const keyOptions: [string, string][] = [["", "any"], ...(keys.data?.apiKeys ?? []).map((k): [string, string] => [k.id, `${k.name} (${k.prefix}…${k.last4})`])];
   return (
     <section aria-labelledby="logs-h">
       <h2 id="logs-h">Request logs</h2>
@@ -66,12 +64,12 @@ export function Logs() {
         }}
       >
         <Field label="Request id" value={draft.requestId} onInput={set("requestId")} />
-        <Select label="Status" value={draft.status} options={statuses} onChange={(v) => setDraft({ ...draft, status: v })} />
-        <Field label="Key" hint="A key's name or prefix." value={draft.key} onInput={set("key")} />
-        <Field label="Path" value={draft.path} onInput={set("path")} />
+        <Field label="Status" type="number" min={100} max={599} value={draft.status} onInput={set("status")} />
+        <Select label="Key" value={draft.keyId} options={keyOptions} onChange={(v) => setDraft({ ...draft, keyId: v })} />
+        <Field label="Path" placeholder="/v1/conversations/{id}" value={draft.path} onInput={set("path")} />
         <Field label="Error code" value={draft.errorCode} onInput={set("errorCode")} />
-        <Field label="From (UTC)" type="datetime-local" value={draft.since} onInput={set("since")} />
-        <Field label="To (UTC)" type="datetime-local" value={draft.until} onInput={set("until")} />
+        <Field label="From (UTC)" type="datetime-local" value={draft.from} onInput={set("from")} />
+        <Field label="To (UTC)" type="datetime-local" value={draft.to} onInput={set("to")} />
         <button type="submit">Search</button>
         <button
           type="button"
@@ -82,6 +80,9 @@ export function Logs() {
           }}
         >
           Clear
+        </button>
+        <button type="button" onClick={list.reload}>
+          Refresh
         </button>
       </form>
       <ErrorText error={list.error} />
@@ -103,14 +104,16 @@ export function Logs() {
           {(page?.items ?? []).map((r) => (
             <tr key={r.requestId}>
               <td>
-                <When at={r.at} />
+                <When at={r.createdAt} />
               </td>
-              <td>{r.keyName ? `${r.keyName} (${r.keyPrefix})` : r.keyPrefix ?? "—"}</td>
+              <td>
+                {r.keyName} <code>{r.keyHint}</code>
+              </td>
               <td>{r.method}</td>
               <td>{r.path}</td>
               <td>{r.status}</td>
               <td>{r.errorCode ?? ""}</td>
-              <td>{r.latencyMs} ms</td>
+              <td>{Math.round(r.latencyMs * 10) / 10} ms</td>
               <td>
                 <code>{r.requestId}</code>
               </td>

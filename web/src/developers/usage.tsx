@@ -6,17 +6,18 @@ import { ErrorText, Secret, When, useLoad } from "./ui";
 
 type Check = { status: string; error?: string | null; at: string } | null;
 type Data = {
-  usage: { period: string; messagesUsed: number; messagesLimit: number; resetsAt: string };
-  channels: {
-    websites: { id: string; name: string; domains: string[] }[];
+  channelsOverview: {
+    usage: { period: string; messagesUsed: number; messagesLimit: number; resetsAt: string };
+    websites: { website: { id: string; name: string; domains: string[] }; snippet: string }[];
     whatsapp: { id: string; phoneNumber: string; name: string; status: string; marketingMessages: string; subscription: Check; templateSync: Check }[];
     instagram: { id: string; username: string; status: string; subscription: Check }[];
     email: { id: string; address: string; forwardingActive: boolean }[];
+    emailSenders: { id: string; address: string; domain: string; verified: boolean }[];
   };
 };
 
 const check = `{status error at}`;
-const query = `query{usage{period messagesUsed messagesLimit resetsAt} channels{websites{id name domains} whatsapp{id phoneNumber name status marketingMessages subscription${check} templateSync${check}} instagram{id username status subscription${check}} email{id address forwardingActive}}}`;
+const query = `query{channelsOverview{usage{period messagesUsed messagesLimit resetsAt} websites{website{id name domains} snippet} emailSenders{id address domain verified} whatsapp{id phoneNumber name status marketingMessages subscription${check} templateSync${check}} instagram{id username status subscription${check}} email{id address forwardingActive}}}`;
 
 function CheckText(p: { c: Check }) {
   if (!p.c) return <>never run</>;
@@ -33,7 +34,8 @@ export function Usage() {
   const d = useLoad(() => q<Data>(query), []);
   if (d.error) return <ErrorText error={d.error} />;
   if (!d.data) return <p>Loading…</p>;
-  const { usage: u, channels: c } = d.data;
+  const c = d.data.channelsOverview;
+  const u = c.usage;
   return (
     <section aria-labelledby="use-h">
       <h2 id="use-h">Usage</h2>
@@ -44,13 +46,10 @@ export function Usage() {
       <progress aria-label="Quota used" max={u.messagesLimit || 1} value={u.messagesUsed} />
       <h3>Websites</h3>
       <ul aria-label="Websites">
-        {c.websites.map((w) => (
+        {c.websites.map(({ website: w, snippet }) => (
           <li key={w.id}>
             <strong>{w.name}</strong> <code>{w.id}</code> — {w.domains.join(", ") || "no domain"}
-            <Secret
-              label={`Widget snippet for ${w.name}`}
-              value={`<script src="${location.origin}/widget.js" data-website="${w.id}" async></script>`}
-            />
+            <Secret label={`Widget snippet for ${w.name}`} value={snippet} />
           </li>
         ))}
       </ul>
@@ -96,6 +95,14 @@ export function Usage() {
         {c.email.map((a) => (
           <li key={a.id}>
             {a.address} — forwarding {a.forwardingActive ? "active" : "not active"}
+          </li>
+        ))}
+      </ul>
+      <h3>Email senders</h3>
+      <ul aria-label="Email senders">
+        {c.emailSenders.map((s) => (
+          <li key={s.id}>
+            {s.address} — domain {s.domain} {s.verified ? "verified" : "not verified"}
           </li>
         ))}
       </ul>
