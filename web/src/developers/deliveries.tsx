@@ -2,7 +2,7 @@
 // attempts on demand, replay; and recovering failed deliveries since a time.
 import { useEffect, useState } from "preact/hooks";
 import { q } from "./gql";
-import { ErrorText, Field, Pager, Select, When, useCursors, useLoad } from "./ui";
+import { ErrorText, Field, Pager, Select, When, minute, parseUTC, useCursors, useLoad } from "./ui";
 
 type Delivery = {
   id: string;
@@ -106,7 +106,7 @@ function Row(p: { d: Delivery; onReplayed: () => void }) {
         <td>{d.lastResponseStatus ?? d.lastError ?? "—"}</td>
         <td>
           <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
-            Attempts<span class="sr"> of {d.id}</span>
+            Attempts<span class="sr-only"> of {d.id}</span>
           </button>{" "}
           <button
             type="button"
@@ -165,7 +165,7 @@ type Recovery = { id: string; status: string; total: number; done: number };
 
 /** Recovering every failed delivery of the endpoint since a time. */
 export function Recover(p: { endpointId: string; onDone: () => void }) {
-  const [since, setSince] = useState("");
+  const [since, setSince] = useState(() => minute(new Date(Date.now() - 24 * 3600e3)));
   const [job, setJob] = useState<Recovery | null>(null);
   const [err, setErr] = useState<unknown>(null);
   useEffect(() => {
@@ -187,10 +187,15 @@ export function Recover(p: { endpointId: string; onDone: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         setErr(null);
+        const at = parseUTC(since);
+        if (!at) {
+          setErr(new Error("Write the time as 2026-10-15 12:00 (UTC)."));
+          return;
+        }
         try {
           const r = await q<{ recoverDeliveries: Recovery }>(
             `mutation($id:ID!,$since:Timestamp!){recoverDeliveries(endpointId:$id,since:$since){id status total done}}`,
-            { id: p.endpointId, since: new Date(since + "Z").toISOString() },
+            { id: p.endpointId, since: at },
           );
           setJob(r.recoverDeliveries);
         } catch (x) {
@@ -201,7 +206,7 @@ export function Recover(p: { endpointId: string; onDone: () => void }) {
       <h3 id="rc-h">Recover failed deliveries</h3>
       <Field
         label="Since (UTC)"
-        type="datetime-local"
+        hint="Every failed delivery from this time on is sent again, e.g. 2026-10-15 12:00."
         required
         value={since}
         onInput={(e: Event) => setSince((e.target as HTMLInputElement).value)}

@@ -107,10 +107,10 @@ export function Keys() {
                 {k.status === "active" && (
                   <>
                     <button type="button" onClick={() => setDialog({ kind: "roll", key: k })}>
-                      Roll<span class="sr"> {k.name}</span>
+                      Roll<span class="sr-only"> {k.name}</span>
                     </button>{" "}
                     <button type="button" onClick={() => setDialog({ kind: "revoke", key: k })}>
-                      Revoke<span class="sr"> {k.name}</span>
+                      Revoke<span class="sr-only"> {k.name}</span>
                     </button>
                   </>
                 )}

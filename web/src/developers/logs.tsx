@@ -3,7 +3,7 @@
 // cursor pages.
 import { useState } from "preact/hooks";
 import { q } from "./gql";
-import { ErrorText, Field, Pager, Select, When, useCursors, useLoad } from "./ui";
+import { ErrorText, Field, Pager, Select, When, parseUTC, useCursors, useLoad } from "./ui";
 
 type Request = {
   requestId: string;
@@ -29,8 +29,8 @@ function toInput(f: Filter) {
   if (f.keyId) out.keyId = f.keyId;
   if (f.path.trim()) out.path = f.path.trim();
   if (f.errorCode.trim()) out.errorCode = f.errorCode.trim();
-  if (f.from) out.from = new Date(f.from + "Z").toISOString();
-  if (f.to) out.to = new Date(f.to + "Z").toISOString();
+  if (parseUTC(f.from)) out.from = parseUTC(f.from);
+  if (parseUTC(f.to)) out.to = parseUTC(f.to);
   return out;
 }
 
@@ -68,8 +68,8 @@ export function Logs() {
         <Select label="Key" value={draft.keyId} options={keyOptions} onChange={(v) => setDraft({ ...draft, keyId: v })} />
         <Field label="Path" placeholder="/v1/conversations/{id}" value={draft.path} onInput={set("path")} />
         <Field label="Error code" value={draft.errorCode} onInput={set("errorCode")} />
-        <Field label="From (UTC)" type="datetime-local" value={draft.from} onInput={set("from")} />
-        <Field label="To (UTC)" type="datetime-local" value={draft.to} onInput={set("to")} />
+        <Field label="From (UTC)" placeholder="2026-10-15 12:00" value={draft.from} onInput={set("from")} />
+        <Field label="To (UTC)" placeholder="2026-10-15 13:00" value={draft.to} onInput={set("to")} />
         <button type="submit">Search</button>
         <button
           type="button"

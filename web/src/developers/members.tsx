@@ -94,7 +94,7 @@ export function Members(p: { meId?: string }) {
                     }
                   >
                     {m.active ? "Switch off" : "Switch on"}
-                    <span class="sr"> {m.name}</span>
+                    <span class="sr-only"> {m.name}</span>
                   </button>
                 )}
               </td>

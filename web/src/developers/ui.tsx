@@ -141,7 +141,7 @@ export function Select(p: {
   const id = useId("s");
   return (
     <div class="field">
-      <label for={id} class={p.hideLabel ? "sr" : undefined}>
+      <label for={id} class={p.hideLabel ? "sr-only" : undefined}>
         {p.label}
       </label>
       <select id={id} value={p.value} onChange={(e) => p.onChange((e.target as HTMLSelectElement).value)}>
@@ -236,4 +236,15 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
     };
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
+}
+
+/** A UTC time as the Since field shows it: 2026-10-15 12:00. */
+export const minute = (d: Date) => d.toISOString().slice(0, 16).replace("T", " ");
+
+/** Reads "2026-10-15 12:00" (or an ISO time) as UTC; null when it is none. */
+export function parseUTC(s: string): string | null {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?Z?$/.exec(s.trim());
+  if (!m) return null;
+  const d = new Date(`${m[1]}T${m[2]}${m[3] ?? ":00"}Z`);
+  return isNaN(d.getTime()) ? null : d.toISOString();
 }
