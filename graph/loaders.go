@@ -15,13 +15,15 @@ import (
 // conversations with their contacts costs two queries, not 101.
 type Loaders struct {
 	contacts *dataloadgen.Loader[string, *model.Contact]
+	attempts *dataloadgen.Loader[string, []*model.WebhookDeliveryAttempt]
 }
 
 type loadersKey struct{}
 
 // WithLoaders returns a context with fresh per-request loaders.
 func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
-	l := &Loaders{contacts: dataloadgen.NewMappedLoader(r.fetchContacts, dataloadgen.WithWait(2*time.Millisecond))}
+	l := &Loaders{contacts: dataloadgen.NewMappedLoader(r.fetchContacts, dataloadgen.WithWait(2*time.Millisecond)),
+		attempts: dataloadgen.NewMappedLoader(r.Webhooks.AttemptLogs, dataloadgen.WithWait(2*time.Millisecond))}
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
@@ -54,4 +56,14 @@ func (l *Loaders) customer(ctx context.Context, c *model.Conversation) (*model.C
 		return nil, nil
 	}
 	return contact, err
+}
+
+// attemptLog loads a delivery's attempts through the batch (one query for
+// a page of deliveries), or alone without loaders.
+func (l *Loaders) attemptLog(ctx context.Context, r *Resolver, deliveryID string) ([]*model.WebhookDeliveryAttempt, error) {
+	if l == nil {
+		m, err := r.Webhooks.AttemptLogs(ctx, []string{deliveryID})
+		return m[deliveryID], err
+	}
+	return l.attempts.Load(ctx, deliveryID)
 }

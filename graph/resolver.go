@@ -33,6 +33,8 @@ type Enqueuer interface {
 	EventsRecorded(ctx context.Context) error
 	// DeliveryDue and DeliveriesDue hand webhook deliveries to the queue.
 	webhook.Enqueuer
+	// RecoveryDue hands a recovery of failed deliveries to the queue.
+	webhook.RecoveryQueue
 	// AIReplyDue asks for the AI's answer to a conversation.
 	ai.Enqueuer
 	// MetaHookStored asks for a stored Meta webhook's processing.

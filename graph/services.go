@@ -125,6 +125,9 @@ func NewServices(cfg Config) *Services {
 		Responder: cfg.AI.responder(), Jobs: cfg.Jobs, Timeout: timeout, Typing: cfg.Typing,
 		Visitors: cfg.VisitorTypingFeed}
 	s.Webhooks = &webhook.Service{Store: cfg.Store, Jobs: cfg.Jobs, Clock: cfg.Clock, Cursors: cursors, Secrets: secrets, Config: cfg.Webhooks}
+	if cfg.Jobs != nil {
+		s.Webhooks.Recoveries = cfg.Jobs
+	}
 	s.MetaHooks = &metahook.Service{Store: cfg.Store, Clock: cfg.Clock, Events: events, Inbound: s.Inbound,
 		Vault: vault, WhatsApp: cfg.WhatsApp, Queue: cfg.Jobs,
 		Instagram: &instagram.Service{Inbound: s.Inbound, Store: cfg.Store, Events: events, Media: igMedia}}

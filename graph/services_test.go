@@ -18,6 +18,10 @@ func (q *recordingQueue) DeliveryDue(context.Context, string, time.Duration) err
 	return nil
 }
 func (q *recordingQueue) DeliveriesDue(context.Context, []string) error { return nil }
+func (q *recordingQueue) RecoveryDue(_ context.Context, id string) error {
+	q.tasks = append(q.tasks, "recovery:"+id)
+	return nil
+}
 func (q *recordingQueue) AIReplyDue(_ context.Context, id string) error {
 	q.tasks = append(q.tasks, "ai:"+id)
 	return nil
@@ -84,7 +88,7 @@ func TestEveryServiceEnqueuesOnTheJobQueue(t *testing.T) {
 // The Resolver's own methods are gqlgen's roots and the request's
 // loaders; everything else is a service's.
 func TestResolverMethodsAreGraphQLs(t *testing.T) {
-	allowed := []string{"Conversation", "Mutation", "Query", "Subscription", "WithLoaders"}
+	allowed := []string{"Conversation", "Mutation", "Query", "Subscription", "WebhookDelivery", "WithLoaders"}
 	typ := reflect.TypeFor[*graph.Resolver]()
 	for i := range typ.NumMethod() {
 		m := typ.Method(i)

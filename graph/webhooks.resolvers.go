@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"github.com/msgsvc/msgsvc/graph/generated"
 	"github.com/msgsvc/msgsvc/graph/model"
 )
 
@@ -41,6 +42,21 @@ func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, id string)
 	return r.Webhooks.Replay(ctx, id)
 }
 
+// ShowEndpointSecret is the resolver for the showEndpointSecret field.
+func (r *mutationResolver) ShowEndpointSecret(ctx context.Context, id string) (*model.WebhookEndpointSecret, error) {
+	return r.Webhooks.ShowSecret(ctx, id)
+}
+
+// SendTestEvent is the resolver for the sendTestEvent field.
+func (r *mutationResolver) SendTestEvent(ctx context.Context, endpointID string) (*model.WebhookTestResult, error) {
+	return r.Webhooks.SendTestEvent(ctx, endpointID)
+}
+
+// RecoverDeliveries is the resolver for the recoverDeliveries field.
+func (r *mutationResolver) RecoverDeliveries(ctx context.Context, endpointID string, since model.Timestamp) (*model.WebhookRecovery, error) {
+	return r.Webhooks.RecoverDeliveries(ctx, endpointID, since.Time)
+}
+
 // WebhookEndpoints is the resolver for the webhookEndpoints field.
 func (r *queryResolver) WebhookEndpoints(ctx context.Context) (*model.WebhookEndpointList, error) {
 	return r.Webhooks.ListEndpoints(ctx)
@@ -50,3 +66,20 @@ func (r *queryResolver) WebhookEndpoints(ctx context.Context) (*model.WebhookEnd
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, filter *model.WebhookDeliveryFilter, limit *int, after *string) (*model.WebhookDeliveryPage, error) {
 	return r.Webhooks.ListDeliveries(ctx, filter, limit, after)
 }
+
+// WebhookRecovery is the resolver for the webhookRecovery field.
+func (r *queryResolver) WebhookRecovery(ctx context.Context, id string) (*model.WebhookRecovery, error) {
+	return r.Webhooks.Recovery(ctx, id)
+}
+
+// AttemptLog is the resolver for the attemptLog field.
+func (r *webhookDeliveryResolver) AttemptLog(ctx context.Context, obj *model.WebhookDelivery) ([]*model.WebhookDeliveryAttempt, error) {
+	return LoadersFrom(ctx).attemptLog(ctx, r.Resolver, obj.ID)
+}
+
+// WebhookDelivery returns generated.WebhookDeliveryResolver implementation.
+func (r *Resolver) WebhookDelivery() generated.WebhookDeliveryResolver {
+	return &webhookDeliveryResolver{r}
+}
+
+type webhookDeliveryResolver struct{ *Resolver }

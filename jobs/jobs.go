@@ -210,6 +210,7 @@ func Register(mux *asynq.ServeMux, h Handlers) {
 	mux.Use(Observe, Recover)
 	mux.HandleFunc(legacySandboxTask, dropLegacySandboxTask)
 	RegisterWebhooks(mux, h.Webhooks)
+	registerRecoveries(mux, h.Webhooks)
 	if h.Mail != nil {
 		mux.Handle(TypeInboundMail, InboundMailHandler(h.Mail))
 	}

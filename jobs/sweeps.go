@@ -158,6 +158,9 @@ func RunSweeps(ctx context.Context, s Sweeps, every time.Duration) {
 			}
 			step("webhook fan-out", s.Webhooks.FanOut)
 			step("webhook delivery sweep", s.Webhooks.SweepDeliveries)
+			if r, ok := s.Webhooks.(Recoverer); ok {
+				step("webhook recovery sweep", r.SweepRecoveries)
+			}
 			if s.Sending != nil {
 				step("unsettled send sweep", s.Sending.SweepSending)
 			}

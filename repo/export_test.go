@@ -71,7 +71,7 @@ func (q Queries) ClaimEach(ctx context.Context, id string, now, until time.Time,
 func (q Queries) RecordSuccesses(ctx context.Context, ids, tokens []string) ([]bool, []*DueWebhookDelivery, error) {
 	in := make([]webhookSuccess, len(ids))
 	for i := range ids {
-		in[i] = webhookSuccess{ids[i], tokens[i], 200}
+		in[i] = webhookSuccess{id: ids[i], token: tokens[i], status: 200}
 	}
 	r, err := q.recordWebhookSuccesses(ctx, in)
 	if err != nil {

@@ -50,6 +50,9 @@ type webhookClaim struct {
 type webhookSuccess struct {
 	id, token string
 	status    int
+	// log, when set, is the attempt's row of webhook_attempts, written
+	// by the same statement.
+	log *WebhookAttemptLog
 }
 
 // successRecord is what RecordWebhookSuccess answers.
@@ -159,6 +162,18 @@ func (s *Store) RecordWebhookSuccess(ctx context.Context, id, token string, resp
 	return r.recorded, r.next, err
 }
 
+// RecordLoggedWebhookSuccess is RecordWebhookSuccess that also writes the
+// attempt's row of webhook_attempts (its status is log's), in the same
+// statement: no round trip of its own.
+func (s *Store) RecordLoggedWebhookSuccess(ctx context.Context, id, token string, log *WebhookAttemptLog) (bool, *DueWebhookDelivery, error) {
+	status := 0
+	if log != nil && log.ResponseStatus != nil {
+		status = *log.ResponseStatus
+	}
+	r, err := s.successes.do(ctx, webhookSuccess{id: id, token: token, status: status, log: log})
+	return r.recorded, r.next, err
+}
+
 // recordSuccessesQuery is recordWebhookSuccesses' statement.
 //
 // Its deliveries are locked first, in an explicit ORDER BY id (locked), and
@@ -169,7 +184,8 @@ func (s *Store) RecordWebhookSuccess(ctx context.Context, id, token string, resp
 // hold a row the other waits for: Postgres' deadlock detected, and the
 // successors left to the sweep).
 var recordSuccessesQuery = `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
-	s AS (SELECT id, token, status FROM unnest($1::text[], $2::text[], $3::int[]) AS s(id, token, status)),
+	s AS (SELECT id, token, status, at, latency, body FROM unnest($1::text[], $2::text[], $3::int[],
+		$5::timestamptz[], $6::int[], $7::text[]) AS s(id, token, status, at, latency, body)),
 	locked AS (SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = ANY($4::text[])
 		ORDER BY d.id FOR NO KEY UPDATE),
 	recorded AS (UPDATE webhook_deliveries d
@@ -180,7 +196,10 @@ var recordSuccessesQuery = `WITH unflushed AS (SELECT set_config('synchronous_co
 		RETURNING d.id, s.token, d.endpoint_id, d.conversation_id, d.event_seq),
 	failing AS (SELECT id FROM webhook_endpoints WHERE id IN (SELECT endpoint_id FROM recorded)
 		AND failing_since IS NOT NULL ORDER BY id FOR UPDATE),
-	healthy AS (UPDATE webhook_endpoints e SET failing_since = NULL FROM failing f WHERE e.id = f.id)
+	healthy AS (UPDATE webhook_endpoints e SET failing_since = NULL FROM failing f WHERE e.id = f.id),
+	logged AS (INSERT INTO webhook_attempts (delivery_id, attempted_at, response_status, latency_ms, response_body)
+		SELECT r.id, s.at, s.status, s.latency, s.body FROM recorded r JOIN s ON s.id = r.id AND s.token = r.token
+		WHERE s.at IS NOT NULL)
 	SELECT r.id, r.token, n.next_id, n.next_at FROM recorded r
 	LEFT JOIN LATERAL webhook_next_in_order(r.endpoint_id, r.conversation_id, r.id) n ON true`
 
@@ -189,8 +208,10 @@ var recordSuccessesQuery = `WITH unflushed AS (SELECT set_config('synchronous_co
 func (q Queries) recordWebhookSuccesses(ctx context.Context, successes []webhookSuccess) ([]successRecord, error) {
 	ids, tokens := make([]string, len(successes)), make([]string, len(successes))
 	statuses := make(pq.Int64Array, len(successes))
+	logs := newAttemptLogValues(len(successes))
 	for i, s := range byID(successes, func(s webhookSuccess) string { return s.id }) {
 		ids[i], tokens[i], statuses[i] = s.id, s.token, int64(s.status)
+		logs.set(i, s.log)
 	}
 	var rows []struct {
 		ID     string     `db:"id"`
@@ -199,7 +220,8 @@ func (q Queries) recordWebhookSuccesses(ctx context.Context, successes []webhook
 		NextAt *time.Time `db:"next_at"`
 	}
 	err := q.selectRows(ctx, &rows, recordSuccessesQuery,
-		pq.StringArray(ids), pq.StringArray(tokens), statuses, openStatuses)
+		pq.StringArray(ids), pq.StringArray(tokens), statuses, openStatuses,
+		nullableArray(logs.at), logs.latencies, nullableArray(logs.bodies))
 	if err != nil {
 		return nil, err
 	}

@@ -109,18 +109,31 @@ type WebhookAttempt struct {
 	// Attempted is false when nothing was sent (the endpoint was off); the
 	// attempt is then not counted.
 	Attempted bool
+	// Log, when set, is the attempt's row of webhook_attempts, written by
+	// the same statement.
+	Log *WebhookAttemptLog
 }
 
 // RecordWebhookAttempt stores the outcome of a leased attempt and ends the
 // lease. It reports false when the lease was lost (the delivery was dropped,
 // switched off or taken over), in which case nothing was written.
 func (q Queries) RecordWebhookAttempt(ctx context.Context, id, token string, a WebhookAttempt) (bool, error) {
-	n, err := q.exec(ctx, `UPDATE webhook_deliveries SET status = $3,
+	var at *time.Time
+	var latency int
+	var body *string
+	if a.Log != nil {
+		at, latency, body = &a.Log.AttemptedAt, a.Log.LatencyMS, a.Log.ResponseBody
+	}
+	var n int
+	err := q.get(ctx, &n, `WITH recorded AS (UPDATE webhook_deliveries SET status = $3,
 		attempts = attempts + CASE WHEN $7 THEN 1 ELSE 0 END,
 		last_response_status = $4, last_error = $5, next_attempt_at = $6, lease_until = NULL,
 		lease_token = NULL, swept_at = NULL
-		WHERE id = $1 AND lease_token = $2 AND `+openDelivery,
-		id, token, a.Status, a.ResponseStatus, a.Error, a.NextAttemptAt, a.Attempted)
+		WHERE id = $1 AND lease_token = $2 AND `+openDelivery+` RETURNING id),
+		logged AS (INSERT INTO webhook_attempts (delivery_id, attempted_at, response_status, latency_ms,
+			response_body, error) SELECT id, $8, $4, $9, $10, $5 FROM recorded WHERE $8::timestamptz IS NOT NULL)
+		SELECT count(*) FROM recorded`,
+		id, token, a.Status, a.ResponseStatus, a.Error, a.NextAttemptAt, a.Attempted, at, latency, body)
 	return n == 1, err
 }
 

@@ -21,4 +21,20 @@ var fieldRoles = map[string][]string{
 	"channelsOverview":   {RoleOwner, RoleAdmin, RoleDeveloper},
 	"requestLogs":        {RoleOwner, RoleAdmin, RoleDeveloper},
 	"deleteConversation": {RoleOwner, RoleAdmin},
+	// Webhooks (app.md section 3): developers, admins and owners.
+	"webhookEndpoints":      webhookRoles,
+	"webhookDeliveries":     webhookRoles,
+	"webhookRecovery":       webhookRoles,
+	"createWebhookEndpoint": webhookRoles,
+	"updateWebhookEndpoint": webhookRoles,
+	"deleteWebhookEndpoint": webhookRoles,
+	"rollWebhookSecret":     webhookRoles,
+	"verifyWebhookEndpoint": webhookRoles,
+	"replayWebhookDelivery": webhookRoles,
+	"showEndpointSecret":    webhookRoles,
+	"sendTestEvent":         webhookRoles,
+	"recoverDeliveries":     webhookRoles,
 }
+
+// webhookRoles may manage webhook endpoints and read their deliveries.
+var webhookRoles = []string{RoleDeveloper, RoleAdmin, RoleOwner}

@@ -26,6 +26,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	WebhookDelivery() WebhookDeliveryResolver
 }
 
 type DirectiveRoot struct {
@@ -455,6 +456,7 @@ type ComplexityRoot struct {
 		DisconnectChannelAccount func(childComplexity int, accountID string) int
 		HandBackToAi             func(childComplexity int, id string) int
 		PauseIntegrationReplies  func(childComplexity int, id string) int
+		RecoverDeliveries        func(childComplexity int, endpointID string, since model.Timestamp) int
 		RefetchFile              func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
@@ -465,8 +467,10 @@ type ComplexityRoot struct {
 		RotateChannelToken       func(childComplexity int, accountID string, accessToken string) int
 		SendMarketingMessage     func(childComplexity int, input model.MarketingMessageInput) int
 		SendMessage              func(childComplexity int, input model.SendMessageInput) int
+		SendTestEvent            func(childComplexity int, endpointID string) int
 		SetAIInstructions        func(childComplexity int, instructions string) int
 		SetAgentActive           func(childComplexity int, id string, active bool) int
+		ShowEndpointSecret       func(childComplexity int, id string) int
 		SimulateInbound          func(childComplexity int, input model.SimulateInboundInput) int
 		UpdateContact            func(childComplexity int, id string, input model.UpdateContactInput) int
 		UpdateConversation       func(childComplexity int, id string, input model.UpdateConversationInput) int
@@ -519,6 +523,7 @@ type ComplexityRoot struct {
 		Usage               func(childComplexity int) int
 		WebhookDeliveries   func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
 		WebhookEndpoints    func(childComplexity int) int
+		WebhookRecovery     func(childComplexity int, id string) int
 		WhatsappTemplates   func(childComplexity int, filter *model.TemplateFilter) int
 	}
 
@@ -632,6 +637,7 @@ type ComplexityRoot struct {
 	}
 
 	WebhookDelivery struct {
+		AttemptLog         func(childComplexity int) int
 		Attempts           func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
 		EndpointID         func(childComplexity int) int
@@ -644,6 +650,14 @@ type ComplexityRoot struct {
 		Object             func(childComplexity int) int
 		ReplayOf           func(childComplexity int) int
 		Status             func(childComplexity int) int
+	}
+
+	WebhookDeliveryAttempt struct {
+		AttemptedAt    func(childComplexity int) int
+		Error          func(childComplexity int) int
+		LatencyMs      func(childComplexity int) int
+		ResponseBody   func(childComplexity int) int
+		ResponseStatus func(childComplexity int) int
 	}
 
 	WebhookDeliveryPage struct {
@@ -673,6 +687,33 @@ type ComplexityRoot struct {
 	WebhookEndpointList struct {
 		EgressIPs func(childComplexity int) int
 		Items     func(childComplexity int) int
+	}
+
+	WebhookEndpointSecret struct {
+		ID                  func(childComplexity int) int
+		PreviousSecretUntil func(childComplexity int) int
+		Secret              func(childComplexity int) int
+	}
+
+	WebhookRecovery struct {
+		CreatedAt  func(childComplexity int) int
+		Done       func(childComplexity int) int
+		EndpointID func(childComplexity int) int
+		FinishedAt func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Object     func(childComplexity int) int
+		Since      func(childComplexity int) int
+		State      func(childComplexity int) int
+		Total      func(childComplexity int) int
+	}
+
+	WebhookTestResult struct {
+		Delivery  func(childComplexity int) int
+		EventID   func(childComplexity int) int
+		LatencyMs func(childComplexity int) int
+		Outcome   func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		Status    func(childComplexity int) int
 	}
 
 	WebhookVerification struct {
@@ -2576,6 +2617,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseIntegrationReplies(childComplexity, args["id"].(string)), true
+	case "Mutation.recoverDeliveries":
+		if e.ComplexityRoot.Mutation.RecoverDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recoverDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecoverDeliveries(childComplexity, args["endpointId"].(string), args["since"].(model.Timestamp)), true
 	case "Mutation.refetchFile":
 		if e.ComplexityRoot.Mutation.RefetchFile == nil {
 			break
@@ -2686,6 +2738,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["input"].(model.SendMessageInput)), true
+	case "Mutation.sendTestEvent":
+		if e.ComplexityRoot.Mutation.SendTestEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendTestEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendTestEvent(childComplexity, args["endpointId"].(string)), true
 	case "Mutation.setAIInstructions":
 		if e.ComplexityRoot.Mutation.SetAIInstructions == nil {
 			break
@@ -2708,6 +2771,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAgentActive(childComplexity, args["id"].(string), args["active"].(bool)), true
+	case "Mutation.showEndpointSecret":
+		if e.ComplexityRoot.Mutation.ShowEndpointSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_showEndpointSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ShowEndpointSecret(childComplexity, args["id"].(string)), true
 	case "Mutation.simulateInbound":
 		if e.ComplexityRoot.Mutation.SimulateInbound == nil {
 			break
@@ -3058,6 +3132,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookEndpoints(childComplexity), true
+	case "Query.webhookRecovery":
+		if e.ComplexityRoot.Query.WebhookRecovery == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookRecovery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookRecovery(childComplexity, args["id"].(string)), true
 	case "Query.whatsappTemplates":
 		if e.ComplexityRoot.Query.WhatsappTemplates == nil {
 			break
@@ -3479,6 +3564,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VisitorTyping.WebsiteID(childComplexity), true
 
+	case "WebhookDelivery.attemptLog":
+		if e.ComplexityRoot.WebhookDelivery.AttemptLog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.AttemptLog(childComplexity), true
 	case "WebhookDelivery.attempts":
 		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
 			break
@@ -3551,6 +3642,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookDeliveryAttempt.attemptedAt":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.AttemptedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.AttemptedAt(childComplexity), true
+	case "WebhookDeliveryAttempt.error":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.Error(childComplexity), true
+	case "WebhookDeliveryAttempt.latencyMs":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.LatencyMs(childComplexity), true
+	case "WebhookDeliveryAttempt.responseBody":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.ResponseBody == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.ResponseBody(childComplexity), true
+	case "WebhookDeliveryAttempt.responseStatus":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.ResponseStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.ResponseStatus(childComplexity), true
 
 	case "WebhookDeliveryPage.hasMore":
 		if e.ComplexityRoot.WebhookDeliveryPage.HasMore == nil {
@@ -3674,6 +3796,117 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpointList.Items(childComplexity), true
+
+	case "WebhookEndpointSecret.id":
+		if e.ComplexityRoot.WebhookEndpointSecret.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointSecret.ID(childComplexity), true
+	case "WebhookEndpointSecret.previousSecretUntil":
+		if e.ComplexityRoot.WebhookEndpointSecret.PreviousSecretUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointSecret.PreviousSecretUntil(childComplexity), true
+	case "WebhookEndpointSecret.secret":
+		if e.ComplexityRoot.WebhookEndpointSecret.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointSecret.Secret(childComplexity), true
+
+	case "WebhookRecovery.createdAt":
+		if e.ComplexityRoot.WebhookRecovery.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.CreatedAt(childComplexity), true
+	case "WebhookRecovery.done":
+		if e.ComplexityRoot.WebhookRecovery.Done == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.Done(childComplexity), true
+	case "WebhookRecovery.endpointId":
+		if e.ComplexityRoot.WebhookRecovery.EndpointID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.EndpointID(childComplexity), true
+	case "WebhookRecovery.finishedAt":
+		if e.ComplexityRoot.WebhookRecovery.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.FinishedAt(childComplexity), true
+	case "WebhookRecovery.id":
+		if e.ComplexityRoot.WebhookRecovery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.ID(childComplexity), true
+	case "WebhookRecovery.object":
+		if e.ComplexityRoot.WebhookRecovery.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.Object(childComplexity), true
+	case "WebhookRecovery.since":
+		if e.ComplexityRoot.WebhookRecovery.Since == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.Since(childComplexity), true
+	case "WebhookRecovery.state":
+		if e.ComplexityRoot.WebhookRecovery.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.State(childComplexity), true
+	case "WebhookRecovery.total":
+		if e.ComplexityRoot.WebhookRecovery.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.Total(childComplexity), true
+
+	case "WebhookTestResult.delivery":
+		if e.ComplexityRoot.WebhookTestResult.Delivery == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.Delivery(childComplexity), true
+	case "WebhookTestResult.eventId":
+		if e.ComplexityRoot.WebhookTestResult.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.EventID(childComplexity), true
+	case "WebhookTestResult.latencyMs":
+		if e.ComplexityRoot.WebhookTestResult.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.LatencyMs(childComplexity), true
+	case "WebhookTestResult.outcome":
+		if e.ComplexityRoot.WebhookTestResult.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.Outcome(childComplexity), true
+	case "WebhookTestResult.reason":
+		if e.ComplexityRoot.WebhookTestResult.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.Reason(childComplexity), true
+	case "WebhookTestResult.status":
+		if e.ComplexityRoot.WebhookTestResult.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookTestResult.Status(childComplexity), true
 
 	case "WebhookVerification.reason":
 		if e.ComplexityRoot.WebhookVerification.Reason == nil {
@@ -5137,6 +5370,8 @@ extend type Query {
   webhookEndpoints: WebhookEndpointList!
   "Webhook deliveries of the caller's mode, newest first."
   webhookDeliveries(filter: WebhookDeliveryFilter, limit: Int, after: String): WebhookDeliveryPage!
+  "A recovery of an endpoint's failed deliveries (recoverDeliveries), with its progress."
+  webhookRecovery(id: ID!): WebhookRecovery!
 }
 
 extend type Mutation {
@@ -5152,6 +5387,19 @@ extend type Mutation {
   verifyWebhookEndpoint(id: ID!): WebhookEndpoint!
   "Send a delivery's event to its endpoint again, as a new delivery."
   replayWebhookDelivery(id: ID!): WebhookDelivery!
+  "An endpoint's current signing secret; needs a step-up code verified for show_endpoint_secret."
+  showEndpointSecret(id: ID!): WebhookEndpointSecret!
+  """
+  Send one signed endpoint.test event to an endpoint now, once, never
+  retried, at most one per 10 seconds per endpoint; the answer is its outcome.
+  """
+  sendTestEvent(endpointId: ID!): WebhookTestResult!
+  """
+  Replay, as new deliveries in the background, every failed delivery of an
+  endpoint (in the caller's mode) created since a time; webhookRecovery
+  follows its progress.
+  """
+  recoverDeliveries(endpointId: ID!, since: Timestamp!): WebhookRecovery!
 }
 
 type WebhookEndpoint {
@@ -5210,6 +5458,61 @@ type WebhookDelivery {
   nextAttemptAt: Timestamp
   replayOf: ID
   createdAt: Timestamp!
+  "Every attempt made, oldest first."
+  attemptLog: [WebhookDeliveryAttempt!]!
+}
+
+"One attempt of a delivery: what the endpoint answered, kept for the retention period."
+type WebhookDeliveryAttempt {
+  attemptedAt: Timestamp!
+  "The HTTP status of the answer; null when there was none."
+  responseStatus: Int
+  "How long the request took, in milliseconds."
+  latencyMs: Int!
+  "The answer's first 1 KB, as text."
+  responseBody: String
+  "Why the attempt failed; null when it succeeded."
+  error: String
+}
+
+type WebhookEndpointSecret {
+  id: ID!
+  secret: String!
+  "While a roll's grace lasts, the old secret still co-signs until then."
+  previousSecretUntil: Timestamp
+}
+
+type WebhookTestResult {
+  """
+  delivered (a 2xx), refused (another status), unreachable, timed_out,
+  tls_error or url_not_allowed
+  """
+  outcome: String!
+  "The HTTP status of the answer, when there was one."
+  status: Int
+  "How long the request took, in milliseconds."
+  latencyMs: Int!
+  "Why it was not delivered, for a person."
+  reason: String
+  "The endpoint.test event's id."
+  eventId: ID!
+  "The delivery listed among the endpoint's deliveries."
+  delivery: WebhookDelivery!
+}
+
+type WebhookRecovery {
+  id: ID!
+  object: String!
+  endpointId: ID!
+  since: Timestamp!
+  "running, done, or stopped (the endpoint was switched off or deleted meanwhile)"
+  state: String!
+  "How many failed deliveries are replayed."
+  total: Int!
+  "How many of them are replayed so far."
+  done: Int!
+  createdAt: Timestamp!
+  finishedAt: Timestamp
 }
 
 type WebhookDeliveryPage {
@@ -6343,8 +6646,26 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 		return ec.fieldContext_WebhookDelivery_replayOf(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WebhookDelivery_createdAt(ctx, field)
+	case "attemptLog":
+		return ec.fieldContext_WebhookDelivery_attemptLog(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryAttempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attemptedAt":
+		return ec.fieldContext_WebhookDeliveryAttempt_attemptedAt(ctx, field)
+	case "responseStatus":
+		return ec.fieldContext_WebhookDeliveryAttempt_responseStatus(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_WebhookDeliveryAttempt_latencyMs(ctx, field)
+	case "responseBody":
+		return ec.fieldContext_WebhookDeliveryAttempt_responseBody(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookDeliveryAttempt_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryAttempt", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookDeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6403,6 +6724,60 @@ func (ec *executionContext) childFields_WebhookEndpointList(ctx context.Context,
 		return ec.fieldContext_WebhookEndpointList_egressIps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointList", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookEndpointSecret_id(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookEndpointSecret_secret(ctx, field)
+	case "previousSecretUntil":
+		return ec.fieldContext_WebhookEndpointSecret_previousSecretUntil(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointSecret", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookRecovery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookRecovery_id(ctx, field)
+	case "object":
+		return ec.fieldContext_WebhookRecovery_object(ctx, field)
+	case "endpointId":
+		return ec.fieldContext_WebhookRecovery_endpointId(ctx, field)
+	case "since":
+		return ec.fieldContext_WebhookRecovery_since(ctx, field)
+	case "state":
+		return ec.fieldContext_WebhookRecovery_state(ctx, field)
+	case "total":
+		return ec.fieldContext_WebhookRecovery_total(ctx, field)
+	case "done":
+		return ec.fieldContext_WebhookRecovery_done(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookRecovery_createdAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_WebhookRecovery_finishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookRecovery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookTestResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_WebhookTestResult_outcome(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookTestResult_status(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_WebhookTestResult_latencyMs(ctx, field)
+	case "reason":
+		return ec.fieldContext_WebhookTestResult_reason(ctx, field)
+	case "eventId":
+		return ec.fieldContext_WebhookTestResult_eventId(ctx, field)
+	case "delivery":
+		return ec.fieldContext_WebhookTestResult_delivery(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookTestResult", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookVerification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

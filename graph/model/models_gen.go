@@ -197,6 +197,57 @@ type VisitorTyping struct {
 	At Timestamp `json:"at"`
 }
 
+// One attempt of a delivery: what the endpoint answered, kept for the retention period.
+type WebhookDeliveryAttempt struct {
+	AttemptedAt Timestamp `json:"attemptedAt"`
+	// The HTTP status of the answer; null when there was none.
+	ResponseStatus *int `json:"responseStatus,omitempty"`
+	// How long the request took, in milliseconds.
+	LatencyMs int `json:"latencyMs"`
+	// The answer's first 1 KB, as text.
+	ResponseBody *string `json:"responseBody,omitempty"`
+	// Why the attempt failed; null when it succeeded.
+	Error *string `json:"error,omitempty"`
+}
+
+type WebhookEndpointSecret struct {
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
+	// While a roll's grace lasts, the old secret still co-signs until then.
+	PreviousSecretUntil *Timestamp `json:"previousSecretUntil,omitempty"`
+}
+
+type WebhookRecovery struct {
+	ID         string    `json:"id"`
+	Object     string    `json:"object"`
+	EndpointID string    `json:"endpointId"`
+	Since      Timestamp `json:"since"`
+	// running, done, or stopped (the endpoint was switched off or deleted meanwhile)
+	State string `json:"state"`
+	// How many failed deliveries are replayed.
+	Total int `json:"total"`
+	// How many of them are replayed so far.
+	Done       int        `json:"done"`
+	CreatedAt  Timestamp  `json:"createdAt"`
+	FinishedAt *Timestamp `json:"finishedAt,omitempty"`
+}
+
+type WebhookTestResult struct {
+	// delivered (a 2xx), refused (another status), unreachable, timed_out,
+	// tls_error or url_not_allowed
+	Outcome string `json:"outcome"`
+	// The HTTP status of the answer, when there was one.
+	Status *int `json:"status,omitempty"`
+	// How long the request took, in milliseconds.
+	LatencyMs int `json:"latencyMs"`
+	// Why it was not delivered, for a person.
+	Reason *string `json:"reason,omitempty"`
+	// The endpoint.test event's id.
+	EventID string `json:"eventId"`
+	// The delivery listed among the endpoint's deliveries.
+	Delivery *WebhookDelivery `json:"delivery"`
+}
+
 type WebsiteOverview struct {
 	Website *Website `json:"website"`
 	// The HTML to paste into the site's pages.

@@ -24,6 +24,8 @@ type outcome struct {
 	skipped bool
 	// eventAt is when the event was recorded: the lag metric starts there.
 	eventAt time.Time
+	// at is when the request was made (zero: none was).
+	at time.Time
 }
 
 // chainLimit is how many deliveries of one conversation a task attempts in a
@@ -115,7 +117,7 @@ func (s *Service) attempt(ctx context.Context, c *repo.ClaimedWebhookDelivery, n
 		return outcome{problem: err.Error()}, nil
 	}
 	ans := cfg.post(ctx, e.URL, body, webhooksig.Header(now, body, secrets...))
-	o := outcome{answer: ans, eventAt: *c.EventCreatedAt}
+	o := outcome{answer: ans, eventAt: *c.EventCreatedAt, at: now}
 	if !ans.OK() {
 		o.problem = ans.Problem(cfg.timeout())
 	}
@@ -130,7 +132,7 @@ func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 	ctx = context.WithoutCancel(ctx)
 	cfg := s.config()
 	now := s.Clock.Now()
-	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped}
+	a := repo.WebhookAttempt{Status: "succeeded", Attempted: !o.skipped, Log: o.attemptLog(d.ID, now)}
 	if o.Status != 0 {
 		a.ResponseStatus = &o.Status
 	}
@@ -148,7 +150,7 @@ func (s *Service) recordAttempt(ctx context.Context, d *repo.WebhookDelivery, o 
 		// The common outcome takes one statement and no transaction: the
 		// record, the end of the endpoint's run of failures and the next
 		// delivery in order together.
-		recorded, next, err = s.Store.RecordWebhookSuccess(ctx, d.ID, *d.LeaseToken, o.Status)
+		recorded, next, err = s.Store.RecordLoggedWebhookSuccess(ctx, d.ID, *d.LeaseToken, a.Log)
 	} else {
 		recorded, switchedOff, err = s.recordFailure(ctx, d, o, a, now)
 	}

@@ -92,6 +92,12 @@ type Service struct {
 	Secrets signing.Secrets
 	// Config is nil for the defaults.
 	Config *Config
+	// StepUp guards showing a signing secret; nil lets only the admin
+	// token see one.
+	StepUp StepUp
+	// Recoveries hands recoveries to the job queue; nil leaves them to
+	// SweepRecoveries.
+	Recoveries RecoveryQueue
 }
 
 // config returns the configuration, or the defaults.

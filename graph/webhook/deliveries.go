@@ -57,6 +57,9 @@ func (s *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery
 	if err != nil {
 		return nil, view.NotFound(err, apierr.DeliveryNotFound, "webhook delivery", id)
 	}
+	if d.EventType == EventEndpointTest {
+		return nil, apierr.New(apierr.InvalidRequest, "A test event is sent once and never again; send another test event instead.")
+	}
 	e, err := s.Store.WebhookEndpointAnyState(ctx, d.EndpointID)
 	if err != nil {
 		return nil, err
@@ -75,12 +78,8 @@ func (s *Service) Replay(ctx context.Context, id string) (*model.WebhookDelivery
 	if err != nil {
 		return nil, err
 	}
-	now := s.Clock.Now()
-	replay := &repo.WebhookDelivery{
-		ID: repo.NewID("whd_", now), WorkspaceID: d.WorkspaceID, Livemode: d.Livemode, EndpointID: e.ID,
-		EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq, Channel: ev.Channel, WebsiteID: ev.WebsiteID,
-		ReplayOf: &d.ID, Status: "pending", NextAttemptAt: &now, CreatedAt: now,
-	}
+	replay := newReplay(d, s.Clock.Now())
+	replay.EventSeq, replay.Channel, replay.WebsiteID = ev.Seq, ev.Channel, ev.WebsiteID
 	if err := s.Store.InsertWebhookDelivery(ctx, replay); err != nil {
 		return nil, err
 	}

@@ -52,6 +52,9 @@ type answer struct {
 	Status int    // 0 when there was no HTTP answer
 	Body   []byte // at most maxAnswer bytes
 	Err    error  // why there was no (complete) answer
+	// Latency is how long the request took, answer included; zero when
+	// nothing was sent.
+	Latency time.Duration
 }
 
 // OK says whether the request succeeded: any 2xx, in time.
@@ -117,12 +120,14 @@ func (c *Config) post(ctx context.Context, rawURL string, body []byte, signature
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "msgsvc-webhooks/1")
 	req.Header.Set(webhooksig.HeaderName, signature)
+	start := time.Now()
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
-		return answer{Err: err}
+		return answer{Err: err, Latency: time.Since(start)}
 	}
 	defer resp.Body.Close()
 	out := answer{Status: resp.StatusCode}
 	out.Body, out.Err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	out.Latency = time.Since(start)
 	return out
 }

@@ -20,7 +20,10 @@ type Store interface {
 	NextInOrder(ctx context.Context, endpointID, conversationID string) (*repo.DueWebhookDelivery, error)
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	ReadyWebhookDeliveries(ctx context.Context, ids []string) ([]string, error)
-	RecordWebhookSuccess(ctx context.Context, id, token string, responseStatus int) (bool, *repo.DueWebhookDelivery, error)
+	RecordLoggedWebhookSuccess(ctx context.Context, id, token string, log *repo.WebhookAttemptLog) (bool, *repo.DueWebhookDelivery, error)
+	WebhookAttemptLogs(ctx context.Context, s repo.Scope, deliveryIDs []string) ([]repo.WebhookAttemptLog, error)
+	WebhookRecovery(ctx context.Context, s repo.Scope, id string) (*repo.WebhookRecovery, error)
+	StaleWebhookRecoveries(ctx context.Context, before time.Time, limit int) ([]string, error)
 	ReleaseWebhookDelivery(ctx context.Context, id, token string) error
 	ScheduleWebhookReverify(ctx context.Context, id, url string, since time.Time, livemode bool, at *time.Time) error
 	SetWebhookVerified(ctx context.Context, id, url string, at *time.Time) error

@@ -55,6 +55,7 @@ const (
 	EventNotFound           Code = "event_not_found"
 	EndpointNotFound        Code = "endpoint_not_found"
 	DeliveryNotFound        Code = "delivery_not_found"
+	RecoveryNotFound        Code = "recovery_not_found"
 	KnowledgeEntryNotFound  Code = "knowledge_entry_not_found"
 	IntegrationPaused       Code = "integration_paused"
 	ContactExists           Code = "contact_exists"
@@ -163,6 +164,7 @@ var table = map[Code]Entry{
 	EndpointNotFound:        {404, "No such webhook endpoint."},
 	APIKeyNotFound:          {404, "No such API key in this workspace."},
 	DeliveryNotFound:        {404, "No such webhook delivery."},
+	RecoveryNotFound:        {404, "No such webhook recovery."},
 	KnowledgeEntryNotFound:  {404, "No such knowledge entry."},
 	IntegrationPaused:       {409, "An agent paused integration replies on this conversation."},
 	ContactExists:           {409, "A contact with that email or phone exists."},
