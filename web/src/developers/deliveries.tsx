@@ -15,9 +15,10 @@ type Delivery = {
   nextAttemptAt?: string | null;
   replayOf?: string | null;
   createdAt: string;
+  attemptLog: Attempt[];
 };
 
-type Attempt = { at: string; status?: number | null; latencyMs?: number | null; response?: string | null; error?: string | null };
+type Attempt = { attemptedAt: string; responseStatus?: number | null; latencyMs: number; responseBody?: string | null; error?: string | null };
 
 const statuses: [string, string][] = [
   ["", "any"],
@@ -34,7 +35,7 @@ export function Deliveries(p: { endpointId: string; tick: number }) {
   const list = useLoad(
     () =>
       q<{ webhookDeliveries: { items: Delivery[]; hasMore: boolean; nextCursor?: string | null } }>(
-        `query($f:WebhookDeliveryFilter,$after:String){webhookDeliveries(filter:$f,limit:20,after:$after){items{id eventId eventType status attempts lastResponseStatus lastError nextAttemptAt replayOf createdAt} hasMore nextCursor}}`,
+        `query($f:WebhookDeliveryFilter,$after:String){webhookDeliveries(filter:$f,limit:20,after:$after){items{id eventId eventType status attempts lastResponseStatus lastError nextAttemptAt replayOf createdAt attemptLog{attemptedAt responseStatus latencyMs responseBody error}} hasMore nextCursor}}`,
         { f: { endpointId: p.endpointId, status: status || null }, after: pages.after },
       ),
     [p.endpointId, status, pages.after, p.tick],
@@ -130,38 +131,29 @@ function Row(p: { d: Delivery; onReplayed: () => void }) {
         </td>
       </tr>
       <tr id={id} hidden={!open}>
-        <td colSpan={6}>{open && <Attempts deliveryId={d.id} />}</td>
+        <td colSpan={6}>{open && <Attempts d={d} />}</td>
       </tr>
     </tbody>
   );
 }
 
-function Attempts(p: { deliveryId: string }) {
-  const list = useLoad(
-    () =>
-      q<{ webhookDelivery: { attemptLog: Attempt[] } }>(
-        `query($id:ID!){webhookDelivery(id:$id){attemptLog{at status latencyMs response error}}}`,
-        { id: p.deliveryId },
-      ),
-    [p.deliveryId],
-  );
-  const items = list.data?.webhookDelivery.attemptLog ?? [];
-  if (list.error) return <ErrorText error={list.error} />;
-  if (!list.loading && !items.length) return <p>No attempt yet.</p>;
+function Attempts(p: { d: Delivery }) {
+  const items = p.d.attemptLog;
+  if (!items.length) return <p>No attempt yet.</p>;
   return (
-    <ol aria-label={`Attempts of ${p.deliveryId}`} class="attempts">
+    <ol aria-label={`Attempts of ${p.d.id}`} class="attempts">
       {items.map((a) => (
         <li>
-          <When at={a.at} /> — {a.status ?? a.error ?? "no answer"}
-          {a.latencyMs != null && ` in ${a.latencyMs} ms`}
-          {a.response && <pre>{a.response}</pre>}
+          <When at={a.attemptedAt} /> — {a.responseStatus ?? "no answer"} in {a.latencyMs} ms
+          {a.error && `: ${a.error}`}
+          {a.responseBody && <pre>{a.responseBody}</pre>}
         </li>
       ))}
     </ol>
   );
 }
 
-type Recovery = { id: string; status: string; total: number; done: number };
+type Recovery = { id: string; state: string; total: number; done: number };
 
 /** Recovering every failed delivery of the endpoint since a time. */
 export function Recover(p: { endpointId: string; onDone: () => void }) {
@@ -169,12 +161,12 @@ export function Recover(p: { endpointId: string; onDone: () => void }) {
   const [job, setJob] = useState<Recovery | null>(null);
   const [err, setErr] = useState<unknown>(null);
   useEffect(() => {
-    if (!job || job.status === "done" || job.status === "failed") return;
+    if (!job || job.state !== "running") return;
     const t = setTimeout(async () => {
       try {
-        const r = await q<{ webhookRecovery: Recovery }>(`query($id:ID!){webhookRecovery(id:$id){id status total done}}`, { id: job.id });
+        const r = await q<{ webhookRecovery: Recovery }>(`query($id:ID!){webhookRecovery(id:$id){id state total done}}`, { id: job.id });
         setJob(r.webhookRecovery);
-        if (r.webhookRecovery.status === "done") p.onDone();
+        if (r.webhookRecovery.state !== "running") p.onDone();
       } catch (x) {
         setErr(x);
       }
@@ -194,7 +186,7 @@ export function Recover(p: { endpointId: string; onDone: () => void }) {
         }
         try {
           const r = await q<{ recoverDeliveries: Recovery }>(
-            `mutation($id:ID!,$since:Timestamp!){recoverDeliveries(endpointId:$id,since:$since){id status total done}}`,
+            `mutation($id:ID!,$since:Timestamp!){recoverDeliveries(endpointId:$id,since:$since){id state total done}}`,
             { id: p.endpointId, since: at },
           );
           setJob(r.recoverDeliveries);
@@ -211,14 +203,14 @@ export function Recover(p: { endpointId: string; onDone: () => void }) {
         value={since}
         onInput={(e: Event) => setSince((e.target as HTMLInputElement).value)}
       />
-      <button type="submit" disabled={!!job && job.status !== "done" && job.status !== "failed"}>
+      <button type="submit" disabled={job?.state === "running"}>
         Recover
       </button>
       <div role="status">
         {job &&
-          (job.status === "done"
-            ? `Recovery done: ${job.done} of ${job.total} deliveries sent again.`
-            : `Recovery ${job.status}: ${job.done} of ${job.total}.`)}
+          (job.state === "done"
+            ? `Recovery done: ${job.done} of ${job.total} failed deliveries sent again.`
+            : `Recovery ${job.state}: ${job.done} of ${job.total}.`)}
       </div>
       {job && <progress aria-label="Recovery progress" max={job.total || 1} value={job.done} />}
       <ErrorText error={err} />

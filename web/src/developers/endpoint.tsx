@@ -7,7 +7,7 @@ import { q, stepped } from "./gql";
 import { type Endpoint, EndpointScope, Verified, endpointFields } from "./hooks";
 import { Confirm, Dialog, ErrorText, Field, Link, Secret, Select, When, base, go, useLoad } from "./ui";
 
-type TestResult = { outcome: string; status?: number | null; latencyMs?: number | null; error?: string | null };
+type TestResult = { outcome: string; status?: number | null; latencyMs?: number | null; reason?: string | null };
 
 /** A test event's outcome in words. */
 export function outcomeText(r: TestResult) {
@@ -18,17 +18,17 @@ export function outcomeText(r: TestResult) {
     case "refused":
       return `Refused: the endpoint answered ${r.status}${ms}.`;
     case "unreachable":
-      return `Unreachable: ${r.error ?? "no connection"}.`;
+      return `Unreachable: ${r.reason ?? "no connection"}.`;
     case "timed_out":
     case "timeout":
       return `Timed out${ms}.`;
     case "tls_error":
     case "tls":
-      return `TLS error: ${r.error ?? "the certificate was refused"}.`;
+      return `TLS error: ${r.reason ?? "the certificate was refused"}.`;
     case "url_not_allowed":
-      return `URL not allowed: ${r.error ?? "the address is private or reserved"}.`;
+      return `URL not allowed: ${r.reason ?? "the address is private or reserved"}.`;
     default:
-      return `${r.outcome}${r.status ? ` (${r.status})` : ""}${r.error ? `: ${r.error}` : ""}.`;
+      return `${r.outcome}${r.status ? ` (${r.status})` : ""}${r.reason ? `: ${r.reason}` : ""}.`;
   }
 }
 
@@ -102,7 +102,7 @@ export function EndpointPage(p: { id: string }) {
             act(async () => {
               setTest("Sending…");
               const r = await q<{ sendTestEvent: TestResult }>(
-                `mutation($id:ID!){sendTestEvent(endpointId:$id){outcome status latencyMs error}}`,
+                `mutation($id:ID!){sendTestEvent(endpointId:$id){outcome status latencyMs reason eventId}}`,
                 { id: e.id },
               );
               setTest(outcomeText(r.sendTestEvent));
@@ -120,12 +120,12 @@ export function EndpointPage(p: { id: string }) {
           disabled={busy}
           onClick={() =>
             act(async () => {
-              const r = await stepped<{ showEndpointSecret: string }>(
+              const r = await stepped<{ showEndpointSecret: { secret: string } }>(
                 "show_endpoint_secret",
-                `mutation($id:ID!){showEndpointSecret(id:$id)}`,
+                `mutation($id:ID!){showEndpointSecret(id:$id){secret previousSecretUntil}}`,
                 { id: e.id },
               );
-              setSecret(r.showEndpointSecret);
+              setSecret(r.showEndpointSecret.secret);
             })
           }
         >
