@@ -109,6 +109,7 @@ function Row(p: { d: Delivery; onReplayed: () => void }) {
           <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
             Attempts<span class="sr-only"> of {d.id}</span>
           </button>{" "}
+          {d.eventType !== "endpoint.test" && (
           <button
             type="button"
             onClick={async () => {
@@ -126,6 +127,7 @@ function Row(p: { d: Delivery; onReplayed: () => void }) {
           >
             Replay
           </button>
+          )}
           <span role="status">{note}</span>
           <ErrorText error={err} />
         </td>

@@ -41,8 +41,10 @@ export function Members(p: { meId?: string }) {
           e.preventDefault();
           run(
             () =>
-              q(`mutation($input:InviteMemberInput!){inviteMember(input:$input){id}}`, {
-                input: { email: email.trim(), name: name.trim() || null, role },
+              q(`mutation($e:String!,$n:String!,$r:String!){inviteMember(email:$e,name:$n,role:$r){id}}`, {
+                e: email.trim(),
+                n: name.trim() || email.trim().split("@")[0],
+                r: role,
               }),
             `Invitation mailed to ${email}.`,
           ).then(() => setEmail(""));
