@@ -17,6 +17,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/eventstream"
+	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
@@ -69,6 +70,9 @@ type Config struct {
 	// VisitorTypingFeed hears website visitors typing (the visitorTyping
 	// subscription); nil where no widget runs.
 	VisitorTypingFeed ai.TypingFeed
+	// InboxBus carries the inbox's presence and notes to every serve
+	// process (widget.Publish over Redis); nil keeps them in process.
+	InboxBus inbox.Bus
 	// Webhooks configures webhook delivery; nil means the defaults.
 	Webhooks *webhook.Config
 	// AI chooses the AI's responder; nil is the built-in one.

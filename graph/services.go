@@ -16,6 +16,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/files"
 	"github.com/msgsvc/msgsvc/graph/inbound"
+	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/mail"
 	"github.com/msgsvc/msgsvc/graph/metahook"
@@ -78,6 +79,9 @@ type Services struct {
 	// InstagramTokens refreshes the Instagram Login tokens that are due;
 	// nil without the live Instagram adapter.
 	InstagramTokens *instagram.Tokens
+	// AgentInbox is the app's agent inbox: views, unread counts, read
+	// marks, private notes and presence.
+	AgentInbox *inbox.Service
 	// EventStream opens GET /v1/events/stream over the outbox, with the
 	// webhooks' retention.
 	EventStream *eventstream.Service
@@ -144,6 +148,8 @@ func NewServices(cfg Config) *Services {
 	if p, ok := cfg.Adapters["instagram"].(instagram.TokenRefresher); ok {
 		s.InstagramTokens = &instagram.Tokens{Store: cfg.Store, Vault: vault, Provider: p, Clock: cfg.Clock}
 	}
+	s.AgentInbox = &inbox.Service{Store: cfg.Store, Notes: cfg.Store, Members: inbox.AgentMembers{Store: cfg.Store},
+		Clock: cfg.Clock, Cursors: cursors, Bus: cfg.InboxBus, Typing: s.AI}
 	var stream eventstream.Store = cfg.Store
 	if cfg.StreamHorizon != nil {
 		stream = cfg.StreamHorizon

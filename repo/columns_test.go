@@ -27,6 +27,9 @@ type columnList struct {
 var columnLists = map[string]columnList{
 	"Contact":               {Contact{}, contactColumns, "contacts"},
 	"Conversation":          {Conversation{}, conversationColumns, conversationFrom},
+	"InboxRow":              {InboxRow{}, inboxRowColumns, conversationFrom},
+	"InboxUnread":           {InboxUnread{}, inboxUnreadColumns, "conversations c CROSS JOIN (SELECT ''::text AS member_id) me"},
+	"Note":                  {Note{}, noteColumns, "conversation_notes"},
 	"Message":               {Message{}, messageColumns, "messages"},
 	"MessageRef":            {MessageRef{}, messageRefColumns, "messages"},
 	"Template":              {Template{}, templateColumns, "templates"},

@@ -43,6 +43,9 @@ type ConversationFilter struct {
 	Status       *string
 	WebsiteID    *string
 	UpdatedSince *time.Time
+	// ContactID narrows the list to one customer's conversations (the
+	// inbox's contact sidebar).
+	ContactID *string
 }
 
 // conversationTableColumns are the columns of the conversations table.
@@ -105,6 +108,9 @@ func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilte
 	}
 	if f.UpdatedSince != nil {
 		l.add("c.last_message_at >= ?", *f.UpdatedSince)
+	}
+	if f.ContactID != nil {
+		l.add("c.contact_id = ?", *f.ContactID)
 	}
 	var out []Conversation
 	return out, l.page(ctx, q, &out, conversationSelect, p, "c.")

@@ -125,3 +125,37 @@ func (p Publish) Typing(ctx context.Context, t Typing) error {
 	}
 	return p.Redis.Publish(ctx, p.prefix()+"typing", b).Err()
 }
+
+// PublishInbox publishes one of the agent inbox's signals (presence,
+// notes) to every serve process.
+func (p Publish) PublishInbox(ctx context.Context, payload []byte) error {
+	if p.Redis == nil {
+		return nil
+	}
+	return p.Redis.Publish(ctx, p.prefix()+"inbox", payload).Err()
+}
+
+// ListenInbox hears the agent inbox's signals of every serve process; the
+// channel closes when ctx ends or the subscription drops.
+func (p Publish) ListenInbox(ctx context.Context) (<-chan []byte, error) {
+	if p.Redis == nil {
+		return nil, fmt.Errorf("widget: no Redis to listen on")
+	}
+	ps := p.Redis.Subscribe(ctx, p.prefix()+"inbox")
+	if _, err := ps.Receive(ctx); err != nil {
+		ps.Close()
+		return nil, err
+	}
+	out := make(chan []byte, 64)
+	go func() {
+		defer close(out)
+		defer ps.Close()
+		for m := range ps.Channel() {
+			select {
+			case out <- []byte(m.Payload):
+			default: // a process too slow misses some; presence repeats
+			}
+		}
+	}()
+	return out, nil
+}

@@ -13,7 +13,7 @@ import (
 
 // wireWebsite makes website chat part of every role: each commit wakes the
 // widget hubs of all serve processes (AI and agent replies are committed by
-// workers too), typing goes both ways between agents and visitors, and live
+// workers too), typing goes both ways between agents and visitors, the inbox's presence and notes reach every member, and live
 // website sends go to the widget adapter. It returns
 // what stops the wake-ups and closes their Redis client.
 func wireWebsite(g *graph.Config, redisOpt *redisconn.Options) func() {
@@ -22,6 +22,7 @@ func wireWebsite(g *graph.Config, redisOpt *redisconn.Options) func() {
 	g.CommitListener = waker
 	g.Typing = widget.Publish{Redis: rdb}
 	g.VisitorTypingFeed = widget.Publish{Redis: rdb}
+	g.InboxBus = widget.Publish{Redis: rdb}
 	if g.Adapters == nil {
 		g.Adapters = map[string]channels.Adapter{}
 	}

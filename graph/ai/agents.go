@@ -116,15 +116,12 @@ func (s *Service) AgentReply(ctx context.Context, conversationID, agentID, text 
 	if len([]rune(text)) > maxReplyChars {
 		return nil, apierr.New(apierr.InvalidRequest, "An agent's reply is at most %d characters.", maxReplyChars)
 	}
-	agent, err := s.Store.Agent(ctx, a.WorkspaceID, agentID)
-	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+	agent, err := s.activeAgent(ctx, a.WorkspaceID, agentID)
+	if err != nil {
 		return nil, err
 	}
-	if err != nil || !agent.Active {
-		return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
-	}
 	scope := a.Scope()
-	if err := s.takeOver(ctx, scope, conversationID, agentID); err != nil {
+	if _, err := s.takeOver(ctx, scope, conversationID, agentID, false); err != nil {
 		return nil, err
 	}
 	return s.Sends.Reply(ctx, scope, conversationID, text, send.Sender{Type: "agent", Name: &agent.Name})
@@ -148,12 +145,8 @@ func (s *Service) AgentTyping(ctx context.Context, conversationID, agentID strin
 	if err != nil {
 		return false, err
 	}
-	agent, err := s.Store.Agent(ctx, a.WorkspaceID, agentID)
-	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+	if _, err := s.activeAgent(ctx, a.WorkspaceID, agentID); err != nil {
 		return false, err
-	}
-	if err != nil || !agent.Active {
-		return false, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", agentID)
 	}
 	c, err := s.Store.Conversation(ctx, a.Scope(), conversationID)
 	if err != nil {
@@ -173,9 +166,37 @@ func (s *Service) AgentTyping(ctx context.Context, conversationID, agentID strin
 	return err == nil, err
 }
 
-// takeOver sets mode human and, when nobody has the conversation, assigns
-// it to the agent, recording conversation.updated with what changed.
-func (s *Service) takeOver(ctx context.Context, scope repo.Scope, id, agentID string) error {
+// activeAgent is an active agent of the workspace, or agent_not_found.
+func (s *Service) activeAgent(ctx context.Context, workspaceID, id string) (*repo.Agent, error) {
+	agent, err := s.Store.Agent(ctx, workspaceID, id)
+	if err != nil && !errors.Is(err, repo.ErrNotFound) {
+		return nil, err
+	}
+	if err != nil || !agent.Active {
+		return nil, apierr.New(apierr.AgentNotFound, "%s is not an active agent of this workspace.", id)
+	}
+	return agent, nil
+}
+
+// TakeOver is takeOver: the conversation becomes the agent's (mode
+// human, assigned to her, whoever had it), as agentReply makes it before
+// it sends.
+func (s *Service) TakeOver(ctx context.Context, id, agentID string) (*model.Conversation, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.activeAgent(ctx, a.WorkspaceID, agentID); err != nil {
+		return nil, err
+	}
+	return s.takeOver(ctx, a.Scope(), id, agentID, true)
+}
+
+// takeOver sets mode human and assigns the conversation to the agent
+// (reassign), or only when nobody has it, recording conversation.updated
+// with what changed.
+func (s *Service) takeOver(ctx context.Context, scope repo.Scope, id, agentID string, reassign bool) (*model.Conversation, error) {
+	var out *model.Conversation
 	err := s.Store.InTx(ctx, func(q repo.Queries) error {
 		c, err := q.LockConversation(ctx, scope, id)
 		if err != nil {
@@ -189,10 +210,11 @@ func (s *Service) takeOver(ctx context.Context, scope repo.Scope, id, agentID st
 			c.Mode = "human"
 			changed = append(changed, "mode")
 		}
-		if c.AssignedAgentID == nil {
+		if c.AssignedAgentID == nil || reassign && *c.AssignedAgentID != agentID {
 			c.AssignedAgentID = &agentID
 			changed = append(changed, "assigned_agent_id")
 		}
+		out = view.Conversation(c)
 		if len(changed) == 0 {
 			return nil
 		}
@@ -200,13 +222,14 @@ func (s *Service) takeOver(ctx context.Context, scope repo.Scope, id, agentID st
 		if err := q.UpdateConversation(ctx, scope, c); err != nil {
 			return err
 		}
-		out := view.Conversation(c)
+		out = view.Conversation(c)
 		return s.Events.Record(ctx, q, scope, event.ConversationUpdated, out, event.ConversationUpdate{Conversation: out, Changed: changed})
 	})
-	if err == nil {
-		s.Events.Committed(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	s.Events.Committed(ctx)
+	return out, nil
 }
 
 // SetIntegrationReplies pauses (false) or resumes (true) API sends on a

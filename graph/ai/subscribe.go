@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
@@ -37,6 +38,9 @@ func (s *Service) ConversationEvents(ctx context.Context, conversationID string)
 				return
 			case <-t.C:
 			}
+			if s.seq.nothingAfter(ctx, s.Store, after) {
+				continue
+			}
 			rows, err := s.Store.ConversationEventsAfter(ctx, a.WorkspaceID, a.Livemode, conversationID, after, 100)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -60,6 +64,34 @@ func (s *Service) ConversationEvents(ctx context.Context, conversationID string)
 		}
 	}()
 	return out, nil
+}
+
+// lastSeq shares one read of the newest event's seq among the process's
+// subscriptions, at most one per pollEvery/2: an idle subscription reads
+// nothing else, so hundreds of idle dashboards cost a few reads a second
+// in all, not one each per tick.
+type lastSeq struct {
+	mu    sync.Mutex
+	at    time.Time
+	value int64
+}
+
+// nothingAfter says whether no event newer than after was recorded (as of
+// a read at most pollEvery/2 old); on a failed read it says false, and
+// the subscription's own read reports the failure.
+func (l *lastSeq) nothingAfter(ctx context.Context, store AdminStore, after int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Wall time, not the service's clock: this bounds how often Postgres is
+	// asked, and a test's frozen clock must not freeze it.
+	if now := time.Now(); now.Sub(l.at) >= pollEvery/2 {
+		v, err := store.LastEventSeq(ctx)
+		if err != nil {
+			return false
+		}
+		l.value, l.at = v, now
+	}
+	return l.value <= after
 }
 
 // TypingFeed hears the typing notices of website visitors from every serve

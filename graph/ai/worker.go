@@ -63,6 +63,8 @@ type Service struct {
 	Typing TypingPublisher
 	// Visitors hears website visitors typing; nil where no widget runs.
 	Visitors TypingFeed
+
+	seq lastSeq
 }
 
 // Answer answers every pending message of a conversation, oldest first. One

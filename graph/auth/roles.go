@@ -34,6 +34,19 @@ var fieldRoles = map[string][]string{
 	"showEndpointSecret":    webhookRoles,
 	"sendTestEvent":         webhookRoles,
 	"recoverDeliveries":     webhookRoles,
+	// The agent inbox (schema/inbox.graphqls).
+	"inbox":                {RoleAgent, RoleAdmin, RoleOwner},
+	"inboxCounts":          {RoleAgent, RoleAdmin, RoleOwner},
+	"notes":                {RoleAgent, RoleAdmin, RoleOwner},
+	"replyRules":           {RoleAgent, RoleAdmin, RoleOwner},
+	"contactConversations": {RoleAgent, RoleAdmin, RoleOwner},
+	"markConversationRead": {RoleAgent, RoleAdmin, RoleOwner},
+	"addNote":              {RoleAgent, RoleAdmin, RoleOwner},
+	"setPresence":          {RoleAgent, RoleAdmin, RoleOwner},
+	"takeOver":             {RoleAgent, RoleAdmin, RoleOwner},
+	"reopenConversation":   {RoleAgent, RoleAdmin, RoleOwner},
+	"conversationPresence": {RoleAgent, RoleAdmin, RoleOwner},
+	"conversationNotes":    {RoleAgent, RoleAdmin, RoleOwner},
 }
 
 // webhookRoles may manage webhook endpoints and read their deliveries.

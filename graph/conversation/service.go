@@ -28,6 +28,7 @@ type Store interface {
 	Conversations(ctx context.Context, s repo.Scope, f repo.ConversationFilter, p repo.Page) ([]repo.Conversation, error)
 	Messages(ctx context.Context, s repo.Scope, conversationID string, p repo.Page) ([]repo.Message, error)
 	Message(ctx context.Context, s repo.Scope, id string) (*repo.Message, error)
+	Contact(ctx context.Context, s repo.Scope, id string) (*repo.Contact, error)
 }
 
 // AttachmentSigner gives attachments fresh links; files.Service is one.
@@ -94,6 +95,29 @@ func (s *Service) List(ctx context.Context, filter *model.ConversationFilter, li
 		return nil, err
 	}
 	rows, more, next := cursor.Trim(s.Cursors, "conversations", rows, p, conversationPosition)
+	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
+}
+
+// OfContact is contactConversations: a contact's conversations, newest
+// first (the inbox's contact sidebar).
+func (s *Service) OfContact(ctx context.Context, contactID string, limit *int, after *string) (*model.ConversationPage, error) {
+	a, err := auth.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := "contact-conversations:" + contactID
+	p, err := s.Cursors.Page(list, limit, after)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.Contact(ctx, a.Scope(), contactID); err != nil {
+		return nil, view.NotFound(err, apierr.ContactNotFound, "contact", contactID)
+	}
+	rows, err := s.Store.Conversations(ctx, a.Scope(), repo.ConversationFilter{ContactID: &contactID}, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, next := cursor.Trim(s.Cursors, list, rows, p, conversationPosition)
 	return &model.ConversationPage{Items: view.Map(rows, view.Conversation), HasMore: more, NextCursor: next}, nil
 }
 

@@ -349,6 +349,26 @@ type ComplexityRoot struct {
 		Message      func(childComplexity int) int
 	}
 
+	InboxCounts struct {
+		Ai       func(childComplexity int) int
+		All      func(childComplexity int) int
+		External func(childComplexity int) int
+		Mine     func(childComplexity int) int
+		Waiting  func(childComplexity int) int
+	}
+
+	InboxItem struct {
+		Conversation func(childComplexity int) int
+		QueuedAt     func(childComplexity int) int
+		Unread       func(childComplexity int) int
+	}
+
+	InboxPage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+	}
+
 	InstagramAccount struct {
 		ID           func(childComplexity int) int
 		Status       func(childComplexity int) int
@@ -440,6 +460,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddNote                  func(childComplexity int, conversationID string, text string, memberID *string) int
 		AgentReply               func(childComplexity int, conversationID string, agentID string, text string) int
 		AgentTyping              func(childComplexity int, conversationID string, agentID string) int
 		AssignConversation       func(childComplexity int, id string, agentID *string) int
@@ -455,9 +476,11 @@ type ComplexityRoot struct {
 		DeleteWebhookEndpoint    func(childComplexity int, id string) int
 		DisconnectChannelAccount func(childComplexity int, accountID string) int
 		HandBackToAi             func(childComplexity int, id string) int
+		MarkConversationRead     func(childComplexity int, id string, memberID *string) int
 		PauseIntegrationReplies  func(childComplexity int, id string) int
 		RecoverDeliveries        func(childComplexity int, endpointID string, since model.Timestamp) int
 		RefetchFile              func(childComplexity int, id string) int
+		ReopenConversation       func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
 		RetryInboundMail         func(childComplexity int, id string) int
@@ -470,14 +493,35 @@ type ComplexityRoot struct {
 		SendTestEvent            func(childComplexity int, endpointID string) int
 		SetAIInstructions        func(childComplexity int, instructions string) int
 		SetAgentActive           func(childComplexity int, id string, active bool) int
+		SetPresence              func(childComplexity int, conversationID string, typing bool, viewing *bool, memberID *string) int
 		ShowEndpointSecret       func(childComplexity int, id string) int
 		SimulateInbound          func(childComplexity int, input model.SimulateInboundInput) int
+		TakeOver                 func(childComplexity int, id string, memberID *string) int
 		UpdateContact            func(childComplexity int, id string, input model.UpdateContactInput) int
 		UpdateConversation       func(childComplexity int, id string, input model.UpdateConversationInput) int
 		UpdateKnowledgeEntry     func(childComplexity int, id string, input model.KnowledgeEntryInput) int
 		UpdateWebhookEndpoint    func(childComplexity int, id string, input model.UpdateWebhookEndpointInput) int
 		UploadFile               func(childComplexity int, input model.UploadFileInput) int
 		VerifyWebhookEndpoint    func(childComplexity int, id string) int
+	}
+
+	Note struct {
+		Author         func(childComplexity int) int
+		ConversationID func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Text           func(childComplexity int) int
+	}
+
+	NoteAuthor struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
+	}
+
+	NotePage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
 	}
 
 	OptOuts struct {
@@ -499,32 +543,45 @@ type ComplexityRoot struct {
 		Quantity  func(childComplexity int) int
 	}
 
+	Presence struct {
+		ConversationID func(childComplexity int) int
+		ExpiresAt      func(childComplexity int) int
+		Member         func(childComplexity int) int
+		Typing         func(childComplexity int) int
+		Viewing        func(childComplexity int) int
+	}
+
 	Query struct {
-		APIKeys             func(childComplexity int) int
-		Agents              func(childComplexity int) int
-		AiInstructions      func(childComplexity int) int
-		ChannelConnection   func(childComplexity int, accountID string) int
-		Channels            func(childComplexity int) int
-		ChannelsOverview    func(childComplexity int) int
-		Contact             func(childComplexity int, id string) int
-		Contacts            func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
-		Conversation        func(childComplexity int, id string) int
-		Conversations       func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
-		EmailSenders        func(childComplexity int) int
-		Event               func(childComplexity int, id string) int
-		FailedInboundMails  func(childComplexity int, limit *int) int
-		FailedProviderHooks func(childComplexity int, limit *int) int
-		HumanQueue          func(childComplexity int, limit *int) int
-		KnowledgeEntries    func(childComplexity int) int
-		Message             func(childComplexity int, id string) int
-		Messages            func(childComplexity int, conversationID string, limit *int, after *string) int
-		MessagingWindow     func(childComplexity int, input model.MessagingWindowInput) int
-		RequestLogs         func(childComplexity int, filter *model.RequestLogFilter, limit *int, after *string) int
-		Usage               func(childComplexity int) int
-		WebhookDeliveries   func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
-		WebhookEndpoints    func(childComplexity int) int
-		WebhookRecovery     func(childComplexity int, id string) int
-		WhatsappTemplates   func(childComplexity int, filter *model.TemplateFilter) int
+		APIKeys              func(childComplexity int) int
+		Agents               func(childComplexity int) int
+		AiInstructions       func(childComplexity int) int
+		ChannelConnection    func(childComplexity int, accountID string) int
+		Channels             func(childComplexity int) int
+		ChannelsOverview     func(childComplexity int) int
+		Contact              func(childComplexity int, id string) int
+		ContactConversations func(childComplexity int, contactID string, after *string, limit *int) int
+		Contacts             func(childComplexity int, filter *model.ContactFilter, limit *int, after *string) int
+		Conversation         func(childComplexity int, id string) int
+		Conversations        func(childComplexity int, filter *model.ConversationFilter, limit *int, after *string) int
+		EmailSenders         func(childComplexity int) int
+		Event                func(childComplexity int, id string) int
+		FailedInboundMails   func(childComplexity int, limit *int) int
+		FailedProviderHooks  func(childComplexity int, limit *int) int
+		HumanQueue           func(childComplexity int, limit *int) int
+		Inbox                func(childComplexity int, view model.InboxView, channel *string, tag *string, assigneeID *string, after *string, limit *int, memberID *string) int
+		InboxCounts          func(childComplexity int, memberID *string) int
+		KnowledgeEntries     func(childComplexity int) int
+		Message              func(childComplexity int, id string) int
+		Messages             func(childComplexity int, conversationID string, limit *int, after *string) int
+		MessagingWindow      func(childComplexity int, input model.MessagingWindowInput) int
+		Notes                func(childComplexity int, conversationID string, after *string, limit *int) int
+		ReplyRules           func(childComplexity int, conversationID string) int
+		RequestLogs          func(childComplexity int, filter *model.RequestLogFilter, limit *int, after *string) int
+		Usage                func(childComplexity int) int
+		WebhookDeliveries    func(childComplexity int, filter *model.WebhookDeliveryFilter, limit *int, after *string) int
+		WebhookEndpoints     func(childComplexity int) int
+		WebhookRecovery      func(childComplexity int, id string) int
+		WhatsappTemplates    func(childComplexity int, filter *model.TemplateFilter) int
 	}
 
 	Reaction struct {
@@ -553,6 +610,37 @@ type ComplexityRoot struct {
 	ReferredProduct struct {
 		CatalogID         func(childComplexity int) int
 		ProductRetailerID func(childComplexity int) int
+	}
+
+	ReplyEmail struct {
+		Cc      func(childComplexity int) int
+		From    func(childComplexity int) int
+		Subject func(childComplexity int) int
+		To      func(childComplexity int) int
+	}
+
+	ReplyRules struct {
+		CanReply        func(childComplexity int) int
+		Channel         func(childComplexity int) int
+		ConversationID  func(childComplexity int) int
+		Email           func(childComplexity int) int
+		HumanAgentUntil func(childComplexity int) int
+		OptedOut        func(childComplexity int) int
+		Refusal         func(childComplexity int) int
+		Suppressed      func(childComplexity int) int
+		Templates       func(childComplexity int) int
+		Window          func(childComplexity int) int
+	}
+
+	ReplyTemplate struct {
+		Body            func(childComplexity int) int
+		Category        func(childComplexity int) int
+		Components      func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Language        func(childComplexity int) int
+		Name            func(childComplexity int) int
+		ParameterFormat func(childComplexity int) int
+		Parameters      func(childComplexity int) int
 	}
 
 	ReplyTo struct {
@@ -600,8 +688,10 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		ConversationEvents func(childComplexity int, conversationID *string) int
-		VisitorTyping      func(childComplexity int, conversationID *string) int
+		ConversationEvents   func(childComplexity int, conversationID *string) int
+		ConversationNotes    func(childComplexity int, conversationID *string) int
+		ConversationPresence func(childComplexity int, conversationID string) int
+		VisitorTyping        func(childComplexity int, conversationID *string) int
 	}
 
 	System struct {
@@ -2054,6 +2144,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InboundResult.Message(childComplexity), true
 
+	case "InboxCounts.ai":
+		if e.ComplexityRoot.InboxCounts.Ai == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxCounts.Ai(childComplexity), true
+	case "InboxCounts.all":
+		if e.ComplexityRoot.InboxCounts.All == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxCounts.All(childComplexity), true
+	case "InboxCounts.external":
+		if e.ComplexityRoot.InboxCounts.External == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxCounts.External(childComplexity), true
+	case "InboxCounts.mine":
+		if e.ComplexityRoot.InboxCounts.Mine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxCounts.Mine(childComplexity), true
+	case "InboxCounts.waiting":
+		if e.ComplexityRoot.InboxCounts.Waiting == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxCounts.Waiting(childComplexity), true
+
+	case "InboxItem.conversation":
+		if e.ComplexityRoot.InboxItem.Conversation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxItem.Conversation(childComplexity), true
+	case "InboxItem.queuedAt":
+		if e.ComplexityRoot.InboxItem.QueuedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxItem.QueuedAt(childComplexity), true
+	case "InboxItem.unread":
+		if e.ComplexityRoot.InboxItem.Unread == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxItem.Unread(childComplexity), true
+
+	case "InboxPage.hasMore":
+		if e.ComplexityRoot.InboxPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxPage.HasMore(childComplexity), true
+	case "InboxPage.items":
+		if e.ComplexityRoot.InboxPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxPage.Items(childComplexity), true
+	case "InboxPage.nextCursor":
+		if e.ComplexityRoot.InboxPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboxPage.NextCursor(childComplexity), true
+
 	case "InstagramAccount.id":
 		if e.ComplexityRoot.InstagramAccount.ID == nil {
 			break
@@ -2441,6 +2600,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessagingWindow.TemplateRequired(childComplexity), true
 
+	case "Mutation.addNote":
+		if e.ComplexityRoot.Mutation.AddNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddNote(childComplexity, args["conversationId"].(string), args["text"].(string), args["memberId"].(*string)), true
 	case "Mutation.agentReply":
 		if e.ComplexityRoot.Mutation.AgentReply == nil {
 			break
@@ -2606,6 +2776,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.HandBackToAi(childComplexity, args["id"].(string)), true
+	case "Mutation.markConversationRead":
+		if e.ComplexityRoot.Mutation.MarkConversationRead == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markConversationRead_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkConversationRead(childComplexity, args["id"].(string), args["memberId"].(*string)), true
 	case "Mutation.pauseIntegrationReplies":
 		if e.ComplexityRoot.Mutation.PauseIntegrationReplies == nil {
 			break
@@ -2639,6 +2820,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RefetchFile(childComplexity, args["id"].(string)), true
+	case "Mutation.reopenConversation":
+		if e.ComplexityRoot.Mutation.ReopenConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reopenConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReopenConversation(childComplexity, args["id"].(string)), true
 	case "Mutation.replayWebhookDelivery":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
 			break
@@ -2771,6 +2963,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAgentActive(childComplexity, args["id"].(string), args["active"].(bool)), true
+	case "Mutation.setPresence":
+		if e.ComplexityRoot.Mutation.SetPresence == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setPresence_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetPresence(childComplexity, args["conversationId"].(string), args["typing"].(bool), args["viewing"].(*bool), args["memberId"].(*string)), true
 	case "Mutation.showEndpointSecret":
 		if e.ComplexityRoot.Mutation.ShowEndpointSecret == nil {
 			break
@@ -2793,6 +2996,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SimulateInbound(childComplexity, args["input"].(model.SimulateInboundInput)), true
+	case "Mutation.takeOver":
+		if e.ComplexityRoot.Mutation.TakeOver == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_takeOver_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TakeOver(childComplexity, args["id"].(string), args["memberId"].(*string)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -2860,6 +3074,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.VerifyWebhookEndpoint(childComplexity, args["id"].(string)), true
 
+	case "Note.author":
+		if e.ComplexityRoot.Note.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.Author(childComplexity), true
+	case "Note.conversationId":
+		if e.ComplexityRoot.Note.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.ConversationID(childComplexity), true
+	case "Note.createdAt":
+		if e.ComplexityRoot.Note.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.CreatedAt(childComplexity), true
+	case "Note.id":
+		if e.ComplexityRoot.Note.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.ID(childComplexity), true
+	case "Note.text":
+		if e.ComplexityRoot.Note.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.Text(childComplexity), true
+
+	case "NoteAuthor.id":
+		if e.ComplexityRoot.NoteAuthor.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NoteAuthor.ID(childComplexity), true
+	case "NoteAuthor.name":
+		if e.ComplexityRoot.NoteAuthor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NoteAuthor.Name(childComplexity), true
+
+	case "NotePage.hasMore":
+		if e.ComplexityRoot.NotePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.HasMore(childComplexity), true
+	case "NotePage.items":
+		if e.ComplexityRoot.NotePage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.Items(childComplexity), true
+	case "NotePage.nextCursor":
+		if e.ComplexityRoot.NotePage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.NextCursor(childComplexity), true
+
 	case "OptOuts.email":
 		if e.ComplexityRoot.OptOuts.Email == nil {
 			break
@@ -2923,6 +3200,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OrderItem.Quantity(childComplexity), true
 
+	case "Presence.conversationId":
+		if e.ComplexityRoot.Presence.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Presence.ConversationID(childComplexity), true
+	case "Presence.expiresAt":
+		if e.ComplexityRoot.Presence.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Presence.ExpiresAt(childComplexity), true
+	case "Presence.member":
+		if e.ComplexityRoot.Presence.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Presence.Member(childComplexity), true
+	case "Presence.typing":
+		if e.ComplexityRoot.Presence.Typing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Presence.Typing(childComplexity), true
+	case "Presence.viewing":
+		if e.ComplexityRoot.Presence.Viewing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Presence.Viewing(childComplexity), true
+
 	case "Query.apiKeys":
 		if e.ComplexityRoot.Query.APIKeys == nil {
 			break
@@ -2975,6 +3283,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contact(childComplexity, args["id"].(string)), true
+	case "Query.contactConversations":
+		if e.ComplexityRoot.Query.ContactConversations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contactConversations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContactConversations(childComplexity, args["contactId"].(string), args["after"].(*string), args["limit"].(*int)), true
 	case "Query.contacts":
 		if e.ComplexityRoot.Query.Contacts == nil {
 			break
@@ -3058,6 +3377,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.HumanQueue(childComplexity, args["limit"].(*int)), true
+	case "Query.inbox":
+		if e.ComplexityRoot.Query.Inbox == nil {
+			break
+		}
+
+		args, err := ec.field_Query_inbox_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Inbox(childComplexity, args["view"].(model.InboxView), args["channel"].(*string), args["tag"].(*string), args["assigneeId"].(*string), args["after"].(*string), args["limit"].(*int), args["memberId"].(*string)), true
+	case "Query.inboxCounts":
+		if e.ComplexityRoot.Query.InboxCounts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_inboxCounts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InboxCounts(childComplexity, args["memberId"].(*string)), true
 
 	case "Query.knowledgeEntries":
 		if e.ComplexityRoot.Query.KnowledgeEntries == nil {
@@ -3098,6 +3439,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MessagingWindow(childComplexity, args["input"].(model.MessagingWindowInput)), true
+	case "Query.notes":
+		if e.ComplexityRoot.Query.Notes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_notes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Notes(childComplexity, args["conversationId"].(string), args["after"].(*string), args["limit"].(*int)), true
+	case "Query.replyRules":
+		if e.ComplexityRoot.Query.ReplyRules == nil {
+			break
+		}
+
+		args, err := ec.field_Query_replyRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ReplyRules(childComplexity, args["conversationId"].(string)), true
 	case "Query.requestLogs":
 		if e.ComplexityRoot.Query.RequestLogs == nil {
 			break
@@ -3272,6 +3635,141 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReferredProduct.ProductRetailerID(childComplexity), true
 
+	case "ReplyEmail.cc":
+		if e.ComplexityRoot.ReplyEmail.Cc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyEmail.Cc(childComplexity), true
+	case "ReplyEmail.from":
+		if e.ComplexityRoot.ReplyEmail.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyEmail.From(childComplexity), true
+	case "ReplyEmail.subject":
+		if e.ComplexityRoot.ReplyEmail.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyEmail.Subject(childComplexity), true
+	case "ReplyEmail.to":
+		if e.ComplexityRoot.ReplyEmail.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyEmail.To(childComplexity), true
+
+	case "ReplyRules.canReply":
+		if e.ComplexityRoot.ReplyRules.CanReply == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.CanReply(childComplexity), true
+	case "ReplyRules.channel":
+		if e.ComplexityRoot.ReplyRules.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Channel(childComplexity), true
+	case "ReplyRules.conversationId":
+		if e.ComplexityRoot.ReplyRules.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.ConversationID(childComplexity), true
+	case "ReplyRules.email":
+		if e.ComplexityRoot.ReplyRules.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Email(childComplexity), true
+	case "ReplyRules.humanAgentUntil":
+		if e.ComplexityRoot.ReplyRules.HumanAgentUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.HumanAgentUntil(childComplexity), true
+	case "ReplyRules.optedOut":
+		if e.ComplexityRoot.ReplyRules.OptedOut == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.OptedOut(childComplexity), true
+	case "ReplyRules.refusal":
+		if e.ComplexityRoot.ReplyRules.Refusal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Refusal(childComplexity), true
+	case "ReplyRules.suppressed":
+		if e.ComplexityRoot.ReplyRules.Suppressed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Suppressed(childComplexity), true
+	case "ReplyRules.templates":
+		if e.ComplexityRoot.ReplyRules.Templates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Templates(childComplexity), true
+	case "ReplyRules.window":
+		if e.ComplexityRoot.ReplyRules.Window == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyRules.Window(childComplexity), true
+
+	case "ReplyTemplate.body":
+		if e.ComplexityRoot.ReplyTemplate.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Body(childComplexity), true
+	case "ReplyTemplate.category":
+		if e.ComplexityRoot.ReplyTemplate.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Category(childComplexity), true
+	case "ReplyTemplate.components":
+		if e.ComplexityRoot.ReplyTemplate.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Components(childComplexity), true
+	case "ReplyTemplate.id":
+		if e.ComplexityRoot.ReplyTemplate.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.ID(childComplexity), true
+	case "ReplyTemplate.language":
+		if e.ComplexityRoot.ReplyTemplate.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Language(childComplexity), true
+	case "ReplyTemplate.name":
+		if e.ComplexityRoot.ReplyTemplate.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Name(childComplexity), true
+	case "ReplyTemplate.parameterFormat":
+		if e.ComplexityRoot.ReplyTemplate.ParameterFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.ParameterFormat(childComplexity), true
+	case "ReplyTemplate.parameters":
+		if e.ComplexityRoot.ReplyTemplate.Parameters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplyTemplate.Parameters(childComplexity), true
+
 	case "ReplyTo.messageId":
 		if e.ComplexityRoot.ReplyTo.MessageID == nil {
 			break
@@ -3445,6 +3943,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ConversationEvents(childComplexity, args["conversationId"].(*string)), true
+	case "Subscription.conversationNotes":
+		if e.ComplexityRoot.Subscription.ConversationNotes == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_conversationNotes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ConversationNotes(childComplexity, args["conversationId"].(*string)), true
+	case "Subscription.conversationPresence":
+		if e.ComplexityRoot.Subscription.ConversationPresence == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_conversationPresence_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ConversationPresence(childComplexity, args["conversationId"].(string)), true
 	case "Subscription.visitorTyping":
 		if e.ComplexityRoot.Subscription.VisitorTyping == nil {
 			break
@@ -5002,6 +5522,154 @@ type FailedInboundMail {
   lastError: String!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/inbox.graphqls", Input: `# The agent inbox (app.md 2), for the app's members and the internal
+# dashboards: views with unread counts, read marks, private notes,
+# presence, what the reply box shows before sending, and the contact
+# sidebar. Every action on a conversation is its existing mutation
+# (agentReply, assignConversation, updateConversation, closeConversation,
+# handBackToAI, pause/resumeIntegrationReplies) or takeOver and
+# reopenConversation below, with the same events.
+#
+# memberId: the fields that act as a person (Mine, read marks, notes,
+# presence, takeOver) act as the signed-in member. The admin token has no
+# member: it names one with memberId (a member of the workspace); a
+# signed-in member may leave it out or give her own id, nothing else.
+
+extend type Query {
+  "A page of one view of the inbox, keyset-paged: Waiting longest waiting first, the others most recently active first."
+  inbox(view: InboxView!, channel: String, tag: String, assigneeId: ID, after: String, limit: Int, memberId: ID): InboxPage!
+  "How many conversations of each view are unread for the member."
+  inboxCounts(memberId: ID): InboxCounts!
+  "A conversation's private notes, oldest first."
+  notes(conversationId: ID!, after: String, limit: Int): NotePage!
+  "What the reply box shows before an agent's reply is sent."
+  replyRules(conversationId: ID!): ReplyRules!
+  "A contact's conversations, newest first (the contact sidebar's past conversations)."
+  contactConversations(contactId: ID!, after: String, limit: Int): ConversationPage!
+}
+
+extend type Mutation {
+  "The member read the conversation up to its last customer message; a later one makes it unread again."
+  markConversationRead(id: ID!, memberId: ID): InboxItem!
+  "A private note: seen by members only, never sent, never in /v1, events or webhooks."
+  addNote(conversationId: ID!, text: String!, memberId: ID): Note!
+  "The member is viewing (and typing in) a conversation; repeat every 10 s while she is. viewing false says she left."
+  setPresence(conversationId: ID!, typing: Boolean!, viewing: Boolean = true, memberId: ID): Boolean!
+  "Mode human, assigned to the member (conversation.updated), as agentReply does before it sends."
+  takeOver(id: ID!, memberId: ID): Conversation!
+  "Status open again, as updateConversation(status: open) does."
+  reopenConversation(id: ID!): Conversation!
+}
+
+extend type Subscription {
+  "Other members viewing or typing in a conversation, from every serve process."
+  conversationPresence(conversationId: ID!): Presence!
+  "New notes of the caller's workspace and mode (one conversation, or all)."
+  conversationNotes(conversationId: ID): Note!
+}
+
+enum InboxView {
+  "Queued for a human, nobody assigned."
+  WAITING
+  "Open and assigned to the member."
+  MINE
+  "Open, answered by the AI."
+  AI
+  "Open, answered by an integration."
+  EXTERNAL
+  CLOSED
+  ALL
+}
+
+type InboxPage {
+  items: [InboxItem!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type InboxItem {
+  conversation: Conversation!
+  "The customer wrote since the member last read it."
+  unread: Boolean!
+  "When it entered the human queue (the Waiting view's order)."
+  queuedAt: Timestamp
+}
+
+"Unread open conversations per view (closed conversations are never counted)."
+type InboxCounts {
+  waiting: Int!
+  mine: Int!
+  ai: Int!
+  external: Int!
+  all: Int!
+}
+
+type Note {
+  id: ID!
+  conversationId: ID!
+  author: NoteAuthor!
+  text: String!
+  createdAt: Timestamp!
+}
+
+type NoteAuthor {
+  id: ID!
+  name: String!
+}
+
+type NotePage {
+  items: [Note!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type Presence {
+  conversationId: ID!
+  member: NoteAuthor!
+  viewing: Boolean!
+  typing: Boolean!
+  "When to forget it unless it is repeated."
+  expiresAt: Timestamp!
+}
+
+type ReplyRules {
+  conversationId: ID!
+  channel: String!
+  "An agent's plain reply would go out now."
+  canReply: Boolean!
+  "Why not: the code and message the send would answer."
+  refusal: DeliveryError
+  "The free-text window (WhatsApp, Instagram direct messages)."
+  window: MessagingWindow!
+  "Instagram: a person's reply may still go out with the HUMAN_AGENT tag until then (7 days after the customer's last message)."
+  humanAgentUntil: Timestamp
+  "WhatsApp outside the window: the number's approved templates to send instead."
+  templates: [ReplyTemplate!]!
+  optedOut: Boolean!
+  suppressed: Boolean!
+  email: ReplyEmail
+}
+
+type ReplyTemplate {
+  id: ID!
+  name: String!
+  language: String!
+  category: String!
+  body: String!
+  "POSITIONAL ({{1}}) or NAMED ({{order_id}})"
+  parameterFormat: String!
+  "The body's parameters in order: 1, 2 … or the names."
+  parameters: [String!]!
+  components: JSON
+}
+
+type ReplyEmail {
+  from: String!
+  to: [String!]!
+  cc: [String!]!
+  subject: String
+}
+`, BuiltIn: false},
 	{Name: "../../schema/messages.graphqls", Input: `# Sending: one send endpoint for every channel, WhatsApp templates and
 # marketing messages, email senders, files, and the messaging-window check.
 # REST /v1 calls these resolvers; field names are camelCase here and
@@ -6194,6 +6862,46 @@ func (ec *executionContext) childFields_InboundResult(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type InboundResult", field.Name)
 }
 
+func (ec *executionContext) childFields_InboxCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "waiting":
+		return ec.fieldContext_InboxCounts_waiting(ctx, field)
+	case "mine":
+		return ec.fieldContext_InboxCounts_mine(ctx, field)
+	case "ai":
+		return ec.fieldContext_InboxCounts_ai(ctx, field)
+	case "external":
+		return ec.fieldContext_InboxCounts_external(ctx, field)
+	case "all":
+		return ec.fieldContext_InboxCounts_all(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboxCounts", field.Name)
+}
+
+func (ec *executionContext) childFields_InboxItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversation":
+		return ec.fieldContext_InboxItem_conversation(ctx, field)
+	case "unread":
+		return ec.fieldContext_InboxItem_unread(ctx, field)
+	case "queuedAt":
+		return ec.fieldContext_InboxItem_queuedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboxItem", field.Name)
+}
+
+func (ec *executionContext) childFields_InboxPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_InboxPage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_InboxPage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_InboxPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboxPage", field.Name)
+}
+
 func (ec *executionContext) childFields_InstagramAccount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6374,6 +7082,44 @@ func (ec *executionContext) childFields_MessagingWindow(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type MessagingWindow", field.Name)
 }
 
+func (ec *executionContext) childFields_Note(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Note_id(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Note_conversationId(ctx, field)
+	case "author":
+		return ec.fieldContext_Note_author(ctx, field)
+	case "text":
+		return ec.fieldContext_Note_text(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Note_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Note", field.Name)
+}
+
+func (ec *executionContext) childFields_NoteAuthor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_NoteAuthor_id(ctx, field)
+	case "name":
+		return ec.fieldContext_NoteAuthor_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NoteAuthor", field.Name)
+}
+
+func (ec *executionContext) childFields_NotePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_NotePage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_NotePage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_NotePage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotePage", field.Name)
+}
+
 func (ec *executionContext) childFields_OptOuts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "whatsapp":
@@ -6410,6 +7156,22 @@ func (ec *executionContext) childFields_OrderItem(ctx context.Context, field gra
 		return ec.fieldContext_OrderItem_currency(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderItem", field.Name)
+}
+
+func (ec *executionContext) childFields_Presence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversationId":
+		return ec.fieldContext_Presence_conversationId(ctx, field)
+	case "member":
+		return ec.fieldContext_Presence_member(ctx, field)
+	case "viewing":
+		return ec.fieldContext_Presence_viewing(ctx, field)
+	case "typing":
+		return ec.fieldContext_Presence_typing(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Presence_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Presence", field.Name)
 }
 
 func (ec *executionContext) childFields_Reaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6466,6 +7228,68 @@ func (ec *executionContext) childFields_ReferredProduct(ctx context.Context, fie
 		return ec.fieldContext_ReferredProduct_productRetailerId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReferredProduct", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplyEmail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_ReplyEmail_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ReplyEmail_to(ctx, field)
+	case "cc":
+		return ec.fieldContext_ReplyEmail_cc(ctx, field)
+	case "subject":
+		return ec.fieldContext_ReplyEmail_subject(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplyEmail", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplyRules(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversationId":
+		return ec.fieldContext_ReplyRules_conversationId(ctx, field)
+	case "channel":
+		return ec.fieldContext_ReplyRules_channel(ctx, field)
+	case "canReply":
+		return ec.fieldContext_ReplyRules_canReply(ctx, field)
+	case "refusal":
+		return ec.fieldContext_ReplyRules_refusal(ctx, field)
+	case "window":
+		return ec.fieldContext_ReplyRules_window(ctx, field)
+	case "humanAgentUntil":
+		return ec.fieldContext_ReplyRules_humanAgentUntil(ctx, field)
+	case "templates":
+		return ec.fieldContext_ReplyRules_templates(ctx, field)
+	case "optedOut":
+		return ec.fieldContext_ReplyRules_optedOut(ctx, field)
+	case "suppressed":
+		return ec.fieldContext_ReplyRules_suppressed(ctx, field)
+	case "email":
+		return ec.fieldContext_ReplyRules_email(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplyRules", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplyTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ReplyTemplate_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ReplyTemplate_name(ctx, field)
+	case "language":
+		return ec.fieldContext_ReplyTemplate_language(ctx, field)
+	case "category":
+		return ec.fieldContext_ReplyTemplate_category(ctx, field)
+	case "body":
+		return ec.fieldContext_ReplyTemplate_body(ctx, field)
+	case "parameterFormat":
+		return ec.fieldContext_ReplyTemplate_parameterFormat(ctx, field)
+	case "parameters":
+		return ec.fieldContext_ReplyTemplate_parameters(ctx, field)
+	case "components":
+		return ec.fieldContext_ReplyTemplate_components(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplyTemplate", field.Name)
 }
 
 func (ec *executionContext) childFields_ReplyTo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

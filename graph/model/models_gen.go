@@ -2,6 +2,13 @@
 
 package model
 
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+)
+
 type APIKey struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -128,7 +135,58 @@ type FailedProviderHook struct {
 	GivenUpAt *Timestamp `json:"givenUpAt,omitempty"`
 }
 
+// Unread open conversations per view (closed conversations are never counted).
+type InboxCounts struct {
+	Waiting  int `json:"waiting"`
+	Mine     int `json:"mine"`
+	Ai       int `json:"ai"`
+	External int `json:"external"`
+	All      int `json:"all"`
+}
+
+type InboxItem struct {
+	Conversation *Conversation `json:"conversation"`
+	// The customer wrote since the member last read it.
+	Unread bool `json:"unread"`
+	// When it entered the human queue (the Waiting view's order).
+	QueuedAt *Timestamp `json:"queuedAt,omitempty"`
+}
+
+type InboxPage struct {
+	Items      []*InboxItem `json:"items"`
+	HasMore    bool         `json:"hasMore"`
+	NextCursor *string      `json:"nextCursor,omitempty"`
+}
+
 type Mutation struct {
+}
+
+type Note struct {
+	ID             string      `json:"id"`
+	ConversationID string      `json:"conversationId"`
+	Author         *NoteAuthor `json:"author"`
+	Text           string      `json:"text"`
+	CreatedAt      Timestamp   `json:"createdAt"`
+}
+
+type NoteAuthor struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type NotePage struct {
+	Items      []*Note `json:"items"`
+	HasMore    bool    `json:"hasMore"`
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
+
+type Presence struct {
+	ConversationID string      `json:"conversationId"`
+	Member         *NoteAuthor `json:"member"`
+	Viewing        bool        `json:"viewing"`
+	Typing         bool        `json:"typing"`
+	// When to forget it unless it is repeated.
+	ExpiresAt Timestamp `json:"expiresAt"`
 }
 
 // Provider credentials, as the fixture's provider object holds them.
@@ -150,6 +208,44 @@ type ProviderCredentialsInput struct {
 }
 
 type Query struct {
+}
+
+type ReplyEmail struct {
+	From    string   `json:"from"`
+	To      []string `json:"to"`
+	Cc      []string `json:"cc"`
+	Subject *string  `json:"subject,omitempty"`
+}
+
+type ReplyRules struct {
+	ConversationID string `json:"conversationId"`
+	Channel        string `json:"channel"`
+	// An agent's plain reply would go out now.
+	CanReply bool `json:"canReply"`
+	// Why not: the code and message the send would answer.
+	Refusal *DeliveryError `json:"refusal,omitempty"`
+	// The free-text window (WhatsApp, Instagram direct messages).
+	Window *MessagingWindow `json:"window"`
+	// Instagram: a person's reply may still go out with the HUMAN_AGENT tag until then (7 days after the customer's last message).
+	HumanAgentUntil *Timestamp `json:"humanAgentUntil,omitempty"`
+	// WhatsApp outside the window: the number's approved templates to send instead.
+	Templates  []*ReplyTemplate `json:"templates"`
+	OptedOut   bool             `json:"optedOut"`
+	Suppressed bool             `json:"suppressed"`
+	Email      *ReplyEmail      `json:"email,omitempty"`
+}
+
+type ReplyTemplate struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	Category string `json:"category"`
+	Body     string `json:"body"`
+	// POSITIONAL ({{1}}) or NAMED ({{order_id}})
+	ParameterFormat string `json:"parameterFormat"`
+	// The body's parameters in order: 1, 2 … or the names.
+	Parameters []string `json:"parameters"`
+	Components JSON     `json:"components,omitempty"`
 }
 
 type RequestLog struct {
@@ -252,4 +348,71 @@ type WebsiteOverview struct {
 	Website *Website `json:"website"`
 	// The HTML to paste into the site's pages.
 	Snippet string `json:"snippet"`
+}
+
+type InboxView string
+
+const (
+	// Queued for a human, nobody assigned.
+	InboxViewWaiting InboxView = "WAITING"
+	// Open and assigned to the member.
+	InboxViewMine InboxView = "MINE"
+	// Open, answered by the AI.
+	InboxViewAi InboxView = "AI"
+	// Open, answered by an integration.
+	InboxViewExternal InboxView = "EXTERNAL"
+	InboxViewClosed   InboxView = "CLOSED"
+	InboxViewAll      InboxView = "ALL"
+)
+
+var AllInboxView = []InboxView{
+	InboxViewWaiting,
+	InboxViewMine,
+	InboxViewAi,
+	InboxViewExternal,
+	InboxViewClosed,
+	InboxViewAll,
+}
+
+func (e InboxView) IsValid() bool {
+	switch e {
+	case InboxViewWaiting, InboxViewMine, InboxViewAi, InboxViewExternal, InboxViewClosed, InboxViewAll:
+		return true
+	}
+	return false
+}
+
+func (e InboxView) String() string {
+	return string(e)
+}
+
+func (e *InboxView) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InboxView(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InboxView", str)
+	}
+	return nil
+}
+
+func (e InboxView) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InboxView) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InboxView) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

@@ -49,8 +49,8 @@ func (s *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 	if t.conv != nil && !t.conv.IntegrationReplies && req.sender == nil {
 		return nil, apierr.New(apierr.IntegrationPaused, "An agent paused integration replies on conversation %s; stop retrying until conversation.updated says they resumed.", t.conv.ID)
 	}
-	if req.channel == "website" && t.conv.Status != "open" {
-		return nil, apierr.New(apierr.ConversationClosed, "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
+	if err := closedChatRule(req, t); err != nil {
+		return nil, err
 	}
 	if req.channel == "whatsapp" && (t.acc == nil || (t.acc.Status != "connected" && t.acc.Status != "needs_reauth")) {
 		return nil, apierr.New(apierr.NoWhatsappAccount, "This key reaches no connected WhatsApp number.")
@@ -59,13 +59,8 @@ func (s *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 	if err := tagRule(req, comment); err != nil {
 		return nil, err
 	}
-	if (req.channel == "whatsapp" || (req.channel == "instagram" && !comment)) && in.Template == nil && !windowOpen(t.lastInbound, now) {
-		if req.channel == "whatsapp" {
-			return nil, apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; send an approved template instead.")
-		}
-		if err := humanAgentRule(req, t.lastInbound, now); err != nil {
-			return nil, err
-		}
+	if err := windowRule(req, comment, t.lastInbound, now); err != nil {
+		return nil, err
 	}
 	if in.Template != nil {
 		if err := s.templateRule(ctx, q, a, req, t, out); err != nil {
@@ -94,6 +89,26 @@ func (s *Service) channelRules(ctx context.Context, q repo.Queries, a *auth.Acto
 		}
 	}
 	return out, s.attachmentRules(ctx, q, a, req, t, messageID)
+}
+
+// closedChatRule: a website chat takes messages only while open.
+func closedChatRule(req *sendRequest, t *sendTarget) error {
+	if req.channel == "website" && t.conv.Status != "open" {
+		return apierr.New(apierr.ConversationClosed, "Website chat %s is closed; it accepts messages only while open.", t.conv.ID)
+	}
+	return nil
+}
+
+// windowRule: outside the 24-hour window WhatsApp takes approved templates
+// only, and an Instagram direct message a person's reply (humanAgentRule).
+func windowRule(req *sendRequest, comment bool, lastInbound *time.Time, now time.Time) error {
+	if (req.channel == "whatsapp" || (req.channel == "instagram" && !comment)) && req.in.Template == nil && !windowOpen(lastInbound, now) {
+		if req.channel == "whatsapp" {
+			return apierr.New(apierr.WindowClosed, "Over 24 hours since the customer last wrote; send an approved template instead.")
+		}
+		return humanAgentRule(req, lastInbound, now)
+	}
+	return nil
 }
 
 // templateRule accepts approved templates only (and MARKETING ones only on

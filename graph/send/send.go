@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -160,8 +159,8 @@ func (s *Service) prepare(ctx context.Context, q repo.Queries, a *auth.Actor, re
 	}
 	if req.channel == "email" {
 		subject := req.subject
-		if subject == "" && t.conv != nil && t.conv.Subject != nil {
-			subject = "Re: " + strings.TrimPrefix(*t.conv.Subject, "Re: ")
+		if subject == "" {
+			subject = replySubject(t.conv)
 		}
 		ob.Email = &channels.Email{From: req.from, To: []string{to}, Subject: subject, Cc: req.cc,
 			AutoReplied: msg.SenderType == "ai"}

@@ -102,7 +102,13 @@ export function gql(): Client {
     lazy: false,
     keepAlive: 15_000,
     retryAttempts: Infinity,
-    shouldRetry: () => true,
+    // 4403: the session ended (or was never there): no retry; the shell
+    // asks for the session again and shows the sign-in page.
+    shouldRetry: (e) => {
+      const code = (e as CloseEvent)?.code;
+      if (code === 4403 || code === 4401) { loadSession(); return false; }
+      return true;
+    },
     retryWait: async (n) => { await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** n, 10_000) * (0.5 + Math.random() / 2))); },
     connectionParams: () => ({ "Msgsvc-Livemode": mode }),
     on: {
@@ -121,6 +127,7 @@ export function gql(): Client {
   client = new Client({
     url: "/graphql",
     requestPolicy: "network-only",
+    preferGetMethod: false,
     fetchOptions: () => ({ credentials: "same-origin", headers: { "Msgsvc-Livemode": mode } }),
     exchanges: [
       fetchExchange,
@@ -154,8 +161,14 @@ export function errorMessage(e: CombinedError | undefined): string {
 
 /** query and mutate run one operation on the current client. */
 export function query<T = any>(doc: string, vars: Record<string, unknown> = {}): Promise<OperationResult<T>> {
-  return gql().query<T>(doc, vars).toPromise();
+  return gql().query<T>(doc, vars).toPromise().then(signedOut);
 }
 export function mutate<T = any>(doc: string, vars: Record<string, unknown> = {}): Promise<OperationResult<T>> {
-  return gql().mutation<T>(doc, vars).toPromise();
+  return gql().mutation<T>(doc, vars).toPromise().then(signedOut);
+}
+
+/** signedOut notices a session that ended (401): the shell shows sign-in. */
+function signedOut<T>(r: OperationResult<T>): OperationResult<T> {
+  if ((r.error?.response as Response | undefined)?.status === 401) loadSession();
+  return r;
 }

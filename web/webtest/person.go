@@ -69,7 +69,7 @@ func (p *Person) checkPage() {
 }
 
 // URL is the app's address for path ("/app/inbox").
-func (p *Person) URL(path string) string { return p.b.app.HTTP.URL + path }
+func (p *Person) URL(path string) string { return p.b.base + path }
 
 // Open navigates to path.
 func (p *Person) Open(path string) {
@@ -84,6 +84,9 @@ func (p *Person) Open(path string) {
 // the navigation Main shows.
 func (p *Person) SignIn(address string) {
 	p.T.Helper()
+	if p.b.app == nil {
+		p.T.Fatal("webtest: SignIn needs a browser of App.Browser (the sign-in code comes from its mail sink)")
+	}
 	p.Open("/app/sign-in")
 	p.Fill("textbox", "Email", address)
 	p.Click("button", "Send code")
@@ -310,10 +313,12 @@ func (p *Person) eval(expr string, out any) error {
 
 // Screenshot keeps the page as testdata/artifacts/<name>.png.
 func (p *Person) Screenshot(name string) {
-	shot, err := chromedp.Run(p.Ctx, chromedp.FullScreenshot(100))
-	if err == nil {
-		keepArtifact(p.T, name+".png", shot)
+	shot, err := chromedp.Run(p.Ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.T.Logf("screenshot %s: %v", name, err)
+		return
 	}
+	keepArtifact(p.T, name+".png", shot)
 }
 
 func cdpBackend(id int64) cdp.BackendNodeID { return cdp.BackendNodeID(id) }

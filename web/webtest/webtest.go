@@ -161,11 +161,21 @@ var axeSource = sync.OnceValue(func() string {
 type Browser struct {
 	t    testing.TB
 	app  *App
+	base string
 	root context.Context
 }
 
-// Browser starts headless Chromium for the test.
+// Browser starts headless Chromium for the test, on the app's server.
 func (a *App) Browser(t testing.TB) *Browser {
+	t.Helper()
+	b := NewBrowser(t, a.HTTP.URL)
+	b.app = a
+	return b
+}
+
+// NewBrowser starts headless Chromium for pages of base (a server of the
+// test's own, such as one that stands in for the API); SignIn needs App.Browser.
+func NewBrowser(t testing.TB, base string) *Browser {
 	t.Helper()
 	path := Chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
@@ -179,7 +189,7 @@ func (a *App) Browser(t testing.TB) *Browser {
 	if err := chromedp.Do(root); err != nil {
 		t.Fatalf("webtest: start Chromium: %v", err)
 	}
-	return &Browser{t: t, app: a, root: root}
+	return &Browser{t: t, base: base, root: root}
 }
 
 // artifactDir is where screenshots go (testdata/artifacts of the test's

@@ -3,13 +3,13 @@
 // the API has for it; a refusal shows the API's message.
 import { useEffect, useState } from "preact/hooks";
 import { mutate, query, errorMessage, session } from "../api";
-import { TAKE_OVER, HAND_BACK, CLOSE, REOPEN, PAUSE, RESUME, ASSIGN, TAGS, AGENTS, type Conv } from "./queries";
+import { TAKE_OVER, HAND_BACK, CLOSE, REOPEN, PAUSE, RESUME, ASSIGN, TAGS, MEMBERS, type Conv } from "./queries";
 import { reload, reloadCounts } from "./state";
 import { DeleteConversation } from "./delete";
 
 let agentsCache: Promise<{ id: string; name: string; active: boolean }[]> | null = null;
 function agents() {
-  agentsCache ??= query(AGENTS).then((r) => r.data?.agents ?? []);
+  agentsCache ??= query(MEMBERS).then((r) => r.data?.members ?? []);
   return agentsCache;
 }
 
@@ -51,15 +51,14 @@ export function Actions({ conv, onChange }: { conv: Conv; onChange: (c: Conv) =>
         {conv.integrationReplies
           ? <button type="button" disabled={busy} onClick={() => run(PAUSE, {})}>Pause integration replies</button>
           : <button type="button" disabled={busy} onClick={() => run(RESUME, {})}>Resume integration replies</button>}
-        <label>Assign to{" "}
-          <select value={conv.assignedAgentId ?? ""} disabled={busy}
+        <label for={`assign-${conv.id}`}>Assign to</label>
+        <select id={`assign-${conv.id}`} value={conv.assignedAgentId ?? ""} disabled={busy}
             onChange={(e) => run(ASSIGN, { agent: e.currentTarget.value || null })}>
             <option value="">Nobody</option>
             {people.filter((p) => p.active || p.id === conv.assignedAgentId).map((p) => (
               <option value={p.id}>{p.id === me.id ? `${p.name} (me)` : p.name}</option>
             ))}
-          </select>
-        </label>
+        </select>
       </div>
       <div class="row tags">
         <span id={`tags-${conv.id}`}>Tags:</span>

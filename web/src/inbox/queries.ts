@@ -44,7 +44,7 @@ export const RULES = `query Rules($id: ID!) { replyRules(conversationId: $id) {
 
 export const PAST = `query Past($id: ID!) { contactConversations(contactId: $id, limit: 20) { items { id channel status subject lastMessageAt } } }`;
 
-export const AGENTS = `query Agents { agents { id name active } }`;
+export const MEMBERS = `query Members { members { id name role active } }`;
 
 export const EVENTS = `subscription Events($id: ID) { conversationEvents(conversationId: $id) { id type createdAt data } }`;
 export const PRESENCE = `subscription Presence($id: ID!) { conversationPresence(conversationId: $id) { conversationId viewing typing expiresAt member { id name } } }`;

@@ -23,7 +23,9 @@ export function Templates({ conv, templates, onSent }: { conv: Conv; templates: 
     onSent(r.data.sendMessage);
   }
   return (
-    <form class="templates stack" onSubmit={send}>
+    <details class="templates">
+    <summary>Send an approved template ({templates.length})</summary>
+    <form class="stack" onSubmit={send}>
       <label>Template{" "}
         <select value={String(pick)} onChange={(e) => { setPick(Number(e.currentTarget.value)); setValues({}); }}>
           {templates.map((x, i) => <option value={String(i)}>{x.name} ({x.language}, {x.category.toLowerCase()})</option>)}
@@ -38,5 +40,6 @@ export function Templates({ conv, templates, onSent }: { conv: Conv; templates: 
       <button type="submit" disabled={busy}>Send template</button>
       {error && <p role="alert" class="error">{error}</p>}
     </form>
+    </details>
   );
 }

@@ -10,7 +10,7 @@ const OVERSCAN = 800;
 
 export interface VirtualProps<T> {
   items: T[];
-  key: (t: T) => string;
+  keyOf: (t: T) => string;
   render: (t: T) => ComponentChildren;
   /** stick to the bottom while the reader is at the bottom (a chat log) */
   stickToBottom?: boolean;
@@ -18,6 +18,8 @@ export interface VirtualProps<T> {
   role: string;
   class?: string;
   onReachTop?: () => void;
+  /** a change of follow scrolls to the bottom (her own reply was sent) */
+  follow?: number;
 }
 
 export function Virtual<T>(p: VirtualProps<T>) {
@@ -29,7 +31,7 @@ export function Virtual<T>(p: VirtualProps<T>) {
 
   const offsets = new Array<number>(p.items.length + 1);
   offsets[0] = 0;
-  for (let i = 0; i < p.items.length; i++) offsets[i + 1] = offsets[i] + (heights.current.get(p.key(p.items[i])) ?? ESTIMATE);
+  for (let i = 0; i < p.items.length; i++) offsets[i + 1] = offsets[i] + (heights.current.get(p.keyOf(p.items[i])) ?? ESTIMATE);
   const total = offsets[p.items.length];
 
   const from = scroll.top - OVERSCAN, to = scroll.top + scroll.height + OVERSCAN;
@@ -54,6 +56,13 @@ export function Virtual<T>(p: VirtualProps<T>) {
   });
 
   useLayoutEffect(() => {
+    if (!p.follow) return;
+    atBottom.current = true;
+    const el = box.current;
+    if (el) { el.scrollTop = el.scrollHeight; setScroll({ top: el.scrollTop, height: el.clientHeight }); }
+  }, [p.follow]);
+
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const ro = new ResizeObserver(() => setScroll({ top: el.scrollTop, height: el.clientHeight }));
@@ -73,7 +82,7 @@ export function Virtual<T>(p: VirtualProps<T>) {
     <div ref={box} class={`virtual ${p.class ?? ""}`} role={p.role as any} aria-label={p.label} tabIndex={0} onScroll={onScroll}
       aria-live={p.role === "log" ? "polite" : undefined}>
       <div style={{ height: `${offsets[first]}px` }} aria-hidden="true" />
-      {shown.map((it) => <div key={p.key(it)} data-vkey={p.key(it)} class="vitem">{p.render(it)}</div>)}
+      {shown.map((it) => <div key={p.keyOf(it)} data-vkey={p.keyOf(it)} class="vitem">{p.render(it)}</div>)}
       <div style={{ height: `${Math.max(0, total - offsets[last])}px` }} aria-hidden="true" />
     </div>
   );
