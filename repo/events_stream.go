@@ -87,7 +87,7 @@ func (q Queries) EventStreamPosition(ctx context.Context, s Scope, id string) (S
 // EventsForStream lists the events of the scope's workspace and mode after
 // a cursor, in stream order, whose transactions are below horizon (from
 // StreamHorizon, read in an earlier statement): no event can commit behind
-// them later.
+// them later. Test events (endpoint.test) are for their one endpoint only.
 func (q Queries) EventsForStream(ctx context.Context, s Scope, after StreamCursor, horizon uint64, f StreamFilter, limit int) ([]StreamEvent, error) {
 	var rows []struct {
 		Event
@@ -100,6 +100,7 @@ func (q Queries) EventsForStream(ctx context.Context, s Scope, after StreamCurso
 		  AND (coalesce(cardinality($5::text[]), 0) = 0 OR channel IS NULL OR channel = ANY($5))
 		  AND (coalesce(cardinality($6::text[]), 0) = 0 OR website_id = ANY($6))
 		  AND (coalesce(cardinality($7::text[]), 0) = 0 OR type = ANY($7))
+		  AND type <> 'endpoint.test'
 		ORDER BY xid, seq LIMIT $8`,
 		s.WorkspaceID, s.Livemode, strconv.FormatUint(after.XID, 10), after.Seq,
 		pq.StringArray(f.Channels), pq.StringArray(f.WebsiteIDs), pq.StringArray(f.Types), limit,

@@ -113,7 +113,7 @@ type Event struct {
 	Type      string    `json:"type"`
 	CreatedAt time.Time `json:"created_at"`
 	// Channel and WebsiteID are null for events outside a conversation
-	// (contact.*, endpoint.verification).
+	// (contact.*, endpoint.verification, endpoint.test).
 	Channel   *string `json:"channel"`
 	WebsiteID *string `json:"website_id"`
 	Livemode  bool    `json:"livemode"`

@@ -402,6 +402,7 @@ const (
 	ErrorCodeRecipientSuppressed       ErrorCode = "recipient_suppressed"
 	ErrorCodeRecipientUnreachable      ErrorCode = "recipient_unreachable"
 	ErrorCodeRecipientUnsubscribed     ErrorCode = "recipient_unsubscribed"
+	ErrorCodeRecoveryNotFound          ErrorCode = "recovery_not_found"
 	ErrorCodeRequestTimeout            ErrorCode = "request_timeout"
 	ErrorCodeRouteNotFound             ErrorCode = "route_not_found"
 	ErrorCodeSenderNotFound            ErrorCode = "sender_not_found"
@@ -549,6 +550,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRecipientUnreachable:
 		return true
 	case ErrorCodeRecipientUnsubscribed:
+		return true
+	case ErrorCodeRecoveryNotFound:
 		return true
 	case ErrorCodeRequestTimeout:
 		return true
@@ -1814,7 +1817,7 @@ type Event struct {
 	// CreatedAt Examples: 2026-10-01T12:34:56.789Z
 	CreatedAt time.Time `json:"created_at"`
 
-	// Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge. data.object names the kind. Metadata-only endpoints receive ids and status without content.
+	// Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
 	Data      Event_Data   `json:"data"`
 	Id        string       `json:"id"`
 	Livemode  *bool        `json:"livemode,omitempty"`
@@ -1823,14 +1826,14 @@ type Event struct {
 	WebsiteId *string      `json:"website_id"`
 }
 
-// EventData7 Any other event's object (kinds added later).
-type EventData7 struct {
+// EventData8 Any other event's object (kinds added later).
+type EventData8 struct {
 	// Changed The names of the fields that changed.
 	Changed *[]string `json:"changed,omitempty"`
 	Object  *string   `json:"object,omitempty"`
 }
 
-// Event_Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge. data.object names the kind. Metadata-only endpoints receive ids and status without content.
+// Event_Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
 type Event_Data struct {
 	union json.RawMessage
 }
@@ -2294,6 +2297,12 @@ type TemplateMediaInput struct {
 	FileId   *string `json:"file_id,omitempty"`
 	Filename *string `json:"filename,omitempty"`
 	Link     *string `json:"link,omitempty"`
+}
+
+// TestEventData endpoint.test: the endpoint it was sent to; nothing to answer but a 2xx.
+type TestEventData struct {
+	EndpointId string `json:"endpoint_id"`
+	Message    string `json:"message"`
 }
 
 // Unsupported A message the provider does not pass on, or a kind msgsvc does not model (code not_modelled).
@@ -2968,22 +2977,48 @@ func (t *Event_Data) MergeVerificationData(v VerificationData) error {
 	return err
 }
 
-// AsEventData7 returns the union data inside the Event_Data as a EventData7
-func (t Event_Data) AsEventData7() (EventData7, error) {
-	var body EventData7
+// AsTestEventData returns the union data inside the Event_Data as a TestEventData
+func (t Event_Data) AsTestEventData() (TestEventData, error) {
+	var body TestEventData
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromEventData7 overwrites any union data inside the Event_Data as the provided EventData7
-func (t *Event_Data) FromEventData7(v EventData7) error {
+// FromTestEventData overwrites any union data inside the Event_Data as the provided TestEventData
+func (t *Event_Data) FromTestEventData(v TestEventData) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeEventData7 performs a merge with any union data inside the Event_Data, using the provided EventData7
-func (t *Event_Data) MergeEventData7(v EventData7) error {
+// MergeTestEventData performs a merge with any union data inside the Event_Data, using the provided TestEventData
+func (t *Event_Data) MergeTestEventData(v TestEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEventData8 returns the union data inside the Event_Data as a EventData8
+func (t Event_Data) AsEventData8() (EventData8, error) {
+	var body EventData8
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEventData8 overwrites any union data inside the Event_Data as the provided EventData8
+func (t *Event_Data) FromEventData8(v EventData8) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEventData8 performs a merge with any union data inside the Event_Data, using the provided EventData8
+func (t *Event_Data) MergeEventData8(v EventData8) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
