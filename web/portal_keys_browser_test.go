@@ -11,8 +11,9 @@ import (
 // demo developer creates a test key with a step-up code from the mail, the
 // secret (shown once) answers /v1 200, the request log finds that call by
 // its request id, a roll (step-up again) gives a new secret while the old
-// one works for the grace period, and revoking the key makes /v1 refuse it
-// (401 key_revoked). axe is clean on each screen.
+// one works for the grace period, and revoking the new key and then the
+// rolled one makes /v1 refuse each (401 key_revoked). axe is clean on each
+// screen.
 func TestPortalKeysInChromium(t *testing.T) {
 	app := webtest.New(t)
 	dev := app.Browser(t).Person()
@@ -83,5 +84,10 @@ func TestPortalKeysInChromium(t *testing.T) {
 	dev.Click("button", "Revoke")
 	dev.WaitText("table", "API keys", "revoked")
 	app.Want(v1(app, "GET", "/v1/conversations", rolled, nil), 401, "key_revoked")
+	app.Want(v1(app, "GET", "/v1/conversations", secret, nil), 200, "")
+	dev.Click("button", "Revoke Browser key (rolled)")
+	dev.Click("button", "Revoke")
+	dev.WaitGone("button", "Revoke Browser key (rolled)")
+	app.Want(v1(app, "GET", "/v1/conversations", secret, nil), 401, "key_revoked")
 	dev.Screenshot("portal-keys")
 }

@@ -105,14 +105,14 @@ export function Keys() {
               </td>
               <td>
                 {k.status === "active" && (
-                  <>
-                    <button type="button" onClick={() => setDialog({ kind: "roll", key: k })}>
-                      Roll<span class="sr-only"> {k.name}</span>
-                    </button>{" "}
-                    <button type="button" onClick={() => setDialog({ kind: "revoke", key: k })}>
-                      Revoke<span class="sr-only"> {k.name}</span>
-                    </button>
-                  </>
+                  <button type="button" onClick={() => setDialog({ kind: "roll", key: k })}>
+                    Roll<span class="sr-only"> {k.name}</span>
+                  </button>
+                )}{" "}
+                {(k.status === "active" || k.status === "rolled") && (
+                  <button type="button" onClick={() => setDialog({ kind: "revoke", key: k })}>
+                    Revoke<span class="sr-only"> {k.name}{k.status === "rolled" ? " (rolled)" : ""}</span>
+                  </button>
                 )}
               </td>
             </tr>
