@@ -36,6 +36,8 @@ run: services build
 	@echo "Test key: $(DEMO_KEY)"
 	@echo "Try:      curl -s -H 'Authorization: Bearer $(DEMO_KEY)' http://$(MSGSVC_ADDR)/v1/channels"
 	@echo "Chat:     http://$(MSGSVC_ADDR)/demo (the demo website's widget)"
+	@echo "App:      http://$(MSGSVC_ADDR)/app/ - sign in as olivia@demo-shop.test (owner) or alice@demo-shop.test (agent);"
+	@echo "          without MSGSVC_SMTP_RELAY the code is in this log, on the line 'no SMTP relay (MSGSVC_SMTP_RELAY): the code is here'"
 	@echo "GraphQL:  http://$(MSGSVC_ADDR)/admin/graphql (any user, password $(MSGSVC_ADMIN_TOKEN))"
 	@echo "Webhooks: MSGSVC_WEBHOOK_ALLOW_INSECURE=$(MSGSVC_WEBHOOK_ALLOW_INSECURE): http:// and local receivers allowed (development only)"
 	@echo

@@ -19,6 +19,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/eventstream"
 	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/mail"
+	"github.com/msgsvc/msgsvc/graph/member"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/seal"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -116,6 +117,13 @@ type Config struct {
 	// KeyChangeRedis carries key changes to the other processes' key caches
 	// (auth.Announce); nil tells this process's cache only.
 	KeyChangeRedis *redis.Client
+	// Development writes sign-in and step-up codes to the log when no
+	// SMTP relay sends them (MSGSVC_ENV other than production).
+	Development bool
+	// MemberMail, when set, sends the members' codes instead of the
+	// notices' relay (tests); MemberMailSent hears each one's outcome.
+	MemberMail     member.Mailer
+	MemberMailSent func(to string, err error)
 }
 
 // Resolver is the root of gqlgen's resolvers: the services, built once,

@@ -19,6 +19,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/inbox"
 	"github.com/msgsvc/msgsvc/graph/instagram"
 	"github.com/msgsvc/msgsvc/graph/mail"
+	"github.com/msgsvc/msgsvc/graph/member"
 	"github.com/msgsvc/msgsvc/graph/metahook"
 	"github.com/msgsvc/msgsvc/graph/requestlog"
 	"github.com/msgsvc/msgsvc/graph/send"
@@ -90,6 +91,9 @@ type Services struct {
 	APIKeys          *apikey.Service
 	ChannelsOverview *credentials.Overview
 	RequestLogs      *requestlog.Service
+	// People is the app's people: members, sign-in codes, sessions and
+	// step-up (its codes go through Notices' relay).
+	People *member.Service
 }
 
 // NewServices builds every service once from cfg, each handed the others
@@ -155,7 +159,19 @@ func NewServices(cfg Config) *Services {
 		stream = cfg.StreamHorizon
 	}
 	s.EventStream = &eventstream.Service{Store: stream, Expired: s.Webhooks.Expired}
-	s.APIKeys = &apikey.Service{Store: cfg.Store, Clock: cfg.Clock, StepUp: cfg.StepUp,
+	s.People = &member.Service{Store: cfg.Store, Clock: cfg.Clock, Secret: cfg.Secret, Mail: s.Notices,
+		Development: cfg.Development, Sent: cfg.MemberMailSent}
+	if cfg.MemberMail != nil {
+		s.People.Mail = cfg.MemberMail
+	}
+	// Creating or rolling a key and showing a signing secret need the
+	// people's step-up, unless the config names another.
+	stepUp := cfg.StepUp
+	if stepUp == nil {
+		stepUp = s.People
+	}
+	s.Webhooks.StepUp = stepUp
+	s.APIKeys = &apikey.Service{Store: cfg.Store, Clock: cfg.Clock, StepUp: stepUp,
 		Changes: auth.KeyChangeNotifier{Cache: cfg.KeyCache, Redis: cfg.KeyChangeRedis}}
 	s.ChannelsOverview = &credentials.Overview{Channels: s.Channels, Usage: s.Usage, Senders: s.Sends, PublicURL: cfg.PublicURL}
 	s.RequestLogs = &requestlog.Service{Store: cfg.Store, Clock: cfg.Clock, Cursors: cursors,

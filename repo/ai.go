@@ -81,11 +81,15 @@ func (q Queries) SetAgentMaxOpen(ctx context.Context, workspaceID, id string, ma
 	return err
 }
 
-// SetAgentActive switches an agent on or off.
+// SetAgentActive switches a member on or off; off ends her sessions at
+// once.
 func (q Queries) SetAgentActive(ctx context.Context, workspaceID, id string, active bool) error {
 	n, err := q.exec(ctx, `UPDATE agents SET active = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, id, active)
 	if err == nil && n == 0 {
 		return ErrNotFound
+	}
+	if err == nil && !active {
+		err = q.DeleteMemberSessions(ctx, id)
 	}
 	return err
 }
@@ -100,12 +104,12 @@ type AgentLoad struct {
 var agentLoadColumns = qualified("a", agentColumns) + `,
 	(SELECT count(*) FROM conversations c WHERE c.assigned_agent_id = a.id AND c.status = 'open') AS open`
 
-// AgentLoads lists the workspace's agents with their open conversations,
-// in id order.
+// AgentLoads lists the workspace's members of role agent with their open
+// conversations, in id order.
 func (q Queries) AgentLoads(ctx context.Context, workspaceID string) ([]AgentLoad, error) {
 	var out []AgentLoad
 	err := q.selectRows(ctx, &out, `SELECT `+agentLoadColumns+`
-		FROM agents a WHERE a.workspace_id = $1 ORDER BY a.id`, workspaceID)
+		FROM agents a WHERE a.workspace_id = $1 AND a.role = 'agent' ORDER BY a.id`, workspaceID)
 	return out, err
 }
 

@@ -43,6 +43,8 @@ var columnLists = map[string]columnList{
 	"Website":               {Website{}, websiteColumns, "websites"},
 	"Account":               {Account{}, accountColumns, "channel_accounts"},
 	"Agent":                 {Agent{}, agentColumns, "agents"},
+	"MemberCode":            {MemberCode{}, memberCodeColumns, "member_codes"},
+	"MemberSession":         {MemberSession{}, memberSessionColumns, "member_sessions"},
 	"WebhookEndpoint":       {WebhookEndpoint{}, webhookEndpointColumns, "webhook_endpoints"},
 	"WebhookDelivery":       {WebhookDelivery{}, webhookDeliveryColumns, "webhook_deliveries"},
 	"DueWebhookDelivery":    {DueWebhookDelivery{}, dueWebhookDeliveryColumns, "webhook_deliveries"},

@@ -85,8 +85,11 @@ func (q Queries) UpsertEmailDomain(ctx context.Context, d *EmailDomain) error {
 	return q.upsert(ctx, "email_domains", "workspace_id, domain", emailDomainColumns, d)
 }
 
-// UpsertAgent stores an agent.
+// UpsertAgent stores a member (role agent when a.Role is empty).
 func (q Queries) UpsertAgent(ctx context.Context, a *Agent) error {
+	if a.Role == "" {
+		a.Role = "agent"
+	}
 	return q.upsert(ctx, "agents", "id", agentFixtureColumns, a)
 }
 

@@ -62,13 +62,16 @@ type Website struct {
 	Domains     pq.StringArray `db:"domains"`
 }
 
-// Agent is a team member who can be assigned conversations.
+// Agent is a member of a workspace (app.md's people): Role says what she
+// may do; routing assigns conversations to the active members of role agent.
 type Agent struct {
 	ID          string `db:"id"`
 	WorkspaceID string `db:"workspace_id"`
 	Name        string `db:"name"`
 	Email       string `db:"email"`
 	Active      bool   `db:"active"`
+	// Role is owner, admin, developer or agent.
+	Role string `db:"role"`
 	// MaxOpen bounds the open conversations routing assigns her.
 	MaxOpen int `db:"max_open"`
 }
@@ -80,10 +83,10 @@ const (
 	websiteColumns = `id, workspace_id, name, domains`
 	accountColumns = `workspace_id, id, channel, website_id, name, phone_number, username, address,
 	status, marketing_messages, processing, forwarding_active`
-	agentColumns = `id, workspace_id, name, email, active, max_open`
-	// agentFixtureColumns are what a fixture's agent writes; max_open keeps
+	agentColumns = `id, workspace_id, name, email, active, role, max_open`
+	// agentFixtureColumns are what a fixture's member writes; max_open keeps
 	// its default unless the fixture sets it (SetAgentMaxOpen).
-	agentFixtureColumns = `id, workspace_id, name, email, active`
+	agentFixtureColumns = `id, workspace_id, name, email, active, role`
 )
 
 // Workspace returns one workspace.

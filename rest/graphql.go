@@ -36,6 +36,7 @@ func (s *Server) graphql() http.Handler {
 	// GraphiQL's explorer and schema tools read the schema.
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(graphqlMaxComplexity))
+	srv.AroundFields(graphqlRoles)
 	srv.AroundFields(graphqlText)
 	srv.AroundFields(graphqlErrors)
 	srv.AroundFields(graphqlClientGone)
@@ -44,6 +45,9 @@ func (s *Server) graphql() http.Handler {
 		if e, ok := apierr.As(err); ok {
 			out.Message = e.Message
 			out.Extensions = map[string]any{"code": e.Code}
+			if e.Purpose != "" {
+				out.Extensions["purpose"] = e.Purpose
+			}
 		} else if unavailable(err) {
 			entry, _ := apierr.Lookup(apierr.ServiceUnavailable)
 			out.Message = entry.Message
@@ -54,31 +58,74 @@ func (s *Server) graphql() http.Handler {
 		return out
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		session := s.sessionToken(r)
 		if isWebsocketUpgrade(r) {
 			// Browsers cannot set headers on a WebSocket: the
-			// connection_init payload carries them (graphqlWebsocket).
+			// connection_init payload carries them (graphqlWebsocket);
+			// a session cookie comes with the upgrade, from our origin only.
+			if session != "" {
+				if !s.sameOrigin(r) {
+					writeError(w, r, apierr.New(apierr.CrossOriginRefused, "Another site's page may not open this connection."))
+					return
+				}
+				r = r.WithContext(withSessionToken(r.Context(), session))
+			}
 			srv.ServeHTTP(w, r)
 			return
 		}
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
-			writeError(w, r, apierr.New(apierr.InvalidAPIKey, "/graphql needs the admin token as a Bearer token."))
-			return
+		a, err := s.graphqlCaller(r, session)
+		if err == nil {
+			err = checkEdge(r)
 		}
-		workspace := r.Header.Get("Msgsvc-Workspace")
-		if err := checkEdge(r); err != nil {
+		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		if workspace == "" {
-			writeError(w, r, apierr.New(apierr.InvalidRequest, "Name the workspace in the Msgsvc-Workspace header."))
-			return
-		}
-		a := &auth.Actor{WorkspaceID: workspace, Livemode: r.Header.Get("Msgsvc-Livemode") == "true",
-			Scopes: []string{"*"}, Version: auth.ServedVersion, Admin: true}
 		ctx := s.Resolver.WithLoaders(auth.WithActor(r.Context(), a))
 		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// graphqlCaller is who calls /graphql: the admin token (Bearer) acting on
+// the workspace of Msgsvc-Workspace, else the member of the session cookie
+// in her workspace (a cross-origin write refused); Msgsvc-Livemode: true
+// picks live data.
+func (s *Server) graphqlCaller(r *http.Request, session string) (*auth.Actor, error) {
+	livemode := r.Header.Get("Msgsvc-Livemode") == "true"
+	header := r.Header.Get("Authorization")
+	if header == "" && session != "" {
+		if err := s.crossOrigin().Check(r); err != nil {
+			return nil, apierr.New(apierr.CrossOriginRefused, "Another site's page may not make this request.")
+		}
+		return s.Resolver.People.Actor(r.Context(), session, livemode)
+	}
+	token, _ := strings.CutPrefix(header, "Bearer ")
+	if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
+		return nil, apierr.New(apierr.InvalidAPIKey, "/graphql needs the admin token as a Bearer token, or a signed-in session.")
+	}
+	workspace := r.Header.Get("Msgsvc-Workspace")
+	if workspace == "" {
+		return nil, apierr.New(apierr.InvalidRequest, "Name the workspace in the Msgsvc-Workspace header.")
+	}
+	return &auth.Actor{WorkspaceID: workspace, Livemode: livemode,
+		Scopes: []string{"*"}, Version: auth.ServedVersion, Admin: true}, nil
+}
+
+// graphqlRoles refuses a member a root field her role lacks (403
+// forbidden, graph/auth's fieldRoles): the one place roles are enforced.
+func graphqlRoles(ctx context.Context, next graphql.Resolver) (any, error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && rootObject(fc.Object) {
+		if a := auth.ActorFrom(ctx); a != nil {
+			if err := a.CheckField(fc.Field.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return next(ctx)
+}
+
+func rootObject(name string) bool {
+	return name == "Query" || name == "Mutation" || name == "Subscription"
 }
 
 // graphqlErrors keeps a resolver's failure to what the REST API would say of

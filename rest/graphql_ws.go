@@ -15,7 +15,9 @@ import (
 // graphqlWebsocket serves subscriptions (conversationEvents) over
 // graphql-ws. The connection_init payload carries what headers carry on
 // HTTP: {"Authorization": "Bearer <admin token>", "Msgsvc-Workspace": "ws_…",
-// "Msgsvc-Livemode": "true"}; without the admin token the connection is
+// "Msgsvc-Livemode": "true"}, or, with the app's session cookie on the
+// upgrade (from our own origin: graphql), only {"Msgsvc-Livemode": …};
+// without the admin token or a live session the connection is
 // refused with close code 4403 (Forbidden, as graphql-transport-ws says), so
 // a client does not retry it. The upgrade checks the page's origin as gorilla's default does
 // (same host, or no Origin header as non-browser clients send).
@@ -24,6 +26,14 @@ func (s *Server) graphqlWebsocket() transport.Websocket {
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           10 * time.Second,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			livemode := initValue(p, "Msgsvc-Livemode") == "true"
+			if session := sessionTokenFrom(ctx); session != "" && initValue(p, "Authorization") == "" {
+				a, err := s.Resolver.People.Actor(ctx, session, livemode)
+				if err != nil {
+					return forbidden(ctx, "sign_in_required: the session cookie is no live session")
+				}
+				return s.Resolver.WithLoaders(auth.WithActor(ctx, a)), nil, nil
+			}
 			token, _ := strings.CutPrefix(initValue(p, "Authorization"), "Bearer ")
 			if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
 				return forbidden(ctx, "invalid_api_key: the connection_init payload needs Authorization: Bearer <admin token>")
@@ -32,7 +42,7 @@ func (s *Server) graphqlWebsocket() transport.Websocket {
 			if workspace == "" {
 				return forbidden(ctx, "invalid_request: name the workspace in the connection_init payload's Msgsvc-Workspace")
 			}
-			a := &auth.Actor{WorkspaceID: workspace, Livemode: initValue(p, "Msgsvc-Livemode") == "true",
+			a := &auth.Actor{WorkspaceID: workspace, Livemode: livemode,
 				Scopes: []string{"*"}, Version: auth.ServedVersion, Admin: true}
 			return s.Resolver.WithLoaders(auth.WithActor(ctx, a)), nil, nil
 		},

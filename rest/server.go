@@ -56,6 +56,13 @@ type Server struct {
 	// RequestLog takes every authenticated /v1 request into the request
 	// log (requestlog.go); nil keeps none.
 	RequestLog *requestlog.Recorder
+	// PublicURL is MSGSVC_PUBLIC_URL: its origin is trusted by the
+	// cross-origin checks, and https makes the session cookie Secure and
+	// __Host- prefixed.
+	PublicURL string
+
+	originOnce sync.Once
+	origins    *http.CrossOriginProtection
 }
 
 type ctxKey int
@@ -82,6 +89,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, r, apierr.New(apierr.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path))
 	})
 	r.Handle("/graphql", s.graphql())
+	s.mountApp(r)
 	s.mountWidget(r)
 	s.mountWebApp(r)
 	if s.Demo && s.Widget != nil {

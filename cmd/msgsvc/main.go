@@ -227,8 +227,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		server := &rest.Server{RequestLog: requestLog.Recorder, Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken},
-			BodyTimeout: cfg.BodyTimeout}
+			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}, BodyTimeout: cfg.BodyTimeout, PublicURL: cfg.PublicURL}
 		httpServer := newHTTPServer(cfg.Addr, server.Handler())
 		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()
@@ -281,7 +280,7 @@ func newHTTPServer(addr string, h http.Handler) *http.Server {
 // releases what it opened.
 func graphConfig(cfg *Config, store *repo.Store, client *jobs.Client) (graph.Config, func(), error) {
 	g := graph.Config{Store: store, Jobs: client, Secret: cfg.Secret, PreviousSecrets: cfg.PreviousSecrets, Clock: time.Now,
-		PublicURL: cfg.PublicURL, Seal: cfg.Seal, ProviderTimeout: cfg.Live.ProviderTimeout,
+		PublicURL: cfg.PublicURL, Seal: cfg.Seal, ProviderTimeout: cfg.Live.ProviderTimeout, Development: !cfg.Production,
 		ProviderUnknownAfter: cfg.Live.ProviderUnknownAfter, EmailRemoteImages: cfg.Live.EmailRemoteImages,
 		Adapters: map[string]channels.Adapter{"instagram": instagramAdapter(cfg.Live)}}
 	wireMeta(&g, cfg, client)

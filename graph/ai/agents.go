@@ -109,6 +109,9 @@ func (s *Service) AgentReply(ctx context.Context, conversationID, agentID, text 
 	if err != nil {
 		return nil, err
 	}
+	if err := a.CheckSelf(agentID); err != nil {
+		return nil, err
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, apierr.New(apierr.TextRequired, "An agent's reply needs text.")
@@ -143,6 +146,9 @@ type TypingPublisher interface {
 func (s *Service) AgentTyping(ctx context.Context, conversationID, agentID string) (bool, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
+		return false, err
+	}
+	if err := a.CheckSelf(agentID); err != nil {
 		return false, err
 	}
 	if _, err := s.activeAgent(ctx, a.WorkspaceID, agentID); err != nil {

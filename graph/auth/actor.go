@@ -26,6 +26,8 @@ type Actor struct {
 	// session cookie); empty for API keys and the admin token.
 	MemberID string
 	Role     string
+	// SessionID is the signed-in person's session (graph/member).
+	SessionID string
 }
 
 type actorKey struct{}

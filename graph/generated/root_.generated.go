@@ -407,6 +407,23 @@ type ComplexityRoot struct {
 		Whatsapp func(childComplexity int) int
 	}
 
+	Member struct {
+		Active func(childComplexity int) int
+		Email  func(childComplexity int) int
+		ID     func(childComplexity int) int
+		Name   func(childComplexity int) int
+		Role   func(childComplexity int) int
+	}
+
+	MemberSession struct {
+		CreatedAt  func(childComplexity int) int
+		Current    func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastSeenAt func(childComplexity int) int
+		UserAgent  func(childComplexity int) int
+	}
+
 	Message struct {
 		Attachments       func(childComplexity int) int
 		Channel           func(childComplexity int) int
@@ -475,13 +492,16 @@ type ComplexityRoot struct {
 		DeleteKnowledgeEntry     func(childComplexity int, id string) int
 		DeleteWebhookEndpoint    func(childComplexity int, id string) int
 		DisconnectChannelAccount func(childComplexity int, accountID string) int
+		EndSession               func(childComplexity int, id string) int
 		HandBackToAi             func(childComplexity int, id string) int
+		InviteMember             func(childComplexity int, email string, name string, role string) int
 		MarkConversationRead     func(childComplexity int, id string, memberID *string) int
 		PauseIntegrationReplies  func(childComplexity int, id string) int
 		RecoverDeliveries        func(childComplexity int, endpointID string, since model.Timestamp) int
 		RefetchFile              func(childComplexity int, id string) int
 		ReopenConversation       func(childComplexity int, id string) int
 		ReplayWebhookDelivery    func(childComplexity int, id string) int
+		RequestStepUpCode        func(childComplexity int, purpose string) int
 		ResumeIntegrationReplies func(childComplexity int, id string) int
 		RetryInboundMail         func(childComplexity int, id string) int
 		RevokeAPIKey             func(childComplexity int, id string) int
@@ -493,6 +513,7 @@ type ComplexityRoot struct {
 		SendTestEvent            func(childComplexity int, endpointID string) int
 		SetAIInstructions        func(childComplexity int, instructions string) int
 		SetAgentActive           func(childComplexity int, id string, active bool) int
+		SetMemberActive          func(childComplexity int, id string, active bool) int
 		SetPresence              func(childComplexity int, conversationID string, typing bool, viewing *bool, memberID *string) int
 		ShowEndpointSecret       func(childComplexity int, id string) int
 		SimulateInbound          func(childComplexity int, input model.SimulateInboundInput) int
@@ -500,8 +521,10 @@ type ComplexityRoot struct {
 		UpdateContact            func(childComplexity int, id string, input model.UpdateContactInput) int
 		UpdateConversation       func(childComplexity int, id string, input model.UpdateConversationInput) int
 		UpdateKnowledgeEntry     func(childComplexity int, id string, input model.KnowledgeEntryInput) int
+		UpdateMemberRole         func(childComplexity int, id string, role string) int
 		UpdateWebhookEndpoint    func(childComplexity int, id string, input model.UpdateWebhookEndpointInput) int
 		UploadFile               func(childComplexity int, input model.UploadFileInput) int
+		VerifyStepUp             func(childComplexity int, purpose string, code string) int
 		VerifyWebhookEndpoint    func(childComplexity int, id string) int
 	}
 
@@ -571,9 +594,12 @@ type ComplexityRoot struct {
 		Inbox                func(childComplexity int, view model.InboxView, channel *string, tag *string, assigneeID *string, after *string, limit *int, memberID *string) int
 		InboxCounts          func(childComplexity int, memberID *string) int
 		KnowledgeEntries     func(childComplexity int) int
+		Me                   func(childComplexity int) int
+		Members              func(childComplexity int) int
 		Message              func(childComplexity int, id string) int
 		Messages             func(childComplexity int, conversationID string, limit *int, after *string) int
 		MessagingWindow      func(childComplexity int, input model.MessagingWindowInput) int
+		MySessions           func(childComplexity int) int
 		Notes                func(childComplexity int, conversationID string, after *string, limit *int) int
 		ReplyRules           func(childComplexity int, conversationID string) int
 		RequestLogs          func(childComplexity int, filter *model.RequestLogFilter, limit *int, after *string) int
@@ -2356,6 +2382,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MarketingOptOuts.Whatsapp(childComplexity), true
 
+	case "Member.active":
+		if e.ComplexityRoot.Member.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Active(childComplexity), true
+	case "Member.email":
+		if e.ComplexityRoot.Member.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Email(childComplexity), true
+	case "Member.id":
+		if e.ComplexityRoot.Member.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.ID(childComplexity), true
+	case "Member.name":
+		if e.ComplexityRoot.Member.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Name(childComplexity), true
+	case "Member.role":
+		if e.ComplexityRoot.Member.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Role(childComplexity), true
+
+	case "MemberSession.createdAt":
+		if e.ComplexityRoot.MemberSession.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.CreatedAt(childComplexity), true
+	case "MemberSession.current":
+		if e.ComplexityRoot.MemberSession.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.Current(childComplexity), true
+	case "MemberSession.expiresAt":
+		if e.ComplexityRoot.MemberSession.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.ExpiresAt(childComplexity), true
+	case "MemberSession.id":
+		if e.ComplexityRoot.MemberSession.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.ID(childComplexity), true
+	case "MemberSession.lastSeenAt":
+		if e.ComplexityRoot.MemberSession.LastSeenAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.LastSeenAt(childComplexity), true
+	case "MemberSession.userAgent":
+		if e.ComplexityRoot.MemberSession.UserAgent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSession.UserAgent(childComplexity), true
+
 	case "Message.attachments":
 		if e.ComplexityRoot.Message.Attachments == nil {
 			break
@@ -2765,6 +2859,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DisconnectChannelAccount(childComplexity, args["accountId"].(string)), true
+	case "Mutation.endSession":
+		if e.ComplexityRoot.Mutation.EndSession == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_endSession_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EndSession(childComplexity, args["id"].(string)), true
 	case "Mutation.handBackToAI":
 		if e.ComplexityRoot.Mutation.HandBackToAi == nil {
 			break
@@ -2776,6 +2881,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.HandBackToAi(childComplexity, args["id"].(string)), true
+	case "Mutation.inviteMember":
+		if e.ComplexityRoot.Mutation.InviteMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteMember(childComplexity, args["email"].(string), args["name"].(string), args["role"].(string)), true
 	case "Mutation.markConversationRead":
 		if e.ComplexityRoot.Mutation.MarkConversationRead == nil {
 			break
@@ -2842,6 +2958,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["id"].(string)), true
+	case "Mutation.requestStepUpCode":
+		if e.ComplexityRoot.Mutation.RequestStepUpCode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestStepUpCode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestStepUpCode(childComplexity, args["purpose"].(string)), true
 	case "Mutation.resumeIntegrationReplies":
 		if e.ComplexityRoot.Mutation.ResumeIntegrationReplies == nil {
 			break
@@ -2963,6 +3090,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetAgentActive(childComplexity, args["id"].(string), args["active"].(bool)), true
+	case "Mutation.setMemberActive":
+		if e.ComplexityRoot.Mutation.SetMemberActive == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMemberActive_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMemberActive(childComplexity, args["id"].(string), args["active"].(bool)), true
 	case "Mutation.setPresence":
 		if e.ComplexityRoot.Mutation.SetPresence == nil {
 			break
@@ -3040,6 +3178,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateKnowledgeEntry(childComplexity, args["id"].(string), args["input"].(model.KnowledgeEntryInput)), true
+	case "Mutation.updateMemberRole":
+		if e.ComplexityRoot.Mutation.UpdateMemberRole == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMemberRole_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMemberRole(childComplexity, args["id"].(string), args["role"].(string)), true
 	case "Mutation.updateWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
 			break
@@ -3062,6 +3211,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadFile(childComplexity, args["input"].(model.UploadFileInput)), true
+	case "Mutation.verifyStepUp":
+		if e.ComplexityRoot.Mutation.VerifyStepUp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_verifyStepUp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.VerifyStepUp(childComplexity, args["purpose"].(string), args["code"].(string)), true
 	case "Mutation.verifyWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.VerifyWebhookEndpoint == nil {
 			break
@@ -3406,6 +3566,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.KnowledgeEntries(childComplexity), true
+	case "Query.me":
+		if e.ComplexityRoot.Query.Me == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.members":
+		if e.ComplexityRoot.Query.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Members(childComplexity), true
 	case "Query.message":
 		if e.ComplexityRoot.Query.Message == nil {
 			break
@@ -3439,6 +3611,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MessagingWindow(childComplexity, args["input"].(model.MessagingWindowInput)), true
+	case "Query.mySessions":
+		if e.ComplexityRoot.Query.MySessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MySessions(childComplexity), true
 	case "Query.notes":
 		if e.ComplexityRoot.Query.Notes == nil {
 			break
@@ -5670,6 +5848,57 @@ type ReplyEmail {
   subject: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/members.graphqls", Input: `# The people of a workspace (docs/app.md): members and their roles, the
+# signed-in member's sessions, and step-up codes. Sign-in itself is HTTP
+# (/app/api/sign-in); these fields need a session (or the admin token where
+# it makes sense).
+
+extend type Query {
+  "The signed-in member (a session only; the admin token is no person: 403 forbidden)."
+  me: Member!
+  "The signed-in member's live sessions, newest first."
+  mySessions: [MemberSession!]!
+  "The workspace's members: the active ones for every role (Assign to); owners and the admin token see those switched off too."
+  members: [Member!]!
+}
+
+extend type Mutation {
+  "End one of your sessions (another device's, or this one)."
+  endSession(id: ID!): Boolean!
+  "Mail the signed-in member a code for one step-up purpose: create_key, roll_key or show_endpoint_secret (at most 5 step-up codes an hour)."
+  requestStepUpCode(purpose: String!): Boolean!
+  "Verify a step-up code: the purpose counts for 10 minutes (401 invalid_code when wrong, expired or used)."
+  verifyStepUp(purpose: String!, code: String!): Boolean!
+  "Owners: add a member and mail her a sign-in code (409 member_exists when the address is a member's)."
+  inviteMember(email: String!, name: String!, role: String!): Member!
+  "Owners: change a member's role: owner, admin, developer or agent (409 last_owner for the last active owner)."
+  updateMemberRole(id: ID!, role: String!): Member!
+  "Owners: switch a member on or off; off ends her sessions at once (409 last_owner for the last active owner)."
+  setMemberActive(id: ID!, active: Boolean!): Member!
+}
+
+"A person of the workspace."
+type Member {
+  id: ID!
+  name: String!
+  email: String!
+  "owner, admin, developer or agent."
+  role: String!
+  active: Boolean!
+}
+
+"A signed-in session: 12 hours idle, 7 days at most."
+type MemberSession {
+  id: ID!
+  createdAt: Timestamp!
+  lastSeenAt: Timestamp!
+  "When it ends unless used: the sooner of 12 hours after last seen and its absolute end."
+  expiresAt: Timestamp!
+  userAgent: String!
+  "The session of this request."
+  current: Boolean!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/messages.graphqls", Input: `# Sending: one send endpoint for every channel, WhatsApp templates and
 # marketing messages, email senders, files, and the messaging-window check.
 # REST /v1 calls these resolvers; field names are camelCase here and
@@ -6976,6 +7205,40 @@ func (ec *executionContext) childFields_MarketingOptOuts(ctx context.Context, fi
 		return ec.fieldContext_MarketingOptOuts_whatsapp(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MarketingOptOuts", field.Name)
+}
+
+func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Member_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Member_name(ctx, field)
+	case "email":
+		return ec.fieldContext_Member_email(ctx, field)
+	case "role":
+		return ec.fieldContext_Member_role(ctx, field)
+	case "active":
+		return ec.fieldContext_Member_active(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MemberSession_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_MemberSession_createdAt(ctx, field)
+	case "lastSeenAt":
+		return ec.fieldContext_MemberSession_lastSeenAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_MemberSession_expiresAt(ctx, field)
+	case "userAgent":
+		return ec.fieldContext_MemberSession_userAgent(ctx, field)
+	case "current":
+		return ec.fieldContext_MemberSession_current(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberSession", field.Name)
 }
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -2,6 +2,7 @@ package mail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -102,4 +103,27 @@ func (n *Notices) send(ctx context.Context, m repo.OutboxEmail, timeout time.Dur
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return n.Relay.Submit(ctx, from, []string{m.ToAddress}, raw)
+}
+
+// ErrNoRelay: there is no MSGSVC_SMTP_RELAY to send through.
+var ErrNoRelay = errors.New("mail: no SMTP relay (MSGSVC_SMTP_RELAY)")
+
+// SendNow sends one plain-text mail through the relay at once, from the
+// notices' address (sign-in and step-up codes, which cannot wait for the
+// notices' queue); ErrNoRelay without a relay.
+func (n *Notices) SendNow(ctx context.Context, to, subject, body string) error {
+	if n == nil || n.Relay == nil {
+		return ErrNoRelay
+	}
+	host := n.Hostname
+	if host == "" {
+		host = "localhost"
+	}
+	from := "notices@" + host
+	raw, err := email.ComposeNotice(email.Notice{From: from, To: to, Subject: subject, Body: body,
+		MessageID: repo.NewID("eml_", n.Clock.Now()) + "@" + host}, n.Clock.Now())
+	if err != nil {
+		return err
+	}
+	return n.Relay.Submit(ctx, from, []string{to}, raw)
 }

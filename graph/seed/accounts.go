@@ -136,21 +136,6 @@ func (s *workspaceSeed) addressFree(p, address, accountID string) error {
 	return nil
 }
 
-// agents writes the agents.
-func (s *workspaceSeed) agents() error {
-	for i, ag := range s.w.Agents {
-		p := fmt.Sprintf(".agents[%d].id", i)
-		if !strings.HasPrefix(ag.ID, "usr_") {
-			return s.bad(p, "must start with usr_")
-		}
-		if err := s.q.UpsertAgent(s.ctx, &repo.Agent{ID: ag.ID, WorkspaceID: s.w.ID, Name: ag.Name, Email: ag.Email,
-			Active: orDefault(ag.Active, true)}); err != nil {
-			return s.wrap(p, err)
-		}
-	}
-	return nil
-}
-
 // templates writes the WhatsApp templates; a body with placeholders out of range is refused.
 func (s *workspaceSeed) templates() error {
 	for i, t := range s.w.Templates {

@@ -81,6 +81,15 @@ type FixtureWorkspace struct {
 		// MaxOpen bounds the conversations routing assigns her.
 		MaxOpen *int `json:"max_open"`
 	} `json:"agents"`
+	// Members are the workspace's other people (app.md 1); Role is owner,
+	// admin, developer or agent, Active true when left out.
+	Members []struct {
+		ID     string `json:"id"`
+		Name   string `json:"name"`
+		Email  string `json:"email"`
+		Role   string `json:"role"`
+		Active *bool  `json:"active"`
+	} `json:"members"`
 	// Knowledge and AI configure the service's own processing.
 	Knowledge []struct {
 		ID       string `json:"id"`

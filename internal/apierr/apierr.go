@@ -115,6 +115,15 @@ const (
 	AlreadyRated          Code = "already_rated"
 	// The developer portal (GraphQL only).
 	APIKeyNotFound Code = "api_key_not_found"
+	// The app's people (docs/app.md): a member's role lacks the field
+	// (Forbidden); a sign-in or step-up code that is wrong, expired or used
+	// (InvalidCode); no live session (SignInRequired); members management.
+	Forbidden      Code = "forbidden"
+	InvalidCode    Code = "invalid_code"
+	SignInRequired Code = "sign_in_required"
+	MemberNotFound Code = "member_not_found"
+	MemberExists   Code = "member_exists"
+	LastOwner      Code = "last_owner"
 )
 
 // Entry is a code's HTTP status and the message shown when a refusal gives
@@ -126,6 +135,12 @@ type Entry struct {
 
 var table = map[Code]Entry{
 	InvalidAPIKey:           {401, "The API key is missing, malformed or unknown."},
+	Forbidden:               {403, "Your role may not do this."},
+	InvalidCode:             {401, "The code is wrong, expired or already used; ask for a new one."},
+	SignInRequired:          {401, "Sign in first."},
+	MemberNotFound:          {404, "No member of the workspace has that id."},
+	MemberExists:            {409, "A member already has that email address."},
+	LastOwner:               {409, "The workspace's last active owner cannot be switched off or given another role."},
 	KeyRevoked:              {401, "This API key was revoked."},
 	KeyExpired:              {401, "This API key is past its expiry."},
 	KeyRolled:               {401, "This API key was rolled and its grace period has ended."},
@@ -231,6 +246,8 @@ type Error struct {
 	Code       Code
 	Message    string
 	RetryAfter time.Duration
+	// Purpose is the step-up purpose a step_up_required asks a code for.
+	Purpose string
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }

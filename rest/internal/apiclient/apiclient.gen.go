@@ -364,6 +364,7 @@ const (
 	ErrorCodeFileLinkInvalid           ErrorCode = "file_link_invalid"
 	ErrorCodeFileNotFound              ErrorCode = "file_not_found"
 	ErrorCodeFileRejected              ErrorCode = "file_rejected"
+	ErrorCodeForbidden                 ErrorCode = "forbidden"
 	ErrorCodeFromRequired              ErrorCode = "from_required"
 	ErrorCodeIdempotencyInProgress     ErrorCode = "idempotency_in_progress"
 	ErrorCodeIdempotencyKeyReused      ErrorCode = "idempotency_key_reused"
@@ -373,6 +374,7 @@ const (
 	ErrorCodeInternalError             ErrorCode = "internal_error"
 	ErrorCodeInvalidApiKey             ErrorCode = "invalid_api_key"
 	ErrorCodeInvalidAttachment         ErrorCode = "invalid_attachment"
+	ErrorCodeInvalidCode               ErrorCode = "invalid_code"
 	ErrorCodeInvalidCursor             ErrorCode = "invalid_cursor"
 	ErrorCodeInvalidEmail              ErrorCode = "invalid_email"
 	ErrorCodeInvalidIdempotencyKey     ErrorCode = "invalid_idempotency_key"
@@ -386,9 +388,12 @@ const (
 	ErrorCodeKeyRevoked                ErrorCode = "key_revoked"
 	ErrorCodeKeyRolled                 ErrorCode = "key_rolled"
 	ErrorCodeKnowledgeEntryNotFound    ErrorCode = "knowledge_entry_not_found"
+	ErrorCodeLastOwner                 ErrorCode = "last_owner"
 	ErrorCodeLimitExceeded             ErrorCode = "limit_exceeded"
 	ErrorCodeMarketingNotOnboarded     ErrorCode = "marketing_not_onboarded"
 	ErrorCodeMediaExpired              ErrorCode = "media_expired"
+	ErrorCodeMemberExists              ErrorCode = "member_exists"
+	ErrorCodeMemberNotFound            ErrorCode = "member_not_found"
 	ErrorCodeMessageNotFound           ErrorCode = "message_not_found"
 	ErrorCodeMethodNotAllowed          ErrorCode = "method_not_allowed"
 	ErrorCodeNoRecipient               ErrorCode = "no_recipient"
@@ -408,6 +413,7 @@ const (
 	ErrorCodeSenderNotFound            ErrorCode = "sender_not_found"
 	ErrorCodeSenderNotVerified         ErrorCode = "sender_not_verified"
 	ErrorCodeServiceUnavailable        ErrorCode = "service_unavailable"
+	ErrorCodeSignInRequired            ErrorCode = "sign_in_required"
 	ErrorCodeStepUpRequired            ErrorCode = "step_up_required"
 	ErrorCodeSubjectRequired           ErrorCode = "subject_required"
 	ErrorCodeTemplateNotApproved       ErrorCode = "template_not_approved"
@@ -475,6 +481,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeFileRejected:
 		return true
+	case ErrorCodeForbidden:
+		return true
 	case ErrorCodeFromRequired:
 		return true
 	case ErrorCodeIdempotencyInProgress:
@@ -492,6 +500,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeInvalidApiKey:
 		return true
 	case ErrorCodeInvalidAttachment:
+		return true
+	case ErrorCodeInvalidCode:
 		return true
 	case ErrorCodeInvalidCursor:
 		return true
@@ -519,11 +529,17 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeKnowledgeEntryNotFound:
 		return true
+	case ErrorCodeLastOwner:
+		return true
 	case ErrorCodeLimitExceeded:
 		return true
 	case ErrorCodeMarketingNotOnboarded:
 		return true
 	case ErrorCodeMediaExpired:
+		return true
+	case ErrorCodeMemberExists:
+		return true
+	case ErrorCodeMemberNotFound:
 		return true
 	case ErrorCodeMessageNotFound:
 		return true
@@ -562,6 +578,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSenderNotVerified:
 		return true
 	case ErrorCodeServiceUnavailable:
+		return true
+	case ErrorCodeSignInRequired:
 		return true
 	case ErrorCodeStepUpRequired:
 		return true
