@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+	"github.com/msgsvc/msgsvc/jobs"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 	"github.com/msgsvc/msgsvc/web/webtest"
 	"github.com/msgsvc/msgsvc/webhooksig"
@@ -24,7 +26,7 @@ func TestPortalWebhooksInChromium(t *testing.T) {
 		a.Config.Webhooks.RetrySchedule = []time.Duration{time.Hour}
 		a.Config.Webhooks.GiveUpAfter = 30 * time.Minute
 	})
-	app.StartWorker()
+	startWorkerWithRecoveries(t, app)
 	var outage atomic.Bool
 	rc := resttest.NewReceiver(t, func(int, resttest.Request) int {
 		if outage.Load() {
@@ -145,4 +147,17 @@ func TestPortalWebhooksInChromium(t *testing.T) {
 	dev.Click("button", "Delete")
 	dev.WaitFor("button", "Add endpoint")
 	dev.WaitGone("link", rc.URL)
+}
+
+// startWorkerWithRecoveries is World.StartWorker with the recoveries' task
+// too (jobs.Register has it; resttest's worker registers only deliveries).
+func startWorkerWithRecoveries(t *testing.T, app *webtest.App) {
+	srv := jobs.NewServerOn(app.Redis, 10, app.Queue)
+	mux := asynq.NewServeMux()
+	jobs.RegisterWebhooks(mux, app.Resolver.Webhooks)
+	mux.Handle(jobs.TypeWebhookRecover, jobs.RecoverHandler(app.Resolver.Webhooks))
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
 }
