@@ -80,7 +80,7 @@ func TestPortalRolesInChromium(t *testing.T) {
 	admin.SignIn(adminEmail)
 	admin.Click("switch", "Test mode")
 	admin.Click("link", "Inbox")
-	admin.Click("link", "All")
+	admin.ClickNode(admin.WaitForPrefix("link", "All"))
 	admin.ClickNode(admin.WaitForPrefix("link", "Delia Delete"))
 	admin.WaitText("log", "Messages", "Please forget me")
 	admin.Click("button", "Delete conversation")
