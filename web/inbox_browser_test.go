@@ -3,6 +3,7 @@ package web_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/msgsvc/msgsvc/rest/resttest"
 	"github.com/msgsvc/msgsvc/web/webtest"
@@ -33,15 +34,30 @@ func TestInboxFlowInChromium(t *testing.T) {
 	for _, v := range []string{"Waiting", "Mine", "AI", "External", "Closed", "All"} {
 		alice.WaitForPrefix("link", v)
 	}
+	alice.ClickNode(alice.WaitForPrefix("link", "All"))
+	listLoaded(t, alice)
+	// The socket is up through the CSP (connect-src 'self' covers ws:).
+	alice.WaitLive()
 	alice.Axe("inbox")
+	var loads int
+	alice.Eval(`performance.getEntriesByType("navigation").length`, &loads)
 
-	// A sandbox customer writes; the list shows her without a reload.
+	// A sandbox customer writes; the list shows her without a reload (and
+	// without another click).
+	start := time.Now()
 	in := app.Want(app.Do("POST", "/v1/test/inbound", "test_all", map[string]any{
 		"channel": "whatsapp", "from": "+15550007777", "name": "Dana Browser", "text": "Hello from the sandbox",
 	}), 201, "").Data()
 	conv := in["conversation"].(map[string]any)["id"].(string)
-	alice.Click("link", "All")
 	alice.WaitText("list", "Conversations", "Dana Browser")
+	t.Logf("the new conversation showed in the list %s after the inbound", time.Since(start))
+	var after int
+	alice.Eval(`performance.getEntriesByType("navigation").length`, &after)
+	var reloaded bool
+	alice.Eval(`performance.getEntriesByType("navigation")[0].type === "reload"`, &reloaded)
+	if after != loads || reloaded {
+		t.Error("the page was reloaded")
+	}
 	alice.ClickNode(alice.WaitForPrefix("link", "Dana Browser"))
 	alice.WaitText("log", "Messages", "Hello from the sandbox")
 	alice.Axe("conversation")
@@ -83,6 +99,34 @@ func TestInboxFlowInChromium(t *testing.T) {
 	if conversation["mode"] != "ai" {
 		t.Errorf("after Hand back to AI the conversation is in mode %v", conversation["mode"])
 	}
+
+	// Another workspace's agent sees none of it: not in her list (every
+	// view, sandbox), and the conversation's page answers not found.
+	oskar := b.Person()
+	oskar.SignIn("oskar@other.test")
+	oskar.Click("switch", "Test mode")
+	oskar.ClickNode(oskar.WaitForPrefix("link", "All"))
+	listLoaded(t, oskar)
+	if txt := oskar.TextOf("list", "Conversations"); strings.Contains(txt, "Dana Browser") {
+		t.Errorf("another workspace's agent sees the conversation: %s", txt)
+	}
+	oskar.Open("/app/inbox/" + conv)
+	oskar.WaitFor("navigation", "Main")
+	oskar.WaitFor("alert", "")
+	if oskar.Has("log", "Messages") || strings.Contains(oskar.Text(), "Hello from the sandbox") {
+		t.Error("another workspace's agent opened the conversation")
+	}
+	oskar.Axe("a conversation not found")
+}
+
+// listLoaded waits until the list Conversations has its first page.
+func listLoaded(t *testing.T, p *webtest.Person) {
+	t.Helper()
+	resttest.Eventually(t, "the list's first page", func() bool {
+		var busy string
+		p.Eval(`(document.querySelector('[aria-label=Conversations]') || {getAttribute: () => "true"}).getAttribute('aria-busy')`, &busy)
+		return busy == "false"
+	})
 }
 
 func stringOf(v any) string { s, _ := v.(string); return s }

@@ -45,6 +45,7 @@ var fieldRoles = map[string][]string{
 	"agentReply": inbox, "assignConversation": inbox, "agentTyping": inbox, "closeConversation": inbox,
 	"handBackToAI": inbox, "pauseIntegrationReplies": inbox, "resumeIntegrationReplies": inbox,
 	"conversationEvents": inbox, "visitorTyping": inbox,
+	// The agent inbox (schema/inbox.graphqls).
 	"inbox": inbox, "inboxCounts": inbox, "notes": inbox, "replyRules": inbox, "contactConversations": inbox,
 	"markConversationRead": inbox, "addNote": inbox, "setPresence": inbox, "takeOver": inbox,
 	"reopenConversation": inbox, "conversationPresence": inbox, "conversationNotes": inbox,

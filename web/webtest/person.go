@@ -329,3 +329,27 @@ func exceptionText(e *runtime.ExceptionDetails) string {
 	}
 	return e.Text
 }
+
+// WaitTrue waits until the JavaScript expression is true in the page.
+func (p *Person) WaitTrue(what, expr string) {
+	p.T.Helper()
+	deadline := time.Now().Add(Wait)
+	for {
+		var ok bool
+		if err := p.eval(expr, &ok); err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.Screenshot("failed-" + strings.ReplaceAll(what, " ", "_"))
+			p.T.Fatalf("%s: not so after %s; the page says:\n%s", what, Wait, p.Text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitLive waits until the app's socket is connected: the header's
+// connection state says Live.
+func (p *Person) WaitLive() {
+	p.T.Helper()
+	p.WaitTrue("the connection state Live", `[...document.querySelectorAll('[role=status]')].some(e => e.textContent.trim() === "Live")`)
+}
