@@ -147,6 +147,12 @@ func NewServices(cfg Config) *Services {
 	if a, ok := cfg.Adapters["email"].(*email.Adapter); ok && a.Relay != nil {
 		s.Notices.Relay, s.Notices.Hostname, s.Notices.Timeout = a.Relay, a.Relay.Hostname, a.Timeout
 	}
+	// People answers RequireStepUp: hand it to the services that need it.
+	s.People = &member.Service{Store: cfg.Store, Clock: cfg.Clock, Secret: cfg.Secret, Mail: s.Notices,
+		Development: cfg.Development, Sent: cfg.MemberMailSent}
+	if cfg.MemberMail != nil {
+		s.People.Mail = cfg.MemberMail
+	}
 	s.Visitors = &visitor.Service{Store: cfg.Store, Clock: cfg.Clock, Events: events, Inbound: s.Inbound,
 		Files: s.Files, Seal: cfg.Seal}
 	if p, ok := cfg.Adapters["instagram"].(instagram.TokenRefresher); ok {
@@ -159,11 +165,6 @@ func NewServices(cfg Config) *Services {
 		stream = cfg.StreamHorizon
 	}
 	s.EventStream = &eventstream.Service{Store: stream, Expired: s.Webhooks.Expired}
-	s.People = &member.Service{Store: cfg.Store, Clock: cfg.Clock, Secret: cfg.Secret, Mail: s.Notices,
-		Development: cfg.Development, Sent: cfg.MemberMailSent}
-	if cfg.MemberMail != nil {
-		s.People.Mail = cfg.MemberMail
-	}
 	// Creating or rolling a key and showing a signing secret need the
 	// people's step-up, unless the config names another.
 	stepUp := cfg.StepUp

@@ -254,3 +254,40 @@ func TestSubscriptionAsMember(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestSwitchedOffMemberSocketCloses: a member switched off loses her open
+// WebSocket too, at its next session check.
+func TestSwitchedOffMemberSocketCloses(t *testing.T) {
+	t.Parallel()
+	sink := &codeSink{codes: map[string]string{}, mails: map[string]int{}}
+	api := resttest.New(t, func(a *resttest.API) {
+		a.Config.MemberMail = sink
+		a.Server.SessionRecheck = 50 * time.Millisecond
+	})
+	cookie := signIn(t, api, sink, "alice@main.test")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(api.HTTP.URL, "http") + "/graphql"
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"},
+		HTTPHeader: http.Header{"Cookie": {cookie}, "Origin": {api.HTTP.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	_ = wsjson.Write(ctx, conn, wsMessage{Type: "connection_init", Payload: json.RawMessage(`{}`)})
+	var msg wsMessage
+	if err := wsjson.Read(ctx, conn, &msg); err != nil || msg.Type != "connection_ack" {
+		t.Fatalf("ack %v %v", msg, err)
+	}
+	_ = wsjson.Write(ctx, conn, wsMessage{ID: "1", Type: "subscribe",
+		Payload: json.RawMessage(`{"query":"subscription { conversationEvents { type } }"}`)})
+	gql(t, api, `mutation { setAgentActive(id: "usr_alice", active: false) { active } }`, "")
+	for {
+		if err := wsjson.Read(ctx, conn, &msg); err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("the socket of a switched-off member stayed open")
+			}
+			return
+		}
+	}
+}

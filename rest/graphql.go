@@ -32,8 +32,9 @@ func (s *Server) graphql() http.Handler {
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(graphqlMaxTokens)
 	srv.Use(newGraphQLLimits(schema.Schema(), cache))
-	// Only the admin token opens /graphql, so introspection is for it:
-	// GraphiQL's explorer and schema tools read the schema.
+	// Only the admin token and signed-in members open /graphql, so
+	// introspection is for them: GraphiQL's explorer and schema tools read
+	// the schema (docs/reference.md describes it anyway).
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(graphqlMaxComplexity))
 	srv.AroundFields(graphqlRoles)

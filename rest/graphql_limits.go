@@ -208,6 +208,8 @@ func graphqlComplexity() generated.ComplexityRoot {
 	c.Query.KnowledgeEntries = unbounded
 	c.Query.WebhookEndpoints = unbounded
 	c.Query.EmailSenders = unbounded
+	c.Query.Members = unbounded
+	c.Query.MySessions = unbounded
 	c.Query.WhatsappTemplates = func(child int, _ *model.TemplateFilter) int { return unbounded(child) }
 	return c
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
 // graphqlWebsocket serves subscriptions (conversationEvents) over
@@ -32,7 +33,7 @@ func (s *Server) graphqlWebsocket() transport.Websocket {
 				if err != nil {
 					return forbidden(ctx, "sign_in_required: the session cookie is no live session")
 				}
-				return s.Resolver.WithLoaders(auth.WithActor(ctx, a)), nil, nil
+				return s.Resolver.WithLoaders(auth.WithActor(s.watchSession(ctx, session), a)), nil, nil
 			}
 			token, _ := strings.CutPrefix(initValue(p, "Authorization"), "Bearer ")
 			if s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.AdminToken)) != 1 {
@@ -67,4 +68,37 @@ func initValue(p transport.InitPayload, name string) string {
 
 func isWebsocketUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// DefaultSessionRecheck is how often an open WebSocket of a member asks
+// whether her session still lives (SessionRecheck).
+const DefaultSessionRecheck = 10 * time.Second
+
+// watchSession returns ctx cancelled, which closes the connection (after
+// an error saying sign_in_required), once the session ends (signed out, ended, expired, or its member
+// switched off); it is asked every SessionRecheck.
+func (s *Server) watchSession(ctx context.Context, session string) context.Context {
+	every := s.SessionRecheck
+	if every <= 0 {
+		every = DefaultSessionRecheck
+	}
+	ctx, cancel := context.WithCancel(transport.AppendCloseReason(ctx, "sign_in_required: the session ended"))
+	go func() {
+		defer cancel()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if err := s.Resolver.People.StillSignedIn(ctx, session); err != nil {
+					if _, ended := apierr.As(err); ended {
+						return
+					}
+				}
+			}
+		}
+	}()
+	return ctx
 }

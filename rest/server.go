@@ -60,6 +60,9 @@ type Server struct {
 	// cross-origin checks, and https makes the session cookie Secure and
 	// __Host- prefixed.
 	PublicURL string
+	// SessionRecheck is how often a member's open WebSocket checks her
+	// session (0: DefaultSessionRecheck).
+	SessionRecheck time.Duration
 
 	originOnce sync.Once
 	origins    *http.CrossOriginProtection

@@ -56,6 +56,18 @@ func (s *Service) open(ctx context.Context, m *repo.Agent, userAgent string) (*S
 // member (401 sign_in_required otherwise); a session past its idle or
 // absolute end is deleted, and last_seen_at written at most once a minute.
 func (s *Service) Authenticate(ctx context.Context, token string) (*repo.MemberSession, *repo.Agent, error) {
+	return s.authenticate(ctx, token, true)
+}
+
+// StillSignedIn says whether a token's session is still live and its
+// member active, without renewing it: an open WebSocket asks it now and then
+// (nil), and closes once it is not.
+func (s *Service) StillSignedIn(ctx context.Context, token string) error {
+	_, _, err := s.authenticate(ctx, token, false)
+	return err
+}
+
+func (s *Service) authenticate(ctx context.Context, token string, renew bool) (*repo.MemberSession, *repo.Agent, error) {
 	none := apierr.New(apierr.SignInRequired, "")
 	if token == "" || len(token) > 100 {
 		return nil, nil, none
@@ -82,7 +94,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*repo.MemberS
 	if err != nil {
 		return nil, nil, err
 	}
-	if touch {
+	if touch && renew {
 		if err := s.Store.TouchMemberSession(ctx, sess.ID, now, sess.ExpiresAt); err != nil {
 			return nil, nil, err
 		}
