@@ -56,11 +56,15 @@ func (s *Server) logRequest(r *http.Request, info *requestInfo, route string, st
 	if s.RequestLog == nil || !info.known || info.key == "" {
 		return
 	}
+	at := start.Add(d) // when it was answered, on the service's clock (as events) when it has one
+	if s.Resolver != nil && s.Resolver.Clock != nil {
+		at = s.Resolver.Clock()
+	}
 	conv := info.conversation
 	if conv == "" && status < 400 && strings.HasPrefix(route, conversationRoute) {
 		conv = chi.URLParam(r, "id")
 	}
 	s.RequestLog.Record(requestlog.Entry{RequestID: requestID(r.Context()), WorkspaceID: info.workspace,
-		KeyID: info.key, Livemode: info.livemode, At: start, Method: r.Method, Path: route, Status: status,
+		KeyID: info.key, Livemode: info.livemode, At: at, Method: r.Method, Path: route, Status: status,
 		ErrorCode: info.errorCode, Latency: d, ConversationID: conv})
 }

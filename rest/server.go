@@ -179,6 +179,10 @@ func (s *Server) keyed(scope string, h keyedEndpoint) http.Handler {
 func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.Request, *auth.Actor)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ws, err := s.authenticate(r)
+		if a != nil {
+			// The request log keeps a known key's refusals too.
+			noteCaller(r.Context(), a)
+		}
 		if err == nil {
 			err = checkEdge(r)
 		}
@@ -186,7 +190,6 @@ func (s *Server) authorized(scope string, next func(http.ResponseWriter, *http.R
 			writeError(w, r, err)
 			return
 		}
-		noteCaller(r.Context(), a) // the request log keeps the refusals below too
 		version := a.Version
 		if v := r.Header.Get("Service-Version"); v != "" {
 			if v != auth.ServedVersion {

@@ -199,9 +199,8 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 	}
 	defer closeWiring()
 	roleConfig(ctx, &gcfg, api, workers)
-	announceRedis := cfg.Redis.Client()
-	defer announceRedis.Close()
-	gcfg.KeyChangeRedis = announceRedis
+	gcfg.KeyChangeRedis = cfg.Redis.Client()
+	defer gcfg.KeyChangeRedis.Close()
 	resolver := graph.New(gcfg)
 
 	errs := make(chan error, 4)

@@ -41,7 +41,10 @@ type Authenticator struct {
 
 // Authenticate resolves a key secret into the caller, applying every key and
 // workspace state of spec "Authentication" in a fixed order. It returns the
-// workspace too, for its rate limits.
+// workspace too, for its rate limits. A known key it refuses (revoked,
+// expired, rolled, its workspace or address refused) comes back with the
+// error as an Actor with only its workspace, mode and id, for the request
+// log: never one to act as.
 func (r *Authenticator) Authenticate(ctx context.Context, secret string, ip net.IP) (*Actor, *repo.Workspace, error) {
 	invalid := apierr.New(apierr.InvalidAPIKey, "The API key is missing, malformed or unknown.")
 	if !secretPattern.MatchString(secret) {
@@ -55,25 +58,26 @@ func (r *Authenticator) Authenticate(ctx context.Context, secret string, ip net.
 		return nil, nil, fmt.Errorf("auth: key: %w", err)
 	}
 	now := r.Clock.Now()
+	presented := refused(key)
 	// A rolled key in its grace period works like its successor; follow the
 	// chain a few steps at most.
 	for hops := 0; ; hops++ {
 		if key.Revoked {
-			return nil, nil, apierr.New(apierr.KeyRevoked, "This API key was revoked.")
+			return presented, nil, apierr.New(apierr.KeyRevoked, "This API key was revoked.")
 		}
 		if key.ExpiresAt != nil && !now.Before(*key.ExpiresAt) {
-			return nil, nil, apierr.New(apierr.KeyExpired, "This API key expired at %s.", key.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z"))
+			return presented, nil, apierr.New(apierr.KeyExpired, "This API key expired at %s.", key.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z"))
 		}
 		if key.RolledTo == nil {
 			break
 		}
 		if key.GraceUntil == nil || !now.Before(*key.GraceUntil) || hops > 3 {
-			return nil, nil, apierr.New(apierr.KeyRolled, "This API key was rolled and its grace period has ended; use the new secret.")
+			return presented, nil, apierr.New(apierr.KeyRolled, "This API key was rolled and its grace period has ended; use the new secret.")
 		}
 		livemode := key.Livemode
 		if key, err = r.Keys.APIKey(ctx, key.WorkspaceID, *key.RolledTo); err != nil {
 			if errors.Is(err, repo.ErrNotFound) {
-				return nil, nil, apierr.New(apierr.KeyRolled, "No successor key .")
+				return presented, nil, apierr.New(apierr.KeyRolled, "No successor key .")
 			}
 			return nil, nil, fmt.Errorf("auth: successor key: %w", err)
 		}
@@ -84,18 +88,23 @@ func (r *Authenticator) Authenticate(ctx context.Context, secret string, ip net.
 		return nil, nil, fmt.Errorf("auth: workspace: %w", err)
 	}
 	if ws.Status != "active" {
-		return nil, nil, apierr.New(apierr.AccountInactive, "This workspace is %s.", ws.Status)
+		return refused(key), nil, apierr.New(apierr.AccountInactive, "This workspace is %s.", ws.Status)
 	}
 	if ws.Plan == "free" {
-		return nil, nil, apierr.New(apierr.PlanUpgradeRequired, "API keys need a paid plan.")
+		return refused(key), nil, apierr.New(apierr.PlanUpgradeRequired, "API keys need a paid plan.")
 	}
 	if len(key.IPAllowlist) > 0 && !ipAllowed(key.IPAllowlist, ip) {
-		return nil, nil, apierr.New(apierr.IPNotAllowed, "Requests from %s are outside this key's IP allowlist.", ip)
+		return refused(key), nil, apierr.New(apierr.IPNotAllowed, "Requests from %s are outside this key's IP allowlist.", ip)
 	}
 	return &Actor{
 		WorkspaceID: key.WorkspaceID, Livemode: key.Livemode, KeyID: key.ID, Scopes: key.Scopes,
 		Channels: key.Channels, WebsiteIDs: key.WebsiteIDs, Version: key.Version,
 	}, ws, nil
+}
+
+// refused is the Actor returned with the refusal of a known key.
+func refused(k *repo.APIKey) *Actor {
+	return &Actor{WorkspaceID: k.WorkspaceID, Livemode: k.Livemode, KeyID: k.ID}
 }
 
 func ipAllowed(list []string, ip net.IP) bool {

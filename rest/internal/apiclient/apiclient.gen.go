@@ -166,6 +166,36 @@ func (e ConversationStatus) Valid() bool {
 	}
 }
 
+// Defines values for ConversationDeletedDataDeleted.
+const (
+	ConversationDeletedDataDeletedTrue ConversationDeletedDataDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the ConversationDeletedDataDeleted enum.
+func (e ConversationDeletedDataDeleted) Valid() bool {
+	switch e {
+	case ConversationDeletedDataDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConversationDeletedDataObject.
+const (
+	ConversationDeletedDataObjectConversation ConversationDeletedDataObject = "conversation"
+)
+
+// Valid indicates whether the value is a known member of the ConversationDeletedDataObject enum.
+func (e ConversationDeletedDataObject) Valid() bool {
+	switch e {
+	case ConversationDeletedDataObjectConversation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ConversationUpdatedDataChannel.
 const (
 	ConversationUpdatedDataChannelEmail     ConversationUpdatedDataChannel = "email"
@@ -342,6 +372,7 @@ const (
 	ErrorCodeAccountInactive           ErrorCode = "account_inactive"
 	ErrorCodeAgentNotFound             ErrorCode = "agent_not_found"
 	ErrorCodeAlreadyRated              ErrorCode = "already_rated"
+	ErrorCodeApiKeyNotFound            ErrorCode = "api_key_not_found"
 	ErrorCodeApiQuotaExceeded          ErrorCode = "api_quota_exceeded"
 	ErrorCodeAttachmentsTooLarge       ErrorCode = "attachments_too_large"
 	ErrorCodeChannelNotAllowed         ErrorCode = "channel_not_allowed"
@@ -436,6 +467,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeAgentNotFound:
 		return true
 	case ErrorCodeAlreadyRated:
+		return true
+	case ErrorCodeApiKeyNotFound:
 		return true
 	case ErrorCodeApiQuotaExceeded:
 		return true
@@ -1695,6 +1728,21 @@ type ConversationObject string
 // ConversationStatus defines model for Conversation.Status.
 type ConversationStatus string
 
+// ConversationDeletedData The data of conversation.deleted: ids only. The conversation's own events and deliveries are deleted with it; this event is not filed under it.
+type ConversationDeletedData struct {
+	ContactId  *string                        `json:"contact_id"`
+	Deleted    ConversationDeletedDataDeleted `json:"deleted"`
+	Id         string                         `json:"id"`
+	MessageIds []string                       `json:"message_ids"`
+	Object     ConversationDeletedDataObject  `json:"object"`
+}
+
+// ConversationDeletedDataDeleted defines model for ConversationDeletedData.Deleted.
+type ConversationDeletedDataDeleted bool
+
+// ConversationDeletedDataObject defines model for ConversationDeletedData.Object.
+type ConversationDeletedDataObject string
+
 // ConversationUpdatedData defines model for ConversationUpdatedData.
 type ConversationUpdatedData struct {
 	AssignedAgentId *string `json:"assigned_agent_id"`
@@ -1818,14 +1866,14 @@ type EmailSender struct {
 // Error defines model for Error.
 type Error struct {
 	Error struct {
-		// Code Every code the API answers, one table (graph/apierr). route_not_found and method_not_allowed answer requests outside the routes below; step_up_required is the portal's.
+		// Code Every code the API answers, one table (graph/apierr). route_not_found and method_not_allowed answer requests outside the routes below; step_up_required and api_key_not_found are the portal's (GraphQL).
 		Code      ErrorCode `json:"code"`
 		Message   string    `json:"message"`
 		RequestId string    `json:"request_id"`
 	} `json:"error"`
 }
 
-// ErrorCode Every code the API answers, one table (graph/apierr). route_not_found and method_not_allowed answer requests outside the routes below; step_up_required is the portal's.
+// ErrorCode Every code the API answers, one table (graph/apierr). route_not_found and method_not_allowed answer requests outside the routes below; step_up_required and api_key_not_found are the portal's (GraphQL).
 type ErrorCode string
 
 // Event defines model for Event.
@@ -1835,7 +1883,7 @@ type Event struct {
 	// CreatedAt Examples: 2026-10-01T12:34:56.789Z
 	CreatedAt time.Time `json:"created_at"`
 
-	// Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
+	// Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; conversation.deleted a ConversationDeletedData (ids only: sent when an owner or admin deletes a conversation with its messages, events, deliveries and request logs); endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
 	Data      Event_Data   `json:"data"`
 	Id        string       `json:"id"`
 	Livemode  *bool        `json:"livemode,omitempty"`
@@ -1844,14 +1892,14 @@ type Event struct {
 	WebsiteId *string      `json:"website_id"`
 }
 
-// EventData8 Any other event's object (kinds added later).
-type EventData8 struct {
+// EventData9 Any other event's object (kinds added later).
+type EventData9 struct {
 	// Changed The names of the fields that changed.
 	Changed *[]string `json:"changed,omitempty"`
 	Object  *string   `json:"object,omitempty"`
 }
 
-// Event_Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
+// Event_Data The event's object, by type: message.* a Message; conversation.created a Conversation; conversation.updated and contact.updated the object with changed, the fields that changed; contact.created a Contact; contact.deleted the Deleted shape; conversation.deleted a ConversationDeletedData (ids only: sent when an owner or admin deletes a conversation with its messages, events, deliveries and request logs); endpoint.verification a challenge; endpoint.test (sent once by the portal's Send test event, never retried) the endpoint_id and a message. data.object names the kind. Metadata-only endpoints receive ids and status without content.
 type Event_Data struct {
 	union json.RawMessage
 }
@@ -2969,6 +3017,32 @@ func (t *Event_Data) MergeDeleted(v Deleted) error {
 	return err
 }
 
+// AsConversationDeletedData returns the union data inside the Event_Data as a ConversationDeletedData
+func (t Event_Data) AsConversationDeletedData() (ConversationDeletedData, error) {
+	var body ConversationDeletedData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromConversationDeletedData overwrites any union data inside the Event_Data as the provided ConversationDeletedData
+func (t *Event_Data) FromConversationDeletedData(v ConversationDeletedData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeConversationDeletedData performs a merge with any union data inside the Event_Data, using the provided ConversationDeletedData
+func (t *Event_Data) MergeConversationDeletedData(v ConversationDeletedData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsVerificationData returns the union data inside the Event_Data as a VerificationData
 func (t Event_Data) AsVerificationData() (VerificationData, error) {
 	var body VerificationData
@@ -3021,22 +3095,22 @@ func (t *Event_Data) MergeTestEventData(v TestEventData) error {
 	return err
 }
 
-// AsEventData8 returns the union data inside the Event_Data as a EventData8
-func (t Event_Data) AsEventData8() (EventData8, error) {
-	var body EventData8
+// AsEventData9 returns the union data inside the Event_Data as a EventData9
+func (t Event_Data) AsEventData9() (EventData9, error) {
+	var body EventData9
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromEventData8 overwrites any union data inside the Event_Data as the provided EventData8
-func (t *Event_Data) FromEventData8(v EventData8) error {
+// FromEventData9 overwrites any union data inside the Event_Data as the provided EventData9
+func (t *Event_Data) FromEventData9(v EventData9) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeEventData8 performs a merge with any union data inside the Event_Data, using the provided EventData8
-func (t *Event_Data) MergeEventData8(v EventData8) error {
+// MergeEventData9 performs a merge with any union data inside the Event_Data, using the provided EventData9
+func (t *Event_Data) MergeEventData9(v EventData9) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
