@@ -63,6 +63,8 @@ var columnLists = map[string]columnList{
 	"conversationForSend":   {conversationForSend{}, conversationForSendColumns, conversationForSendFrom},
 	"MessageInConversation": {MessageInConversation{}, messageInConversationColumns, messageInConversationFrom},
 	"VisitorContact":        {VisitorContact{}, visitorContactColumns, visitorContactFrom},
+	"WebhookAttemptLog":     {WebhookAttemptLog{}, webhookAttemptLogColumns, "webhook_attempts a"},
+	"WebhookRecovery":       {WebhookRecovery{}, webhookRecoveryColumns, "webhook_recoveries"},
 	// A delivery with its endpoint's row and its event's envelope and time.
 	"ClaimedWebhookDelivery": {ClaimedWebhookDelivery{}, claimedDeliveryColumns, "webhook_deliveries d" + claimedDeliveryJoins},
 }

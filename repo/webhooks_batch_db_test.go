@@ -134,7 +134,7 @@ func TestBatchedStatementsPlanByPrimaryKey(t *testing.T) {
 	}
 	for name, tc := range map[string]struct{ query, args string }{
 		"claim":  {repo.ClaimDeliveriesQuery, `('{whd_x}', '{tok}', '{2026-03-02T10:00:00Z}', '{2026-03-02T10:01:00Z}', '{pending,retrying}')`},
-		"record": {repo.RecordSuccessesQuery, `('{whd_x}', '{tok}', '{200}', '{pending,retrying}')`},
+		"record": {repo.RecordSuccessesQuery, `('{whd_x}', '{tok}', '{200}', '{pending,retrying}', '{2026-03-02T10:00:00Z}', '{12}', '{ok}')`},
 	} {
 		if _, err := conn.ExecContext(ctx, `PREPARE `+name+` AS `+tc.query); err != nil {
 			t.Fatal(err)

@@ -39,12 +39,9 @@ func (s *Service) RecoverDeliveries(ctx context.Context, endpointID string, sinc
 	if since.After(now) {
 		return nil, apierr.New(apierr.InvalidRequest, "since must not be in the future.")
 	}
-	e, err := s.Store.WebhookEndpoint(ctx, a.WorkspaceID, endpointID)
-	if err == nil && !within(a, e) {
-		err = repo.ErrNotFound
-	}
+	e, err := s.endpointOf(ctx, a, endpointID)
 	if err != nil {
-		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", endpointID)
+		return nil, err
 	}
 	if err := takesEvents(e, "replays"); err != nil {
 		return nil, err

@@ -31,6 +31,19 @@ func visible(a *auth.Actor, rows []repo.WebhookEndpoint) []repo.WebhookEndpoint 
 	return slices.DeleteFunc(rows, func(e repo.WebhookEndpoint) bool { return !within(a, &e) })
 }
 
+// endpointOf reads an endpoint of the caller's workspace; one outside the
+// key's restrictions is as unknown as one that does not exist (404).
+func (s *Service) endpointOf(ctx context.Context, a *auth.Actor, id string) (*repo.WebhookEndpoint, error) {
+	e, err := s.Store.WebhookEndpoint(ctx, a.WorkspaceID, id)
+	if err == nil && !within(a, e) {
+		err = repo.ErrNotFound
+	}
+	if err != nil {
+		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+	}
+	return e, nil
+}
+
 // lockEndpoint locks an endpoint of the caller's workspace for a change;
 // one outside the key's restrictions is as unknown as one that does not
 // exist (404).

@@ -5,9 +5,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/internal/apierr"
-	"github.com/msgsvc/msgsvc/repo"
 )
 
 // PurposeShowEndpointSecret is the step-up purpose of showing a signing
@@ -37,12 +35,9 @@ func (s *Service) ShowSecret(ctx context.Context, id string) (*model.WebhookEndp
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.Store.WebhookEndpoint(ctx, a.WorkspaceID, id)
-	if err == nil && !within(a, e) {
-		err = repo.ErrNotFound
-	}
+	e, err := s.endpointOf(ctx, a, id)
 	if err != nil {
-		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+		return nil, err
 	}
 	secret, err := s.openSecret(e.ID, e.Secret)
 	if err != nil {

@@ -2,8 +2,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,12 +46,6 @@ func testEventWait(last *time.Time, now time.Time) time.Duration {
 func testOutcome(a answer) string {
 	var refused *refusedError
 	var guarded *egress.Error
-	var verify *tls.CertificateVerificationError
-	var record tls.RecordHeaderError
-	var alert tls.AlertError
-	var unknownCA x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
 	switch {
 	case a.Err == nil && a.Status >= 200 && a.Status < 300:
 		return TestDelivered
@@ -61,8 +53,7 @@ func testOutcome(a answer) string {
 		return TestRefused
 	case errors.As(a.Err, &refused), errors.As(a.Err, &guarded):
 		return TestURLNotAllowed
-	case errors.As(a.Err, &verify), errors.As(a.Err, &record), errors.As(a.Err, &alert),
-		errors.As(a.Err, &unknownCA), errors.As(a.Err, &hostname), errors.As(a.Err, &invalid):
+	case egress.IsTLS(a.Err):
 		return TestTLSError
 	case errors.Is(a.Err, context.DeadlineExceeded), isTimeout(a.Err):
 		return TestTimedOut

@@ -6,9 +6,7 @@ import (
 
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/model"
-	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/internal/apierr"
-	"github.com/msgsvc/msgsvc/repo"
 )
 
 // callerSecret is the form of a secret the caller chooses at creation: the
@@ -39,12 +37,9 @@ func (s *Service) VerifyEndpoint(ctx context.Context, id string) (*model.Webhook
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.Store.WebhookEndpoint(ctx, a.WorkspaceID, id)
-	if err == nil && !within(a, e) {
-		err = repo.ErrNotFound
-	}
+	e, err := s.endpointOf(ctx, a, id)
 	if err != nil {
-		return nil, view.NotFound(err, apierr.EndpointNotFound, "webhook endpoint", id)
+		return nil, err
 	}
 	verification := s.verifyAndPlan(ctx, a.Livemode, e, s.Clock.Now())
 	out := toWebhookEndpoint(e)

@@ -79,12 +79,6 @@ func (e *Error) Target() string {
 func Cause(err error) string {
 	var refused *Error
 	var dnsErr *net.DNSError
-	var verify *tls.CertificateVerificationError
-	var record tls.RecordHeaderError
-	var alert tls.AlertError
-	var unknownCA x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
 	switch {
 	case errors.As(err, &refused):
 		return refused.Error()
@@ -96,11 +90,23 @@ func Cause(err error) string {
 		return "connection reset"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection closed"
-	case errors.As(err, &verify), errors.As(err, &record), errors.As(err, &alert),
-		errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid):
+	case IsTLS(err):
 		return "TLS handshake failed"
 	}
 	return "network error"
+}
+
+// IsTLS says whether a request failed in its TLS handshake: a certificate
+// that does not verify, or a far end that does not speak TLS or refused it.
+func IsTLS(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var record tls.RecordHeaderError
+	var alert tls.AlertError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &alert) ||
+		errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
