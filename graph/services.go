@@ -165,8 +165,7 @@ func NewServices(cfg Config) *Services {
 		stream = cfg.StreamHorizon
 	}
 	s.EventStream = &eventstream.Service{Store: stream, Expired: s.Webhooks.Expired}
-	// Creating or rolling a key and showing a signing secret need the
-	// people's step-up, unless the config names another.
+	// Keys and signing secrets take the people's step-up unless cfg names another.
 	stepUp := cfg.StepUp
 	if stepUp == nil {
 		stepUp = s.People
