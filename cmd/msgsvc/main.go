@@ -226,8 +226,7 @@ func start(ctx context.Context, cfg *Config, api, workers bool) error {
 		server := &rest.Server{RequestLog: requestLog.Recorder, Resolver: resolver, Limiter: limiter, AdminToken: cfg.AdminToken, TrustedProxies: cfg.TrustedProxies,
 			Widget: widgetAPI(ctx, cfg, resolver, rdb, limiter), Probes: ops.Probes, Queues: ops.Queues, Playground: !cfg.Production, Demo: !cfg.Production,
 			QueuesRedis: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken},
-			BodyTimeout: cfg.BodyTimeout, PublicURL: cfg.PublicURL}
+			Meta:        rest.MetaHooks{AppSecret: cfg.Live.MetaAppSecret, VerifyToken: cfg.Live.MetaVerifyToken}, BodyTimeout: cfg.BodyTimeout, PublicURL: cfg.PublicURL}
 		httpServer := newHTTPServer(cfg.Addr, server.Handler())
 		httpServer.RegisterOnShutdown(server.Drain)
 		go func() { errs <- httpServer.ListenAndServe() }()

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { mutate, query, errorMessage, session } from "../api";
 import { TAKE_OVER, HAND_BACK, CLOSE, REOPEN, PAUSE, RESUME, ASSIGN, TAGS, MEMBERS, type Conv } from "./queries";
 import { reload, reloadCounts } from "./state";
+import { DeleteConversation } from "./delete";
 
 let agentsCache: Promise<{ id: string; name: string; active: boolean }[]> | null = null;
 function agents() {
@@ -46,6 +47,7 @@ export function Actions({ conv, onChange }: { conv: Conv; onChange: (c: Conv) =>
         {closed
           ? <button type="button" disabled={busy} onClick={() => run(REOPEN, {})}>Reopen conversation</button>
           : <button type="button" disabled={busy} onClick={() => run(CLOSE, {})} aria-keyshortcuts="e">Close conversation</button>}
+        <DeleteConversation id={conv.id} />
         {conv.integrationReplies
           ? <button type="button" disabled={busy} onClick={() => run(PAUSE, {})}>Pause integration replies</button>
           : <button type="button" disabled={busy} onClick={() => run(RESUME, {})}>Resume integration replies</button>}

@@ -1,1 +1,0 @@
-import{i as e}from"/app/assets/chunk-J27VVU5S.js";function l(){return e("section",{"aria-labelledby":"dev-title",children:[e("h1",{id:"dev-title",children:"Developers"}),e("p",{children:"The developer portal is on its way."})]})}export{l as Developers};
