@@ -93,6 +93,10 @@ func (s *Server) sendBatch(r *http.Request) (int, any, error) {
 	}
 	// The client hanging up does not stop a batch half way.
 	r = r.WithContext(context.WithoutCancel(r.Context()))
+	// The items run at once and answer for themselves: what they note of
+	// their errors and conversations is not the batch request's (the
+	// request log records the batch's own answer).
+	items := r.WithContext(context.WithValue(r.Context(), requestInfoKey, (*requestInfo)(nil)))
 	a, err := auth.From(r.Context())
 	if err != nil {
 		return 0, nil, err
@@ -109,7 +113,7 @@ func (s *Server) sendBatch(r *http.Request) (int, any, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = s.batchItem(r, a, id, i, in.Messages[i])
+				results[i] = s.batchItem(items, a, id, i, in.Messages[i])
 			}
 		}()
 	}

@@ -31,7 +31,7 @@ const requestInfoKey ctxKey = iota + 100
 
 // noteCaller records the authenticated caller for the request's log line.
 func noteCaller(ctx context.Context, a *auth.Actor) {
-	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok && a != nil {
+	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok && info != nil && a != nil {
 		info.workspace, info.livemode, info.known, info.key = a.WorkspaceID, a.Livemode, true, a.KeyID
 	}
 }
@@ -40,7 +40,7 @@ func noteCaller(ctx context.Context, a *auth.Actor) {
 // clientaddr.Proxies.Of), nil when it has none.
 func clientIP(r *http.Request) net.IP {
 	info, ok := r.Context().Value(requestInfoKey).(*requestInfo)
-	if !ok || !info.client.IsValid() {
+	if !ok || info == nil || !info.client.IsValid() {
 		return nil
 	}
 	return net.IP(info.client.AsSlice())

@@ -18,7 +18,7 @@ import (
 
 // noteError records the code a request was answered with.
 func noteError(ctx context.Context, code string) {
-	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok && info != nil {
 		info.errorCode = code
 	}
 }
@@ -27,7 +27,7 @@ func noteError(ctx context.Context, code string) {
 // a conversation, a message (sent or read), a simulated inbound message.
 func noteConversation(ctx context.Context, payload any) {
 	info, ok := ctx.Value(requestInfoKey).(*requestInfo)
-	if !ok || !info.known {
+	if !ok || info == nil || !info.known {
 		return
 	}
 	switch p := payload.(type) {

@@ -53,7 +53,7 @@ func (s *refusingStore) ClaimWebhookDelivery(_ context.Context, id string, now, 
 	}, nil
 }
 
-func (s *refusingStore) RecordWebhookSuccess(_ context.Context, id, token string, _ int) (bool, *repo.DueWebhookDelivery, error) {
+func (s *refusingStore) RecordLoggedWebhookSuccess(_ context.Context, id, token string, _ *repo.WebhookAttemptLog) (bool, *repo.DueWebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.records++; s.records <= s.recordsDown {

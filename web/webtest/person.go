@@ -275,6 +275,20 @@ func (p *Person) WaitText(role, name, text string) {
 	}
 }
 
+// WaitNoText waits until the node of role and name no longer holds text
+// (a list that a search or filter narrows).
+func (p *Person) WaitNoText(role, name, text string) {
+	p.T.Helper()
+	deadline := time.Now().Add(Wait)
+	for strings.Contains(p.TextOf(role, name), text) {
+		if time.Now().After(deadline) {
+			p.Screenshot("failed-no-text-" + strings.ReplaceAll(name, " ", "_"))
+			p.T.Fatalf("%s %q still holds %q:\n%s", role, name, text, p.TextOf(role, name))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Text is the page's visible text.
 func (p *Person) Text() string {
 	var s string
