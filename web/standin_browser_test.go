@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +21,15 @@ import (
 // the real server (inbox_browser_test.go); this checks what the app draws.
 type standIn struct {
 	threadSize int
+	mu         sync.Mutex
 	replies    []string
+}
+
+// sent is a copy of the replies the app sent so far.
+func (s *standIn) sent() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.replies...)
 }
 
 func (s *standIn) handler() http.Handler {
@@ -146,7 +155,9 @@ func (s *standIn) answer(q string, vars map[string]any) map[string]any {
 	case strings.Contains(q, "contactConversations"):
 		return map[string]any{"contactConversations": map[string]any{"items": []any{map[string]any{"id": "conv_old", "channel": "email", "status": "closed", "subject": "Refund", "lastMessageAt": at.Format(time.RFC3339)}}}}
 	case strings.Contains(q, "agentReply"):
+		s.mu.Lock()
 		s.replies = append(s.replies, vars["text"].(string))
+		s.mu.Unlock()
 		m := message(1)
 		m["id"], m["text"], m["status"] = "msg_reply", vars["text"], "sent"
 		m["createdAt"] = at.Add(3 * time.Hour).Format(time.RFC3339)
@@ -220,10 +231,10 @@ func TestConversationScreenInChromium(t *testing.T) {
 
 	p.Fill("textbox", "Reply", "On its way!")
 	p.Press("\r")
-	resttestEventually(t, func() bool { return len(s.replies) > 0 })
+	resttestEventually(t, func() bool { return len(s.sent()) > 0 })
 	p.WaitText("log", "Messages", "On its way!")
-	if len(s.replies) != 1 || s.replies[0] != "On its way!" {
-		t.Errorf("replies sent: %q", s.replies)
+	if sent := s.sent(); len(sent) != 1 || sent[0] != "On its way!" {
+		t.Errorf("replies sent: %q", sent)
 	}
 	p.Focus("log", "Messages")
 	p.Press("?")
