@@ -28,6 +28,10 @@ export function Virtual<T>(p: VirtualProps<T>) {
   const [, setTick] = useState(0);
   const [scroll, setScroll] = useState({ top: 0, height: 800 });
   const atBottom = useRef(true);
+  // anchor is the item at the top of the viewport and its offset: when
+  // items come in above it (older pages) or above-view heights are measured,
+  // the scroll moves by as much, so what the reader sees stays put.
+  const anchor = useRef<{ key: string; off: number } | null>(null);
 
   const offsets = new Array<number>(p.items.length + 1);
   offsets[0] = 0;
@@ -53,6 +57,13 @@ export function Virtual<T>(p: VirtualProps<T>) {
     });
     if (changed) setTick((x) => x + 1);
     if (p.stickToBottom && atBottom.current) el.scrollTop = el.scrollHeight;
+    else if (anchor.current) {
+      const i = p.items.findIndex((it) => p.keyOf(it) === anchor.current!.key);
+      if (i >= 0 && offsets[i] !== anchor.current.off) el.scrollTop += offsets[i] - anchor.current.off;
+    }
+    let a = 0;
+    while (a < p.items.length - 1 && offsets[a + 1] <= el.scrollTop) a++;
+    anchor.current = p.items.length ? { key: p.keyOf(p.items[a]), off: offsets[a] } : null;
   });
 
   useLayoutEffect(() => {
