@@ -61,8 +61,10 @@ export function Virtual<T>(p: VirtualProps<T>) {
       const i = p.items.findIndex((it) => p.keyOf(it) === anchor.current!.key);
       if (i >= 0 && offsets[i] !== anchor.current.off) el.scrollTop += offsets[i] - anchor.current.off;
     }
+    // the first item starting below the top: at the very top that is not
+    // item 0, which stays put when older items come in after it (a note)
     let a = 0;
-    while (a < p.items.length - 1 && offsets[a + 1] <= el.scrollTop) a++;
+    while (a < p.items.length - 1 && offsets[a] <= el.scrollTop) a++;
     anchor.current = p.items.length ? { key: p.keyOf(p.items[a]), off: offsets[a] } : null;
   });
 
@@ -91,6 +93,7 @@ export function Virtual<T>(p: VirtualProps<T>) {
   const shown = p.items.slice(first, last);
   return (
     <div ref={box} class={`virtual ${p.class ?? ""}`} role={p.role as any} aria-label={p.label} tabIndex={0} onScroll={onScroll}
+      style={{ overflowAnchor: "none" }} /* the anchor above keeps the place; the browser's own would move it twice */
       aria-live={p.role === "log" ? "polite" : undefined}>
       <div style={{ height: `${offsets[first]}px` }} aria-hidden="true" />
       {shown.map((it) => <div key={p.keyOf(it)} data-vkey={p.keyOf(it)} class="vitem">{p.render(it)}</div>)}
