@@ -63,8 +63,8 @@ func (r *queryResolver) Conversation(ctx context.Context, id string) (*model.Con
 }
 
 // Messages is the resolver for the messages field.
-func (r *queryResolver) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
-	return r.Services.Conversations.Messages(ctx, conversationID, limit, after)
+func (r *queryResolver) Messages(ctx context.Context, conversationID string, limit *int, after *string, newestFirst *bool) (*model.MessagePage, error) {
+	return r.Services.Conversations.Messages(ctx, conversationID, limit, after, newestFirst)
 }
 
 // Contacts is the resolver for the contacts field.

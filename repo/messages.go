@@ -35,20 +35,25 @@ type Message struct {
 const messageColumns = `id, workspace_id, livemode, conversation_id, channel, direction,
 	sender_type, sender_name, type, text, html, html_raw, email, attachments, status, delivery, created_at, deleted, content`
 
-// Messages lists a conversation's messages oldest first, up to Limit+1 rows.
-// The conversation must already have been found in the scope.
-func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p Page) ([]Message, error) {
+// Messages lists a conversation's messages oldest first (newest first with
+// newestFirst, After then being the older side), up to Limit+1 rows, keyset
+// on (created_at, id). The conversation must already have been found in the scope.
+func (q Queries) Messages(ctx context.Context, s Scope, conversationID string, p Page, newestFirst bool) ([]Message, error) {
 	args := []any{s.WorkspaceID, s.Livemode, conversationID}
+	cmp, order := ">", "created_at, id"
+	if newestFirst {
+		cmp, order = "<", "created_at DESC, id DESC"
+	}
 	cond := ""
 	if p.After != nil {
 		args = append(args, p.After.At, p.After.ID)
-		cond = " AND (created_at, id) > ($4, $5)"
+		cond = " AND (created_at, id) " + cmp + " ($4, $5)"
 	}
 	args = append(args, p.Limit+1)
 	var out []Message
 	return out, q.selectRows(ctx, &out, fmt.Sprintf(`SELECT `+messageColumns+` FROM messages
 		WHERE workspace_id = $1 AND livemode = $2 AND conversation_id = $3%s
-		ORDER BY created_at, id LIMIT $%d`, cond, len(args)), args...)
+		ORDER BY %s LIMIT $%d`, cond, order, len(args)), args...)
 }
 
 // Message returns one message visible to the scope (its conversation must be).

@@ -54,7 +54,7 @@ func (s *Server) listMessages(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out, err := s.Resolver.Query().Messages(r.Context(), chi.URLParam(r, "id"), limit, q["starting_after"])
+	out, err := s.Resolver.Query().Messages(r.Context(), chi.URLParam(r, "id"), limit, q["starting_after"], nil)
 	return http.StatusOK, out, err
 }
 

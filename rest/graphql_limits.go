@@ -195,7 +195,7 @@ func graphqlComplexity() generated.ComplexityRoot {
 	c.Query.Conversations = func(child int, _ *model.ConversationFilter, limit *int, _ *string) int {
 		return page(child, limit, 25)
 	}
-	c.Query.Messages = func(child int, _ string, limit *int, _ *string) int { return page(child, limit, 25) }
+	c.Query.Messages = func(child int, _ string, limit *int, _ *string, _ *bool) int { return page(child, limit, 25) }
 	c.Query.Contacts = func(child int, _ *model.ContactFilter, limit *int, _ *string) int {
 		return page(child, limit, 25)
 	}

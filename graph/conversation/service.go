@@ -26,7 +26,7 @@ type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
 	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
 	Conversations(ctx context.Context, s repo.Scope, f repo.ConversationFilter, p repo.Page) ([]repo.Conversation, error)
-	Messages(ctx context.Context, s repo.Scope, conversationID string, p repo.Page) ([]repo.Message, error)
+	Messages(ctx context.Context, s repo.Scope, conversationID string, p repo.Page, newestFirst bool) ([]repo.Message, error)
 	Message(ctx context.Context, s repo.Scope, id string) (*repo.Message, error)
 	Contact(ctx context.Context, s repo.Scope, id string) (*repo.Contact, error)
 }
@@ -134,13 +134,19 @@ func (s *Service) Get(ctx context.Context, id string) (*model.Conversation, erro
 	return view.Conversation(c), nil
 }
 
-// Messages is GET /v1/conversations/{id}/messages, newest first.
-func (s *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error) {
+// Messages is GET /v1/conversations/{id}/messages, oldest first; newest
+// first when newestFirst is true, its cursors then paging back in time (a
+// list of its own, so one order's cursor is refused by the other).
+func (s *Service) Messages(ctx context.Context, conversationID string, limit *int, after *string, newestFirst *bool) (*model.MessagePage, error) {
 	a, err := auth.From(ctx)
 	if err != nil {
 		return nil, err
 	}
+	desc := newestFirst != nil && *newestFirst
 	list := "messages:" + conversationID
+	if desc {
+		list = "messages-newest:" + conversationID
+	}
 	p, err := s.Cursors.Page(list, limit, after)
 	if err != nil {
 		return nil, err
@@ -148,7 +154,7 @@ func (s *Service) Messages(ctx context.Context, conversationID string, limit *in
 	if _, err := s.Store.Conversation(ctx, a.Scope(), conversationID); err != nil {
 		return nil, view.NotFound(err, apierr.ConversationNotFound, "conversation", conversationID)
 	}
-	rows, err := s.Store.Messages(ctx, a.Scope(), conversationID, p)
+	rows, err := s.Store.Messages(ctx, a.Scope(), conversationID, p, desc)
 	if err != nil {
 		return nil, err
 	}

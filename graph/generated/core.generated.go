@@ -76,7 +76,7 @@ type QueryResolver interface {
 	Usage(ctx context.Context) (*model.Usage, error)
 	Conversations(ctx context.Context, filter *model.ConversationFilter, limit *int, after *string) (*model.ConversationPage, error)
 	Conversation(ctx context.Context, id string) (*model.Conversation, error)
-	Messages(ctx context.Context, conversationID string, limit *int, after *string) (*model.MessagePage, error)
+	Messages(ctx context.Context, conversationID string, limit *int, after *string, newestFirst *bool) (*model.MessagePage, error)
 	Contacts(ctx context.Context, filter *model.ContactFilter, limit *int, after *string) (*model.ContactPage, error)
 	Contact(ctx context.Context, id string) (*model.Contact, error)
 	Event(ctx context.Context, id string) (*model.Event, error)
@@ -1339,6 +1339,14 @@ func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "newestFirst",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["newestFirst"] = arg3
 	return args, nil
 }
 
@@ -8540,7 +8548,7 @@ func (ec *executionContext) _Query_messages(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Messages(ctx, fc.Args["conversationId"].(string), fc.Args["limit"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Messages(ctx, fc.Args["conversationId"].(string), fc.Args["limit"].(*int), fc.Args["after"].(*string), fc.Args["newestFirst"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.MessagePage) graphql.Marshaler {

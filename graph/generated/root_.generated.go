@@ -617,7 +617,7 @@ type ComplexityRoot struct {
 		Members              func(childComplexity int) int
 		Message              func(childComplexity int, id string) int
 		MessageBatch         func(childComplexity int, id string) int
-		Messages             func(childComplexity int, conversationID string, limit *int, after *string) int
+		Messages             func(childComplexity int, conversationID string, limit *int, after *string, newestFirst *bool) int
 		MessagingWindow      func(childComplexity int, input model.MessagingWindowInput) int
 		MySessions           func(childComplexity int) int
 		Notes                func(childComplexity int, conversationID string, after *string, limit *int) int
@@ -3710,7 +3710,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Messages(childComplexity, args["conversationId"].(string), args["limit"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Messages(childComplexity, args["conversationId"].(string), args["limit"].(*int), args["after"].(*string), args["newestFirst"].(*bool)), true
 	case "Query.messagingWindow":
 		if e.ComplexityRoot.Query.MessagingWindow == nil {
 			break
@@ -5210,8 +5210,11 @@ type Query {
   "Conversations, newest first."
   conversations(filter: ConversationFilter, limit: Int, after: String): ConversationPage!
   conversation(id: ID!): Conversation!
-  "Messages of a conversation, oldest first."
-  messages(conversationId: ID!, limit: Int, after: String): MessagePage!
+  """
+  Messages of a conversation, oldest first; with newestFirst, newest first,
+  each nextCursor reaching back to older messages (its cursors are its own).
+  """
+  messages(conversationId: ID!, limit: Int, after: String, newestFirst: Boolean): MessagePage!
   "Contacts, newest first."
   contacts(filter: ContactFilter, limit: Int, after: String): ContactPage!
   contact(id: ID!): Contact!

@@ -45,21 +45,37 @@ export function Conversation({ id }: { id: string }) {
     const r = await query(RULES, { id });
     if (alive.current) setRules(r.data?.replyRules ?? null);
   }
+  // older is the cursor of the next older page (null: none left); loading
+  // guards against asking twice while the reader scrolls.
+  const older = useRef<string | null>(null);
+  const loading = useRef(false);
   async function loadMessages() {
-    let after: string | null = null;
-    const all = new Map<string, Msg>();
+    loading.current = true;
     setLoadingMore(true);
-    for (let page = 0; page < 200 && alive.current; page++) {
-      const r: any = await query(MESSAGES, { id, after });
-      if (r.error) { setError(errorMessage(r.error)); break; }
-      for (const m of r.data.messages.items) all.set(m.id, m);
-      // Draw the first page at once, then every tenth: each draw sorts the
-      // thread, and a long one loads faster drawn less often.
-      if (page % 10 === 0 || !r.data.messages.hasMore) setMsgs((old) => mergeLive(old, all));
-      if (!r.data.messages.hasMore) break;
-      after = r.data.messages.nextCursor;
-    }
-    if (alive.current) setLoadingMore(false);
+    const r: any = await query(MESSAGES, { id, after: null });
+    loading.current = false;
+    if (!alive.current) return;
+    setLoadingMore(false);
+    if (r.error) { setError(errorMessage(r.error)); return; }
+    const page = new Map<string, Msg>(r.data.messages.items.map((m: Msg) => [m.id, m]));
+    older.current = r.data.messages.hasMore ? r.data.messages.nextCursor : null;
+    setMsgs((old) => mergeLive(old, page));
+  }
+  async function loadOlder() {
+    if (loading.current || !older.current) return;
+    loading.current = true;
+    setLoadingMore(true);
+    const r: any = await query(MESSAGES, { id, after: older.current });
+    loading.current = false;
+    if (!alive.current) return;
+    setLoadingMore(false);
+    if (r.error) { setError(errorMessage(r.error)); return; }
+    older.current = r.data.messages.hasMore ? r.data.messages.nextCursor : null;
+    setMsgs((old) => {
+      const next = new Map(old);
+      for (const m of r.data.messages.items) next.set(m.id, m);
+      return next;
+    });
   }
   async function loadNotes() {
     const r = await query(NOTES, { id, after: null });
@@ -157,7 +173,7 @@ export function Conversation({ id }: { id: string }) {
           <Actions conv={conv} onChange={(c) => { setConv(c); loadRules(); }} />
         </header>
         {error && <p role="alert" class="error">{error}</p>}
-        <Virtual items={entries} keyOf={(e) => e.kind + e.id} role="log" label="Messages" class="log" stickToBottom follow={follow}
+        <Virtual items={entries} keyOf={(e) => e.kind + e.id} role="log" label="Messages" class="log" stickToBottom follow={follow} onReachTop={loadOlder}
           render={(e) => (e.kind === "m" ? <MessageView m={e.m} quoted={e.m.replyTo?.messageId ? msgs.get(e.m.replyTo.messageId) : undefined} /> : <NoteView n={e.n} />)} />
         <p class="presence" role="status">
           {loadingMore ? "Loading messages… " : ""}

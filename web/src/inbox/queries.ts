@@ -27,8 +27,10 @@ const MESSAGE = `id conversationId channel direction type text html status creat
   unsupported { title details } system { kind body }
   referral { headline body sourceUrl }`;
 
+// Newest first: a conversation opens at its last page, older ones load as
+// the reader scrolls up.
 export const MESSAGES = `query Messages($id: ID!, $after: String) {
-  messages(conversationId: $id, limit: 100, after: $after) { items { ${MESSAGE} } hasMore nextCursor } }`;
+  messages(conversationId: $id, limit: 100, after: $after, newestFirst: true) { items { ${MESSAGE} } hasMore nextCursor } }`;
 
 export const MESSAGE_BY_ID = `query Message($id: ID!) { message(id: $id) { ${MESSAGE} } }`;
 

@@ -28,6 +28,10 @@ export function Virtual<T>(p: VirtualProps<T>) {
   const [, setTick] = useState(0);
   const [scroll, setScroll] = useState({ top: 0, height: 800 });
   const atBottom = useRef(true);
+  // anchor is the item at the top of the viewport and its offset: when
+  // items come in above it (older pages) or above-view heights are measured,
+  // the scroll moves by as much, so what the reader sees stays put.
+  const anchor = useRef<{ key: string; off: number } | null>(null);
 
   const offsets = new Array<number>(p.items.length + 1);
   offsets[0] = 0;
@@ -53,6 +57,15 @@ export function Virtual<T>(p: VirtualProps<T>) {
     });
     if (changed) setTick((x) => x + 1);
     if (p.stickToBottom && atBottom.current) el.scrollTop = el.scrollHeight;
+    else if (anchor.current) {
+      const i = p.items.findIndex((it) => p.keyOf(it) === anchor.current!.key);
+      if (i >= 0 && offsets[i] !== anchor.current.off) el.scrollTop += offsets[i] - anchor.current.off;
+    }
+    // the first item starting below the top: at the very top that is not
+    // item 0, which stays put when older items come in after it (a note)
+    let a = 0;
+    while (a < p.items.length - 1 && offsets[a] <= el.scrollTop) a++;
+    anchor.current = p.items.length ? { key: p.keyOf(p.items[a]), off: offsets[a] } : null;
   });
 
   useLayoutEffect(() => {
@@ -80,6 +93,7 @@ export function Virtual<T>(p: VirtualProps<T>) {
   const shown = p.items.slice(first, last);
   return (
     <div ref={box} class={`virtual ${p.class ?? ""}`} role={p.role as any} aria-label={p.label} tabIndex={0} onScroll={onScroll}
+      style={{ overflowAnchor: "none" }} /* the anchor above keeps the place; the browser's own would move it twice */
       aria-live={p.role === "log" ? "polite" : undefined}>
       <div style={{ height: `${offsets[first]}px` }} aria-hidden="true" />
       {shown.map((it) => <div key={p.keyOf(it)} data-vkey={p.keyOf(it)} class="vitem">{p.render(it)}</div>)}
