@@ -256,7 +256,7 @@ func TestRoles(t *testing.T) {
 		_, err = w.svc.Revoke(ctx, "key_test_all")
 		apierrtest.Want(t, err, apierr.Forbidden, "")
 	}
-	for _, role := range auth.DeveloperRoles {
+	for _, role := range []string{auth.RoleOwner, auth.RoleAdmin, auth.RoleDeveloper} {
 		if _, err := w.svc.List(member(role)); err != nil {
 			t.Errorf("%s: %v", role, err)
 		}

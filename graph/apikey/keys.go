@@ -16,7 +16,7 @@ import (
 
 // List returns the workspace's keys of both modes, newest first.
 func (s *Service) List(ctx context.Context) ([]*model.APIKey, error) {
-	a, err := auth.ForRoles(ctx, "apiKeys", auth.DeveloperRoles...)
+	a, err := auth.ForField(ctx, "apiKeys")
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Service) List(ctx context.Context) ([]*model.APIKey, error) {
 
 // Create makes a key of the caller's workspace after step-up create_key.
 func (s *Service) Create(ctx context.Context, in model.CreateAPIKeyInput) (*model.CreatedAPIKey, error) {
-	a, err := auth.ForRoles(ctx, "createAPIKey", auth.DeveloperRoles...)
+	a, err := auth.ForField(ctx, "createAPIKey")
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (s *Service) checkInput(ctx context.Context, a *auth.Actor, in model.Create
 // Roll replaces a key by a new one with its restrictions, after step-up
 // roll_key: the old secret works graceHours more, then answers key_rolled.
 func (s *Service) Roll(ctx context.Context, id string, graceHours int) (*model.CreatedAPIKey, error) {
-	a, err := auth.ForRoles(ctx, "rollAPIKey", auth.DeveloperRoles...)
+	a, err := auth.ForField(ctx, "rollAPIKey")
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) Roll(ctx context.Context, id string, graceHours int) (*model.C
 // Revoke stops a key at once: it answers key_revoked. Revoking a revoked
 // key answers it as it is.
 func (s *Service) Revoke(ctx context.Context, id string) (*model.APIKey, error) {
-	a, err := auth.ForRoles(ctx, "revokeAPIKey", auth.DeveloperRoles...)
+	a, err := auth.ForField(ctx, "revokeAPIKey")
 	if err != nil {
 		return nil, err
 	}

@@ -7,31 +7,21 @@ import (
 	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
-// ForRoles returns the caller if it is the admin token or a signed-in
-// member of one of the roles; an API key, or a member of another role, is
-// refused 403 (what names the operation in the message). The portal's
-// services call it themselves, so a rule holds whatever field checks run
-// before it.
-func ForRoles(ctx context.Context, what string, roles ...string) (*Actor, error) {
+// ForField returns the caller if it is the admin token or a signed-in
+// member whose role may use the root field (fieldRoles); an API key, or a
+// member of another role, is refused 403. The portal's services call it
+// themselves, so their rule holds whatever field checks run before it.
+func ForField(ctx context.Context, field string) (*Actor, error) {
 	a, err := From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if a.Admin || a.MemberID != "" && slices.Contains(roles, a.Role) {
+	if a.Admin || a.MemberID != "" && slices.Contains(fieldRoles[field], a.Role) {
 		return a, nil
 	}
 	who := "an API key"
 	if a.MemberID != "" {
 		who = "the " + a.Role + " role"
 	}
-	return nil, apierr.New(apierr.Forbidden, "%s is not open to %s.", what, who)
+	return nil, apierr.New(apierr.Forbidden, "%s is not open to %s.", field, who)
 }
-
-// Role sets of the portal (app.md section 1).
-var (
-	// DeveloperRoles manage keys and webhooks and read usage, channels,
-	// deliveries and request logs.
-	DeveloperRoles = []string{RoleOwner, RoleAdmin, RoleDeveloper}
-	// AdminRoles do everything of the workspace (deleting a conversation).
-	AdminRoles = []string{RoleOwner, RoleAdmin}
-)

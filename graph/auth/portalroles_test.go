@@ -8,25 +8,25 @@ import (
 	"github.com/msgsvc/msgsvc/internal/apierr"
 )
 
-func TestForRoles(t *testing.T) {
+func TestForField(t *testing.T) {
 	member := func(role string) *Actor { return &Actor{WorkspaceID: "ws_a", MemberID: "mem_1", Role: role} }
 	cases := []struct {
 		name  string
 		actor *Actor
-		roles []string
+		field string
 		ok    bool
 	}{
-		{"admin token", &Actor{WorkspaceID: "ws_a", Admin: true}, AdminRoles, true},
-		{"owner deletes", member(RoleOwner), AdminRoles, true},
-		{"admin deletes", member(RoleAdmin), AdminRoles, true},
-		{"developer may not delete", member(RoleDeveloper), AdminRoles, false},
-		{"developer reads keys", member(RoleDeveloper), DeveloperRoles, true},
-		{"agent may not read keys", member(RoleAgent), DeveloperRoles, false},
-		{"an API key is no member", &Actor{WorkspaceID: "ws_a", KeyID: "key_1", Scopes: []string{"*"}}, DeveloperRoles, false},
-		{"a role without a member id", &Actor{WorkspaceID: "ws_a", Role: RoleOwner}, DeveloperRoles, false},
+		{"admin token", &Actor{WorkspaceID: "ws_a", Admin: true}, "deleteConversation", true},
+		{"owner deletes", member(RoleOwner), "deleteConversation", true},
+		{"admin deletes", member(RoleAdmin), "deleteConversation", true},
+		{"developer may not delete", member(RoleDeveloper), "deleteConversation", false},
+		{"developer reads keys", member(RoleDeveloper), "apiKeys", true},
+		{"agent may not read keys", member(RoleAgent), "apiKeys", false},
+		{"an API key is no member", &Actor{WorkspaceID: "ws_a", KeyID: "key_1", Scopes: []string{"*"}}, "apiKeys", false},
+		{"a role without a member id", &Actor{WorkspaceID: "ws_a", Role: RoleOwner}, "apiKeys", false},
 	}
 	for _, c := range cases {
-		a, err := ForRoles(WithActor(context.Background(), c.actor), "apiKeys", c.roles...)
+		a, err := ForField(WithActor(context.Background(), c.actor), c.field)
 		var e *apierr.Error
 		switch {
 		case c.ok && (err != nil || a != c.actor):
@@ -35,7 +35,7 @@ func TestForRoles(t *testing.T) {
 			t.Errorf("%s: %v, %v; want forbidden", c.name, a, err)
 		}
 	}
-	if _, err := ForRoles(context.Background(), "apiKeys", DeveloperRoles...); err == nil {
+	if _, err := ForField(context.Background(), "apiKeys"); err == nil {
 		t.Errorf("no caller was let in")
 	}
 }

@@ -26,7 +26,7 @@ type Deleted struct {
 // transaction that records conversation.deleted (service-api.md, Delivery
 // rules 9).
 func (s *Service) Delete(ctx context.Context, id string) (*model.Deleted, error) {
-	a, err := auth.ForRoles(ctx, "deleteConversation", auth.AdminRoles...)
+	a, err := auth.ForField(ctx, "deleteConversation")
 	if err != nil {
 		return nil, err
 	}

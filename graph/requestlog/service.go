@@ -32,7 +32,7 @@ const listName = "request_logs"
 
 // List is the caller's mode's log, newest first, filtered.
 func (s *Service) List(ctx context.Context, filter *model.RequestLogFilter, limit *int, after *string) (*model.RequestLogPage, error) {
-	a, err := auth.ForRoles(ctx, "requestLogs", auth.DeveloperRoles...)
+	a, err := auth.ForField(ctx, "requestLogs")
 	if err != nil {
 		return nil, err
 	}
