@@ -111,7 +111,10 @@ func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilte
 		l.add("c.website_id = ?", *f.WebsiteID)
 	}
 	if f.UpdatedSince != nil {
-		l.add("c.last_message_at >= ?", *f.UpdatedSince)
+		// Through conversation_activity_all (migration 0054): conversations
+		// keeps no index of its activity.
+		l.add(`c.id IN (SELECT a.id FROM conversation_activity a WHERE a.workspace_id = ? AND a.livemode = ?
+			AND a.last_message_at >= ?)`, s.WorkspaceID, s.Livemode, *f.UpdatedSince)
 	}
 	if f.ContactID != nil {
 		l.add("c.contact_id = ?", *f.ContactID)

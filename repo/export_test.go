@@ -83,3 +83,17 @@ func (q Queries) RecordSuccesses(ctx context.Context, ids, tokens []string) ([]b
 	}
 	return recorded, next, nil
 }
+
+// XactUpdates counts the updates of a table in q's transaction so far, and
+// how many of them were heap-only (pg_stat_xact_user_tables).
+func (q Queries) XactUpdates(ctx context.Context, table string) (updates, hot int64, err error) {
+	if err = q.flush(ctx); err != nil {
+		return 0, 0, err
+	}
+	row := struct {
+		Upd int64 `db:"n_tup_upd"`
+		Hot int64 `db:"n_tup_hot_upd"`
+	}{}
+	err = q.get(ctx, &row, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = $1`, table)
+	return row.Upd, row.Hot, err
+}

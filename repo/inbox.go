@@ -37,14 +37,16 @@ type InboxRow struct {
 // inboxRowColumns select an inbox row.
 var inboxRowColumns = conversationColumns + ", c.queued_at"
 
-// viewConds are the conditions of each view; every one but Closed and All
-// lists open conversations only, and each has an index of migration 0042.
+// viewConds are the conditions of each view on the columns of
+// conversation_activity (alias a), or of conversations for Waiting (alias
+// c, see InboxConversations); every one but Closed and All lists open
+// conversations only, and each has an index (migrations 0042 and 0054).
 var viewConds = map[string]string{
 	ViewWaiting:  "c.status = 'open' AND c.mode = 'queued_for_human' AND c.assigned_agent_id IS NULL",
-	ViewMine:     "c.status = 'open' AND c.assigned_agent_id = ?",
-	ViewAI:       "c.status = 'open' AND c.mode = 'ai'",
-	ViewExternal: "c.status = 'open' AND c.mode = 'external'",
-	ViewClosed:   "c.status = 'closed'",
+	ViewMine:     "a.status = 'open' AND a.assigned_agent_id = ?",
+	ViewAI:       "a.status = 'open' AND a.mode = 'ai'",
+	ViewExternal: "a.status = 'open' AND a.mode = 'external'",
+	ViewClosed:   "a.status = 'closed'",
 	ViewAll:      "true",
 }
 
@@ -62,14 +64,33 @@ func InboxPosition(view string, r InboxRow) Position {
 }
 
 // InboxConversations lists a page of a view, keyset-paged (never OFFSET),
-// up to Limit+1 rows.
+// up to Limit+1 rows. Waiting reads conversations through their
+// queued_at; the other views read conversation_activity through its
+// indexes, newest activity first, and join each row's conversation.
 func (q Queries) InboxConversations(ctx context.Context, s Scope, f InboxFilter, p Page) ([]InboxRow, error) {
+	query, args, err := InboxStatement(s, f, p)
+	if err != nil {
+		return nil, err
+	}
+	q.stmts = nil // unprepared, as list.page: the filters make many texts
+	var out []InboxRow
+	return out, q.selectRows(ctx, &out, query, args...)
+}
+
+// InboxStatement is the statement InboxConversations runs, with its
+// arguments.
+func InboxStatement(s Scope, f InboxFilter, p Page) (string, []any, error) {
 	cond, ok := viewConds[f.View]
 	if !ok {
-		return nil, fmt.Errorf("repo: no inbox view %q", f.View)
+		return "", nil, fmt.Errorf("repo: no inbox view %q", f.View)
 	}
 	l := &list{}
 	l.conds = append(l.conds, scopeWhere(s, &l.args))
+	from, alias := conversationFrom, "c"
+	if f.View != ViewWaiting {
+		from, alias = "conversation_activity a JOIN "+conversationFrom+" ON c.id = a.id", "a"
+		l.add("a.workspace_id = ? AND a.livemode = ?", s.WorkspaceID, s.Livemode)
+	}
 	if f.View == ViewMine {
 		l.add(cond, f.MemberID)
 	} else {
@@ -82,23 +103,20 @@ func (q Queries) InboxConversations(ctx context.Context, s Scope, f InboxFilter,
 		l.add("c.tags @> ARRAY[?]::text[]", *f.Tag)
 	}
 	if f.AssigneeID != nil {
-		l.add("c.assigned_agent_id = ?", *f.AssigneeID)
+		l.add(alias+".assigned_agent_id = ?", *f.AssigneeID)
 	}
-	order := "c.last_message_at DESC, c.id DESC"
+	order := "a.last_message_at DESC, a.id DESC"
 	if f.View == ViewWaiting {
 		order = "c.queued_at, c.id"
 		if p.After != nil {
 			l.add("(c.queued_at, c.id) > (?, ?)", p.After.At, p.After.ID)
 		}
 	} else if p.After != nil {
-		l.add("(c.last_message_at, c.id) < (?, ?)", p.After.At, p.After.ID)
+		l.add("(a.last_message_at, a.id) < (?, ?)", p.After.At, p.After.ID)
 	}
 	l.args = append(l.args, p.Limit+1)
-	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT $%d",
-		inboxRowColumns, conversationFrom, strings.Join(l.conds, " AND "), order, len(l.args))
-	q.stmts = nil // unprepared, as list.page: the filters make many texts
-	var out []InboxRow
-	return out, q.selectRows(ctx, &out, query, l.args...)
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT $%d",
+		inboxRowColumns, from, strings.Join(l.conds, " AND "), order, len(l.args)), l.args, nil
 }
 
 // InboxUnread counts a member's unread conversations per view, each at
@@ -118,10 +136,11 @@ type InboxUnread struct {
 const UnreadCap = 100
 
 // inboxUnreadColumns count each view's unread open conversations, from
-// inboxUnreadFrom.
+// inboxUnreadFrom, in conversation_activity (alias c: its id is the
+// conversation's).
 var inboxUnreadColumns = func() string {
-	// status <> 'closed', not status = 'open': conversations_inbox_unread's
-	// predicate (see migration 0042).
+	// status <> 'closed', not status = 'open': conversation_activity_unread's
+	// predicate (see migrations 0042 and 0054).
 	open := "c.status <> 'closed' AND c.last_inbound_at IS NOT NULL"
 	views := []struct{ name, cond string }{
 		{"waiting", open + " AND c.assigned_agent_id IS NULL AND c.mode = 'queued_for_human'"},
@@ -132,7 +151,7 @@ var inboxUnreadColumns = func() string {
 	}
 	cols := make([]string, len(views))
 	for i, v := range views {
-		cols[i] = fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM conversations c WHERE c.workspace_id = me.workspace_id
+		cols[i] = fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM conversation_activity c WHERE c.workspace_id = me.workspace_id
 		AND c.livemode = me.livemode AND %s AND %s LIMIT me.cap) AS u) AS %s`, v.cond, unreadWhere, v.name)
 	}
 	return strings.Join(cols, ",\n\t")

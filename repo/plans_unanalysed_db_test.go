@@ -149,3 +149,40 @@ func TestMigrateAnalysesWhatItApplied(t *testing.T) {
 		t.Error("conversations was not analysed after the migration")
 	}
 }
+
+// TestInboxPlans: each inbox view reads its page through its own index of
+// conversation_activity, in the index's order (no sort of the workspace's
+// conversations), once the tables have statistics (msgsvc migrate and
+// autovacuum analyse them).
+func TestInboxPlans(t *testing.T) {
+	store := unanalysed(t)
+	if _, err := store.DB.ExecContext(t.Context(), `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	s := repo.Scope{WorkspaceID: "ws_plan", Livemode: true}
+	for view, index := range map[string]string{
+		repo.ViewAll:      "conversation_activity_all",
+		repo.ViewMine:     "conversation_activity_mine",
+		repo.ViewAI:       "conversation_activity_mode",
+		repo.ViewExternal: "conversation_activity_mode",
+		repo.ViewClosed:   "conversation_activity_closed",
+		repo.ViewWaiting:  "conversations_inbox_waiting",
+	} {
+		query, args, err := repo.InboxStatement(s, repo.InboxFilter{View: view, MemberID: "usr_plan"}, repo.Page{Limit: 25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		if err := store.DB.SelectContext(t.Context(), &plan, `EXPLAIN `+query, args...); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if !strings.Contains(text, index) || strings.Contains(text, "Sort") || strings.Contains(text, "Seq Scan on conversation") {
+			t.Errorf("view %s does not read %s in order:\n%s", view, index, text)
+		}
+	}
+	rows, err := store.InboxConversations(t.Context(), s, repo.InboxFilter{View: repo.ViewAll}, repo.Page{Limit: 2})
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("All: %d rows, %v; want 3", len(rows), err)
+	}
+}

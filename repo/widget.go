@@ -176,15 +176,15 @@ func (q Queries) LatestWebsiteChats(ctx context.Context, contactIDs []string) ([
 // WebsiteChanges lists the contacts whose widgets may have something new
 // since a time: an outbound live website message still sent (no widget has
 // received it) written since then, or a live website chat closed since
-// then. Each once, in no order; the partial indexes of migration 0021 keep
+// then. Each once, in no order; the partial indexes of migrations 0021 and 0054 keep
 // it to the rows of that time.
 func (q Queries) WebsiteChanges(ctx context.Context, since time.Time) ([]string, error) {
 	var out []string
 	return out, q.selectRows(ctx, &out, `SELECT c.contact_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
 		WHERE m.channel = 'website' AND m.direction = 'outbound' AND m.status = 'sent' AND m.livemode
 		AND m.created_at >= $1
-		UNION SELECT contact_id FROM conversations WHERE channel = 'website' AND status = 'closed' AND livemode
-		AND updated_at >= $1`, since)
+		UNION SELECT c.contact_id FROM conversation_activity a JOIN conversations c ON c.id = a.id
+		WHERE a.channel = 'website' AND a.status = 'closed' AND a.livemode AND a.updated_at >= $1`, since)
 }
 
 // LatestVisitorMessages returns the last n messages of a conversation,
