@@ -25,13 +25,13 @@ type Event struct {
 
 const eventColumns = `seq, id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope, created_at`
 
-// An event is born fanned out (fanned_out true) when no endpoint of its
-// workspace could take it: none enabled, verified and not deleted that takes
-// its mode (live, or test events) and its type. It then never enters the
-// fan-out's index (events_unfanned) nor is updated by a fan-out pass; any
-// other event waits for the fan-out, which decides with every rule
-// (webhook.Matches). An endpoint verified while the statement runs is not
-// seen by it, as if verified just after the event.
+// An event is born fanned out (born_fanned_out true) when no endpoint of
+// its workspace could take it: none enabled, verified and not deleted that
+// takes its mode (live, or test events) and its type. Any other event
+// enters events_unfanned (a trigger of migration 0057, in the statement
+// that inserts it) and waits there for the fan-out, which decides with
+// every rule (webhook.Matches). An endpoint verified while the statement
+// runs is not seen by it, as if verified just after the event.
 const bornFannedOut = `NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.workspace_id = %[1]s
 	AND w.deleted_at IS NULL AND w.enabled AND w.verified_at IS NOT NULL AND (%[2]s OR w.test_events)
 	AND ('*' = ANY (w.events) OR %[3]s = ANY (w.events)))`
@@ -39,7 +39,7 @@ const bornFannedOut = `NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.wor
 // insertEvent is InsertEvent's statement, its parameters positional so that
 // nothing is bound by reflection on a send's path.
 var insertEvent = `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
-	conversation_id, envelope, created_at, fanned_out) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ` +
+	conversation_id, envelope, created_at, born_fanned_out) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ` +
 	fmt.Sprintf(bornFannedOut, "$2", "$3::boolean", "$4::text") + `)`
 
 // InsertEvent records an event.
@@ -49,7 +49,7 @@ func (q Queries) InsertEvent(ctx context.Context, e *Event) error {
 }
 
 var insertEvents = `INSERT INTO events (id, workspace_id, livemode, type, channel, website_id,
-		conversation_id, envelope, created_at, fanned_out)
+		conversation_id, envelope, created_at, born_fanned_out)
 		SELECT id, workspace_id, livemode, type, channel, website_id, conversation_id, envelope::jsonb, created_at,
 			` + fmt.Sprintf(bornFannedOut, "e.workspace_id", "e.livemode", "e.type") + `
 		FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[],

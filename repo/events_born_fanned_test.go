@@ -63,7 +63,7 @@ func TestEventsBornFannedOut(t *testing.T) {
 		"evt_none": true, "evt_live_sent": false, "evt_live_status": true, "evt_test_sent": true,
 		"evt_b_none": true, "evt_b_live_sent": false, "evt_b_test_sent": true,
 	}
-	rows, err := store.DB.QueryContext(ctx, `SELECT id, fanned_out FROM events`)
+	rows, err := store.DB.QueryContext(ctx, `SELECT e.id, e.born_fanned_out AND NOT EXISTS (SELECT 1 FROM events_unfanned u WHERE u.seq = e.seq) FROM events e`)
 	if err != nil {
 		t.Fatal(err)
 	}

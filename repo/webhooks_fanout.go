@@ -13,12 +13,9 @@ import (
 const fanOutLock = 727002
 
 // fanOutPartitions is how many partitions of workspaces the fan-out works
-// in. Migration 0017's index events_unfanned holds the same expression.
+// in. Migration 0057's trigger computes the same expression into
+// events_unfanned.part.
 const fanOutPartitions = 8
-
-// fanOutPartition is an event's partition, as the index events_unfanned
-// orders the waiting events.
-var fanOutPartition = fmt.Sprintf(`(ascii(right(workspace_id, 1)) %% %d)`, fanOutPartitions)
 
 // TryLockFanOut takes a partition's fan-out lock for the rest of the
 // transaction; it reports false, without waiting, when another fan-out
@@ -35,17 +32,16 @@ func (q Queries) UnfannedEvents(ctx context.Context, partition, limit int) ([]Ev
 	return out, q.selectRows(ctx, &out, unfannedEvents, partition, limit)
 }
 
-var unfannedEvents = `SELECT seq, id, workspace_id, livemode, type, channel, website_id,
-	conversation_id, created_at FROM events WHERE NOT fanned_out AND ` + fanOutPartition + ` = $1
-	ORDER BY ` + fanOutPartition + `, seq LIMIT $2`
+var unfannedEvents = `SELECT e.seq, e.id, e.workspace_id, e.livemode, e.type, e.channel, e.website_id,
+	e.conversation_id, e.created_at FROM events_unfanned u JOIN events e ON e.seq = u.seq
+	WHERE u.part = $1 ORDER BY u.seq LIMIT $2`
 
-// unfannedPartitions probes the index events_unfanned once per partition:
-// the first waiting event of each, in the index's order, which no plan
-// finds faster than the index (an EXISTS may be planned as a scan of every
-// event while the statistics count many unfanned, as after a burst).
+// unfannedPartitions probes events_unfanned's primary key once per
+// partition: the first waiting event of each, which no plan finds faster
+// than the key (an EXISTS may be planned as a scan of every waiting event
+// while the statistics count many, as after a burst).
 var unfannedPartitions = fmt.Sprintf(`SELECT p FROM generate_series(0, %d) p, LATERAL (
-	SELECT seq FROM events WHERE NOT fanned_out AND %s = p
-	ORDER BY %s, seq LIMIT 1) first`, fanOutPartitions-1, fanOutPartition, fanOutPartition)
+	SELECT u.seq FROM events_unfanned u WHERE u.part = p ORDER BY u.part, u.seq LIMIT 1) first`, fanOutPartitions-1)
 
 // UnfannedPartitions lists the partitions with events waiting for fan-out,
 // in one statement of one index probe per partition; none when every event
@@ -55,9 +51,10 @@ func (q Queries) UnfannedPartitions(ctx context.Context) ([]int, error) {
 	return out, q.selectRows(ctx, &out, unfannedPartitions)
 }
 
-// MarkFannedOut records that events have produced their deliveries.
-func (q Queries) MarkFannedOut(ctx context.Context, seqs []int64) error {
-	_, err := q.exec(ctx, `UPDATE events SET fanned_out = true WHERE seq = ANY($1)`, pq.Int64Array(seqs))
+// MarkFannedOut records that events of a partition have produced their
+// deliveries: they leave events_unfanned.
+func (q Queries) MarkFannedOut(ctx context.Context, partition int, seqs []int64) error {
+	_, err := q.exec(ctx, `DELETE FROM events_unfanned WHERE part = $1 AND seq = ANY($2)`, partition, pq.Int64Array(seqs))
 	return err
 }
 

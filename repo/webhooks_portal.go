@@ -19,11 +19,11 @@ func (q Queries) SetLastWebhookTest(ctx context.Context, endpointID string, at t
 }
 
 // InsertSentEvent records an event that was sent already to the one
-// endpoint it was for (a test event): it is marked fanned out, so the
+// endpoint it was for (a test event): it is born fanned out, so the
 // fan-out never gives it to other endpoints.
 func (q Queries) InsertSentEvent(ctx context.Context, e *Event) error {
 	return q.get(ctx, &e.Seq, `INSERT INTO events (id, workspace_id, livemode, type, channel,
-		website_id, conversation_id, envelope, created_at, fanned_out)
+		website_id, conversation_id, envelope, created_at, born_fanned_out)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true) RETURNING seq`,
 		e.ID, e.WorkspaceID, e.Livemode, e.Type, e.Channel, e.WebsiteID, e.ConversationID, e.Envelope, e.CreatedAt)
 }

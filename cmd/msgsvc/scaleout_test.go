@@ -410,7 +410,7 @@ func waitDrained(t *testing.T, in *installation, rc *scaleReceiver, sent scaleSe
 		}
 		err := in.store.DB.Get(&s, `SELECT
 			(SELECT count(*) FROM messages WHERE workspace_id = 'ws_scale' AND direction = 'outbound' AND status <> 'delivered') AS undelivered,
-			(SELECT count(*) FROM events WHERE seq > $1 AND NOT fanned_out) AS unfanned,
+			(SELECT count(*) FROM events_unfanned WHERE seq > $1) AS unfanned,
 			(SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $2 AND status IN ('pending', 'retrying')) AS owed,
 			(SELECT count(*) FROM events WHERE seq > $1 AND workspace_id = 'ws_scale') AS events`, fromSeq, endpoint)
 		got := rc.unique()

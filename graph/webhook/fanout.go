@@ -61,7 +61,7 @@ func (s *Service) fanOutPartition(ctx context.Context, partition int) (held bool
 }
 
 // fanOutOnce fans out one batch in one transaction: the deliveries and the
-// events' fanned_out mark commit together, so a crash neither loses an event
+// events' leaving events_unfanned commit together, so a crash neither loses an event
 // nor delivers it twice.
 func (s *Service) fanOutOnce(ctx context.Context, partition int) (events int, locked bool, err error) {
 	var ids []string
@@ -92,7 +92,7 @@ func (s *Service) fanOutOnce(ctx context.Context, partition int) (events int, lo
 		for i := range deliveries {
 			ids[i] = deliveries[i].ID
 		}
-		return q.MarkFannedOut(ctx, seqs)
+		return q.MarkFannedOut(ctx, partition, seqs)
 	})
 	if err != nil || len(ids) == 0 {
 		return events, locked, err
