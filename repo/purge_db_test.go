@@ -1,0 +1,58 @@
+package repo_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/msgsvc/msgsvc/repo/repotest"
+)
+
+// The purges delete the rows older than their cutoff, a batch at a time,
+// through the block range indexes of migration 0055, and keep the rest.
+func TestPurgesTakeTheOldestOnly(t *testing.T) {
+	store := repotest.NewStore(t)
+	ctx := t.Context()
+	cutoff := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at, born_fanned_out)
+			SELECT 'evt_' || g, 'ws_purge', false, 'message.sent', '{}', $1::timestamptz + (g - 300) * interval '1 hour', true
+			FROM generate_series(1, 500) g`,
+		`INSERT INTO api_request_logs (request_id, workspace_id, livemode, created_at, key_id, method, path, status, latency_ms)
+			SELECT 'req_' || g, 'ws_purge', false, $1::timestamptz + (g - 300) * interval '1 hour', 'key_purge', 'GET', '/v1/channels', 200, 1
+			FROM generate_series(1, 500) g`,
+	} {
+		if _, err := store.DB.ExecContext(ctx, q, cutoff); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for name, purge := range map[string]func(time.Time, int) (int64, error){
+		"events": func(before time.Time, limit int) (int64, error) { return store.PurgeEvents(ctx, before, limit) },
+		"api_request_logs": func(before time.Time, limit int) (int64, error) {
+			return store.PurgeRequestLogs(ctx, before, limit)
+		},
+	} {
+		var total int64
+		for {
+			n, err := purge(cutoff, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 100 {
+				t.Fatalf("%s: a batch of %d, limit 100", name, n)
+			}
+			if total += n; n == 0 {
+				break
+			}
+		}
+		var left, old int
+		if err := store.DB.GetContext(ctx, &left, `SELECT count(*) FROM `+name); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.DB.GetContext(ctx, &old, `SELECT count(*) FROM `+name+` WHERE created_at < $1`, cutoff); err != nil {
+			t.Fatal(err)
+		}
+		if total != 299 || left != 201 || old != 0 {
+			t.Errorf("%s: purged %d, %d left (%d older than the cutoff); want 299, 201, 0", name, total, left, old)
+		}
+	}
+}
