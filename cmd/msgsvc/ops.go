@@ -21,10 +21,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// logs gathers the process's log lines for stderr (logging.Buffered):
+// main flushes it on the way out.
+var logs = logging.NewBuffered(os.Stderr, logging.FlushEvery)
+
 // setupLogging makes the default logger the one of MSGSVC_LOG_FORMAT: text
 // in development, JSON in production.
 func setupLogging(cfg *Config) {
-	slog.SetDefault(logging.New(cfg.Live.LogFormat, os.Stderr, slog.LevelInfo))
+	slog.SetDefault(logging.New(cfg.Live.LogFormat, logs, slog.LevelInfo))
 }
 
 // operations is what serve, worker and run share for operators:

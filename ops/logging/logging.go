@@ -30,13 +30,18 @@ func Sensitive(key string) bool {
 }
 
 // New returns a logger writing to w in format "json" or "text" (anything
-// else is text), at level.
+// else is text), at level. To a Buffered w, a line at Warn or above is
+// written at once.
 func New(format string, w io.Writer, level slog.Leveler) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redact}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	if b, ok := w.(*Buffered); ok {
+		h = flushing{h, b}
+	}
+	return slog.New(h)
 }
 
 func redact(groups []string, a slog.Attr) slog.Attr {
