@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,12 +237,11 @@ func (s *Server) finishItem(ctx context.Context, rec *repo.IdempotencyRecord, st
 // itemError is an error as writeError would answer it alone: its status
 // and error object.
 func itemError(r *http.Request, err error) batchResult {
-	w := httptest.NewRecorder()
-	writeError(w, r, err)
-	var body errorBody
-	if jsonErr := json.Unmarshal(w.Body.Bytes(), &body); jsonErr != nil {
-		body.Error = errorObject{Code: string(apierr.InternalError), Message: "The item's error could not be read.",
-			RequestID: requestID(r.Context())}
+	a, ok := answerFor(r, err)
+	if !ok { // only a cancelled request's; a batch's items run on when its client hangs up
+		entry, _ := apierr.Lookup(apierr.InternalError)
+		a = errorAnswer{status: entry.Status, body: errorObject{Code: string(apierr.InternalError),
+			Message: entry.Message, RequestID: requestID(r.Context())}}
 	}
-	return batchResult{Status: w.Code, Error: &body.Error}
+	return batchResult{Status: a.status, Error: &a.body}
 }

@@ -43,9 +43,39 @@ type errorObject struct {
 }
 
 // writeError answers an error in the envelope, with the status apierr's
-// table gives its code. Errors without a code of the table are internal:
-// logged with the request id, answered without internals.
+// table gives its code (answerFor).
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	a, ok := answerFor(r, err)
+	if !ok {
+		w.WriteHeader(statusClientClosed)
+		return
+	}
+	if a.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(a.retryAfter.Seconds()))))
+	}
+	if a.status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		// RFC 9110 11.6.1: a 401 names the scheme to use; the admin
+		// login sets its own (Basic) first.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="msgsvc"`)
+	}
+	noteError(r.Context(), a.body.Code)
+	writeJSON(w, a.status, errorBody{a.body})
+}
+
+// errorAnswer is what an error answers: its status, its error object and
+// when to come back.
+type errorAnswer struct {
+	status     int
+	body       errorObject
+	retryAfter time.Duration
+}
+
+// answerFor is the answer of err, from apierr's table. Errors without a
+// code of the table are internal: logged with the request id, answered
+// without internals; a dependency that does not answer is a 503. It
+// reports false, after logging it, for an error of a request its client
+// cancelled: no one is left to answer.
+func answerFor(r *http.Request, err error) (errorAnswer, bool) {
 	id := requestID(r.Context())
 	e, ok := apierr.As(err)
 	var entry apierr.Entry
@@ -60,31 +90,23 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if !ok && errors.Is(r.Context().Err(), context.Canceled) {
 		// The client went away (a visitor leaving mid-handshake, a
-		// cancelled call), which failed what the request was doing: no
-		// one is left to answer, and nothing here went wrong.
+		// cancelled call), which failed what the request was doing:
+		// nothing here went wrong.
 		slog.Info("request cancelled by the client", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
-		w.WriteHeader(statusClientClosed)
-		return
+		return errorAnswer{}, false
 	}
 	if !ok {
 		slog.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		entry, _ = apierr.Lookup(apierr.InternalError)
 		e = &apierr.Error{Code: apierr.InternalError, Message: entry.Message}
 	}
-	if e.RetryAfter <= 0 && entry.Status == http.StatusServiceUnavailable {
+	retry := e.RetryAfter
+	if retry <= 0 && entry.Status == http.StatusServiceUnavailable {
 		// Every 503 says when to come back (channel_unavailable included).
-		e.RetryAfter = unavailableRetry
+		retry = unavailableRetry
 	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
-	if entry.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-		// RFC 9110 11.6.1: a 401 names the scheme to use; the admin
-		// login sets its own (Basic) first.
-		w.Header().Set("WWW-Authenticate", `Bearer realm="msgsvc"`)
-	}
-	noteError(r.Context(), string(e.Code))
-	writeJSON(w, entry.Status, errorBody{errorObject{Code: string(e.Code), Message: e.Message, RequestID: id}})
+	return errorAnswer{status: entry.Status, body: errorObject{Code: string(e.Code), Message: e.Message, RequestID: id},
+		retryAfter: retry}, true
 }
 
 // unavailable tells an outage of a dependency (Postgres refusing or dropping
