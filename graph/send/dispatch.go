@@ -29,27 +29,68 @@ type QueuedOutcome struct {
 	Hold channels.Hold
 }
 
-// SendQueued sends a queued message the pacer marked called
-// (repo.Queries.MarkCalled): its credentials read again, one provider
-// call, then the settle. It never calls the provider for a message that is
-// not sending. A provider's acceptance is confirmed as a synchronous send's
-// (sent, message.sent, its quota unit kept); a rate-limit refusal requeues
-// it (nothing went out); an unknown outcome leaves it sending for the
-// provider's status or the sweep; any other refusal fails it, with
-// message.status and its quota unit given back.
-//
-// creds are the account's credentials when the caller holds them (the
-// pacer reads them once a minute); nil reads them.
-func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend, creds *channels.Credentials) QueuedOutcome {
-	res, err := s.openQueued(ctx, claim, creds)
-	if err != nil {
-		slog.Warn("send: queued message not opened; queued again", "message_id", claim.MessageID, "err", err)
-		s.requeue(ctx, claim, time.Second)
-		return QueuedOutcome{Requeued: true, RetryAfter: time.Second}
+// OpenedQueued is a queued message read for its call, before the pacer
+// marks it called (OpenQueued).
+type OpenedQueued struct{ res *reservation }
+
+// OpenQueued reads what a queued message's call needs: the message, its
+// outbound form with the account's credentials (creds when the caller
+// holds them, the pacer reading them once a minute; nil reads them), links
+// and bytes of its files and DKIM key. It answers nil when the message is
+// no longer queued. The pacer opens the messages it is about to call, then
+// marks them called in one commit and calls each at once (SendOpened): a
+// worker killed between the mark and the calls leaves only the messages of
+// that moment never called, not those it was still reading.
+func (s *Service) OpenQueued(ctx context.Context, claim *repo.QueuedSend, creds *channels.Credentials) (*OpenedQueued, error) {
+	a := &auth.Actor{WorkspaceID: claim.WorkspaceID, Livemode: claim.Livemode}
+	ob := &channels.Message{}
+	if err := json.Unmarshal(claim.Payload, ob); err != nil {
+		return nil, fmt.Errorf("send: queued payload: %w", err)
 	}
-	if res == nil {
-		return QueuedOutcome{} // settled otherwise (another pacer, a status)
+	var res *reservation
+	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+		msg, err := q.Message(ctx, a.Scope(), claim.MessageID)
+		if err != nil || msg.Status != "queued" {
+			return ignoreGone(err)
+		}
+		ob.Account.Provider = creds
+		if creds == nil && claim.Livemode && credentialed[claim.Channel] && s.Credentials != nil {
+			if ob.Account.Provider, err = s.Credentials.Of(ctx, q, claim.WorkspaceID, claim.AccountID); err != nil {
+				return err
+			}
+		}
+		for i := range ob.Attachments {
+			ob.Attachments[i].URL = s.Files.URL(ob.Attachments[i].ID)
+		}
+		if ob.Email != nil && claim.Livemode && s.Email != nil {
+			e := *ob.Email
+			if err := s.Email.Complete(ctx, q, a.Scope(), msg.ConversationID, "", &e); err != nil {
+				return err
+			}
+			ob.Email.DKIM = e.DKIM
+		}
+		if err := emailFiles(ctx, q, a, ob); err != nil {
+			return err
+		}
+		res = &reservation{actor: a, msg: msg, ob: ob, period: claim.Period, shard: claim.Shard}
+		return nil
+	})
+	if res == nil || err != nil {
+		return nil, err
 	}
+	return &OpenedQueued{res: res}, nil
+}
+
+// SendOpened sends a queued message the pacer opened (OpenQueued) and then
+// marked called (repo.Queries.MarkCalled, which made it sending): one
+// provider call, then the settle. A provider's acceptance is confirmed as
+// a synchronous send's (sent, message.sent, its quota unit kept); a
+// rate-limit refusal requeues it (nothing went out); an unknown outcome
+// leaves it sending for the provider's status or the sweep; any other
+// refusal fails it, with message.status and its quota unit given back.
+func (s *Service) SendOpened(ctx context.Context, claim *repo.QueuedSend, opened *OpenedQueued) QueuedOutcome {
+	res := opened.res
+	res.msg.Status = "sending" // as the mark made it
 	receipt, callErr := s.callAdapter(ctx, res.ob)
 	switch {
 	case callErr == nil:
@@ -81,46 +122,6 @@ func (s *Service) SendQueued(ctx context.Context, claim *repo.QueuedSend, creds 
 	}
 	s.failQueued(ctx, claim, refusal)
 	return out
-}
-
-// openQueued reads what a queued message's call needs: the message (nil
-// when it is no longer sending), and its outbound form with the account's
-// credentials, links and bytes of its files and DKIM key.
-func (s *Service) openQueued(ctx context.Context, claim *repo.QueuedSend, creds *channels.Credentials) (*reservation, error) {
-	a := &auth.Actor{WorkspaceID: claim.WorkspaceID, Livemode: claim.Livemode}
-	ob := &channels.Message{}
-	if err := json.Unmarshal(claim.Payload, ob); err != nil {
-		return nil, fmt.Errorf("send: queued payload: %w", err)
-	}
-	var res *reservation
-	err := s.Store.InTx(ctx, func(q repo.Queries) error {
-		msg, err := q.Message(ctx, a.Scope(), claim.MessageID)
-		if err != nil || msg.Status != "sending" {
-			return ignoreGone(err)
-		}
-		ob.Account.Provider = creds
-		if creds == nil && claim.Livemode && credentialed[claim.Channel] && s.Credentials != nil {
-			if ob.Account.Provider, err = s.Credentials.Of(ctx, q, claim.WorkspaceID, claim.AccountID); err != nil {
-				return err
-			}
-		}
-		for i := range ob.Attachments {
-			ob.Attachments[i].URL = s.Files.URL(ob.Attachments[i].ID)
-		}
-		if ob.Email != nil && claim.Livemode && s.Email != nil {
-			e := *ob.Email
-			if err := s.Email.Complete(ctx, q, a.Scope(), msg.ConversationID, "", &e); err != nil {
-				return err
-			}
-			ob.Email.DKIM = e.DKIM
-		}
-		if err := emailFiles(ctx, q, a, ob); err != nil {
-			return err
-		}
-		res = &reservation{actor: a, msg: msg, ob: ob, period: claim.Period, shard: claim.Shard}
-		return nil
-	})
-	return res, err
 }
 
 // requeue gives a called message back to the queue, due after wait.

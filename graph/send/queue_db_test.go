@@ -274,3 +274,48 @@ func TestCrashedPacerNeverCallsTwice(t *testing.T) {
 }
 
 func repoArray(s ...string) any { return pq.StringArray(s) }
+
+// dyingStore is a worker's store that dies (kill -9) when the pacer would
+// mark messages called: every message it opened is left as it was.
+type dyingStore struct {
+	send.CampaignStore
+	marks atomic.Int32
+}
+
+func (d *dyingStore) MarkCalled(context.Context, []string, string, time.Time) ([]string, error) {
+	d.marks.Add(1)
+	return nil, context.Canceled
+}
+
+// A worker killed after it opened a pass's messages and before it marked
+// them called has called nothing and claimed nothing: the next leader,
+// once the lease runs out, sends each of them, once.
+func TestPacerKilledBeforeTheMarkLosesNothing(t *testing.T) {
+	t.Parallel()
+	f := newCampaignFixture(t)
+	a := f.queue(t, "+15550700001", "order_update")
+	b := f.queue(t, "+15550700002", "order_update")
+	dead := f.pacer("dead-worker", 80, time.Second)
+	dying := &dyingStore{CampaignStore: f.store}
+	dead.Store = dying
+	if err := dead.Pass(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	dead.Wait()
+	if dying.marks.Load() == 0 || f.provider.total() != 0 {
+		t.Fatalf("the dying worker reached the mark %d times and made %d calls; want at least once and none",
+			dying.marks.Load(), f.provider.total())
+	}
+	for _, m := range []*model.Message{a, b} {
+		if s := f.status(t, m.ID); s != "queued" {
+			t.Fatalf("after the dying pass %s is %s, want queued", m.ID, s)
+		}
+	}
+	f.advance(11 * time.Second) // the dead worker's lease runs out
+	run(t, f.pacer("worker-b", 80, time.Second))
+	for _, m := range []*model.Message{a, b} {
+		if s := f.status(t, m.ID); s != "sent" || f.provider.ids[m.ID] != 1 {
+			t.Errorf("%s is %s after the new leader, called %d times; want sent, once", m.ID, s, f.provider.ids[m.ID])
+		}
+	}
+}
