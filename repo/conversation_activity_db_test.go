@@ -40,16 +40,12 @@ func TestConversationIndexesLeaveActivityAlone(t *testing.T) {
 func TestConversationActivityFollows(t *testing.T) {
 	store := repotest.NewStore(t)
 	ctx := t.Context()
-	for _, q := range []string{
+	repotest.Exec(t, store,
 		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
 			VALUES ('ws_act', 'Act', 'free', 'active', 10, 10, 100)`,
 		`INSERT INTO agents (id, workspace_id, name, email, active) VALUES ('usr_act', 'ws_act', 'A', 'a@act.test', true)`,
 		`INSERT INTO websites (id, workspace_id, name, domains) VALUES ('web_act', 'ws_act', 'Act', '{}')`,
-	} {
-		if _, err := store.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	s := repo.Scope{WorkspaceID: "ws_act", Livemode: true}
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	c := &repo.Conversation{ID: "conv_act", WorkspaceID: "ws_act", Livemode: true, Channel: "website",

@@ -16,18 +16,14 @@ import (
 func TestUnfannedPartitionsReadTheirIndex(t *testing.T) {
 	store := repotest.NewStore(t)
 	ctx := t.Context()
-	for _, q := range []string{
+	repotest.Exec(t, store,
 		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
 			VALUES ('ws_fan', 'Fan', 'free', 'active', 10, 10, 100)`,
 		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at)
 			SELECT 'evt_' || g, 'ws_fan', false, 'message.sent', '{}', now() FROM generate_series(1, 5000) g`,
 		`ANALYZE events, events_unfanned`,
 		`DELETE FROM events_unfanned`,
-	} {
-		if _, err := store.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	if parts, err := store.UnfannedPartitions(ctx); err != nil || len(parts) != 0 {
 		t.Fatalf("every event fanned out: UnfannedPartitions = %v, %v", parts, err)
 	}
@@ -63,7 +59,7 @@ func TestUnfannedPartitionsReadTheirIndex(t *testing.T) {
 func TestUnfannedPartitions(t *testing.T) {
 	store := repotest.NewStore(t)
 	ctx := t.Context()
-	for _, q := range []string{
+	repotest.Exec(t, store,
 		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
 			VALUES ('ws_pa', 'A', 'free', 'active', 10, 10, 100), ('ws_pi', 'I', 'free', 'active', 10, 10, 100),
 			('ws_pc', 'C', 'free', 'active', 10, 10, 100)`,
@@ -73,11 +69,7 @@ func TestUnfannedPartitions(t *testing.T) {
 			('evt_i', 'ws_pi', false, 'contact.created', '{}', now()),
 			('evt_c', 'ws_pc', false, 'contact.created', '{}', now())`,
 		`DELETE FROM events_unfanned WHERE seq = (SELECT seq FROM events WHERE id = 'evt_c')`,
-	} {
-		if _, err := store.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	parts, err := store.UnfannedPartitions(ctx)
 	if err != nil || len(parts) != 1 || parts[0] != 1 {
 		t.Fatalf("UnfannedPartitions = %v, %v; want [1]", parts, err)

@@ -219,3 +219,13 @@ func Main(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// Exec runs statements on store in turn, failing t at the first error.
+func Exec(t testing.TB, store *repo.Store, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := store.DB.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
