@@ -90,13 +90,7 @@ export function Batches() {
         </tbody>
       </table>
       {page && !page.items.length && <p>No batch in this mode yet.</p>}
-      <Pager
-        label="Batches pages"
-        hasPrev={pages.hasPrev}
-        next={page?.hasMore ? page.nextCursor : null}
-        onPrev={pages.prev}
-        onNext={() => page?.nextCursor && pages.next(page.nextCursor)}
-      />
+      <Pager label="Batches pages" pages={pages} page={page} />
     </section>
   );
 }
