@@ -178,10 +178,14 @@ func (q Queries) MessageBatches(ctx context.Context, s Scope, p Page) ([]Message
 	if p.After != nil {
 		afterAt, afterID = p.After.At, p.After.ID
 	}
-	return out, q.selectRows(ctx, &out, `SELECT `+messageBatchColumns+` FROM message_batches
-		WHERE workspace_id = $1 AND livemode = $2 AND ($3 = '' OR (created_at, id) < ($4, $3))
-		ORDER BY created_at DESC, id DESC LIMIT $5`, s.WorkspaceID, s.Livemode, afterID, afterAt, p.Limit+1)
+	return out, q.selectRows(ctx, &out, messageBatchesList, s.WorkspaceID, s.Livemode, afterID, afterAt, p.Limit+1)
 }
+
+// messageBatchesList is MessageBatches' statement: one range of
+// message_batches_list (migration 0056), in its order.
+const messageBatchesList = `SELECT ` + messageBatchColumns + ` FROM message_batches
+	WHERE workspace_id = $1 AND livemode = $2 AND ($3 = '' OR (created_at, id) < ($4, $3))
+	ORDER BY created_at DESC, id DESC LIMIT $5`
 
 // BatchStatusCounts counts a batch's queued messages by their status now.
 func (q Queries) BatchStatusCounts(ctx context.Context, s Scope, id string) (map[string]int, error) {
