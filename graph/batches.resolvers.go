@@ -15,3 +15,8 @@ import (
 func (r *queryResolver) MessageBatch(ctx context.Context, id string) (*model.MessageBatch, error) {
 	return r.Sends.MessageBatch(ctx, id)
 }
+
+// MessageBatches is the resolver for the messageBatches field.
+func (r *queryResolver) MessageBatches(ctx context.Context, limit *int, after *string) (*model.MessageBatchPage, error) {
+	return r.Sends.MessageBatches(ctx, limit, after)
+}

@@ -119,7 +119,7 @@ func NewServices(cfg Config) *Services {
 	dkim := mail.DKIMKeys{Seal: cfg.Seal}
 	s.Sends = &send.Service{Store: cfg.Store, Clock: cfg.Clock, Events: events, Files: s.Files, Adapters: cfg.Adapters,
 		Credentials: vault, Refresher: cfg.Refresher, ProviderTimeout: cfg.ProviderTimeout,
-		UnknownAfter: cfg.ProviderUnknownAfter, Pacer: cfg.Pacer,
+		UnknownAfter: cfg.ProviderUnknownAfter, Pacer: cfg.Pacer, Cursors: cursors,
 		Email:     &mail.Envelope{Keys: dkim, Links: links, ReturnPath: cfg.Mail.ReturnPath},
 		SenderDNS: mail.DNS{Store: cfg.Store, Keys: dkim, Settings: cfg.Mail}}
 	s.Usage = &send.Usage{Store: cfg.Store, Clock: cfg.Clock}

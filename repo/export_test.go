@@ -17,6 +17,9 @@ func ColumnListQueries() map[string]string {
 	return out
 }
 
+// MessageBatchesQuery is the statement MessageBatches runs.
+const MessageBatchesQuery = messageBatchesList
+
 // UnfannedPartitionsQuery is the query UnfannedPartitions runs.
 var UnfannedPartitionsQuery = unfannedPartitions
 

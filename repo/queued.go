@@ -168,18 +168,52 @@ func (q Queries) MessageBatchOf(ctx context.Context, s Scope, id string) (*Messa
 		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, s.WorkspaceID, s.Livemode, id)
 }
 
+// MessageBatches lists up to p.Limit+1 batches of the scope's workspace
+// and mode, newest first, after a position (the portal's Batches; the
+// extra row tells a next page).
+func (q Queries) MessageBatches(ctx context.Context, s Scope, p Page) ([]MessageBatch, error) {
+	var out []MessageBatch
+	var afterAt time.Time
+	afterID := ""
+	if p.After != nil {
+		afterAt, afterID = p.After.At, p.After.ID
+	}
+	return out, q.selectRows(ctx, &out, messageBatchesList, s.WorkspaceID, s.Livemode, afterID, afterAt, p.Limit+1)
+}
+
+// messageBatchesList is MessageBatches' statement: one range of
+// message_batches_list (migration 0056), in its order.
+const messageBatchesList = `SELECT ` + messageBatchColumns + ` FROM message_batches
+	WHERE workspace_id = $1 AND livemode = $2 AND ($3 = '' OR (created_at, id) < ($4, $3))
+	ORDER BY created_at DESC, id DESC LIMIT $5`
+
 // BatchStatusCounts counts a batch's queued messages by their status now.
 func (q Queries) BatchStatusCounts(ctx context.Context, s Scope, id string) (map[string]int, error) {
-	var rows []struct {
-		Status string `db:"status"`
-		N      int    `db:"n"`
+	counts, err := q.BatchesStatusCounts(ctx, s, []string{id})
+	if counts[id] == nil {
+		return map[string]int{}, err
 	}
-	err := q.selectRows(ctx, &rows, `SELECT m.status, count(*) AS n FROM queued_sends qs
+	return counts[id], err
+}
+
+// BatchesStatusCounts counts the queued messages of batches by their
+// status now: batch id, then status; a batch with no message is missing.
+func (q Queries) BatchesStatusCounts(ctx context.Context, s Scope, ids []string) (map[string]map[string]int, error) {
+	var rows []struct {
+		BatchID string `db:"batch_id"`
+		Status  string `db:"status"`
+		N       int    `db:"n"`
+	}
+	err := q.selectRows(ctx, &rows, `SELECT qs.batch_id, m.status, count(*) AS n FROM queued_sends qs
 		JOIN messages m ON m.id = qs.message_id AND m.workspace_id = qs.workspace_id
-		WHERE qs.workspace_id = $1 AND qs.livemode = $2 AND qs.batch_id = $3 GROUP BY m.status`, s.WorkspaceID, s.Livemode, id)
-	out := map[string]int{}
+		WHERE qs.workspace_id = $1 AND qs.livemode = $2 AND qs.batch_id = ANY($3)
+		GROUP BY qs.batch_id, m.status`, s.WorkspaceID, s.Livemode, array(ids))
+	out := map[string]map[string]int{}
 	for _, r := range rows {
-		out[r.Status] = r.N
+		if out[r.BatchID] == nil {
+			out[r.BatchID] = map[string]int{}
+		}
+		out[r.BatchID][r.Status] = r.N
 	}
 	return out, err
 }

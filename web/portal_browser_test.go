@@ -19,8 +19,8 @@ const (
 	agentEmail     = "alice@main.test"
 )
 
-// The portal's tabs (app.md section 5).
-var portalTabs = []string{"API keys", "Webhooks", "Usage", "Request logs"}
+// The portal's tabs (app.md section 5; Batches: docs/app.md).
+var portalTabs = []string{"API keys", "Webhooks", "Usage", "Request logs", "Batches"}
 
 // openPortal signs p in, follows the link Developers, switches Test mode on
 // (the sandbox: test keys' requests and deliveries) and waits for the tabs.

@@ -43,9 +43,10 @@ func TestPortalOwnerPagesInChromium(t *testing.T) {
 }
 
 // TestPortalRolesInChromium: an agent sees no Developers link, the portal's
-// address shows her nothing of it, and GraphQL refuses her the keys and the
-// webhook endpoints; an admin deletes a conversation from the inbox (the
-// confirmation dialog's Delete), and /v1 no longer finds it.
+// addresses show her nothing of it, and GraphQL refuses her the keys, the
+// webhook endpoints, the request log and the batches; an admin deletes a
+// conversation from the inbox (the confirmation dialog's Delete), and /v1
+// no longer finds it.
 func TestPortalRolesInChromium(t *testing.T) {
 	app := webtest.New(t)
 	b := app.Browser(t)
@@ -61,7 +62,13 @@ func TestPortalRolesInChromium(t *testing.T) {
 	if agent.Has("link", "API keys") || agent.Has("button", "Create key") {
 		t.Error("an agent sees the portal at /app/developers/keys")
 	}
-	for _, q := range []string{`{apiKeys{id prefix}}`, `{webhookEndpoints{items{id}}}`, `{requestLogs{items{requestId}}}`} {
+	agent.Open("/app/developers/batches")
+	agent.WaitFor("navigation", "Main")
+	if agent.Has("link", "Batches") || agent.Has("table", "Batches") {
+		t.Error("an agent sees the portal at /app/developers/batches")
+	}
+	for _, q := range []string{`{apiKeys{id prefix}}`, `{webhookEndpoints{items{id}}}`, `{requestLogs{items{requestId}}}`,
+		`{messageBatches{items{id}}}`} {
 		if code := graphqlAs(t, agent, q); code == "" {
 			t.Errorf("GraphQL answered an agent %s", q)
 		}

@@ -73,6 +73,8 @@ var fieldRoles = map[string][]string{
 	"deleteConversation": admins,
 	// A batch's progress: messages sent through the API.
 	"messageBatch": everyone,
+	// The portal's list of the recent batches (its page Batches).
+	"messageBatches": developers,
 	// Members and roles: owners.
 	"inviteMember": owners, "updateMemberRole": owners, "setMemberActive": owners, "setAgentActive": owners,
 }

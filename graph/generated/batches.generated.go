@@ -332,6 +332,84 @@ func (ec *executionContext) fieldContext_MessageBatchCounts_failed(_ context.Con
 	return graphql.NewScalarFieldContext("MessageBatchCounts", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _MessageBatchPage_items(ctx context.Context, field graphql.CollectedField, obj *model.MessageBatchPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageBatchPage_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MessageBatch) graphql.Marshaler {
+			return ec.marshalNMessageBatch2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageBatchPage_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageBatchPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageBatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageBatchPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.MessageBatchPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageBatchPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageBatchPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageBatchPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MessageBatchPage_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.MessageBatchPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageBatchPage_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MessageBatchPage_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageBatchPage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -475,9 +553,73 @@ func (ec *executionContext) _MessageBatchCounts(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var messageBatchPageImplementors = []string{"MessageBatchPage"}
+
+func (ec *executionContext) _MessageBatchPage(ctx context.Context, sel ast.SelectionSet, obj *model.MessageBatchPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageBatchPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageBatchPage")
+		case "items":
+			out.Values[i] = ec._MessageBatchPage_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._MessageBatchPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._MessageBatchPage_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNMessageBatch2ᚕᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatchᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MessageBatch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMessageBatch2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
 
 func (ec *executionContext) marshalNMessageBatch2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatch(ctx context.Context, sel ast.SelectionSet, v *model.MessageBatch) graphql.Marshaler {
 	if v == nil {
@@ -491,6 +633,16 @@ func (ec *executionContext) marshalNMessageBatch2ᚖgithubᚗcomᚋmsgsvcᚋmsgs
 
 func (ec *executionContext) marshalNMessageBatchCounts2githubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatchCounts(ctx context.Context, sel ast.SelectionSet, v model.MessageBatchCounts) graphql.Marshaler {
 	return ec._MessageBatchCounts(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMessageBatchPage2ᚖgithubᚗcomᚋmsgsvcᚋmsgsvcᚋgraphᚋmodelᚐMessageBatchPage(ctx context.Context, sel ast.SelectionSet, v *model.MessageBatchPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MessageBatchPage(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -476,6 +476,12 @@ type ComplexityRoot struct {
 		Sent      func(childComplexity int) int
 	}
 
+	MessageBatchPage struct {
+		HasMore    func(childComplexity int) int
+		Items      func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+	}
+
 	MessagePage struct {
 		HasMore    func(childComplexity int) int
 		Items      func(childComplexity int) int
@@ -617,6 +623,7 @@ type ComplexityRoot struct {
 		Members              func(childComplexity int) int
 		Message              func(childComplexity int, id string) int
 		MessageBatch         func(childComplexity int, id string) int
+		MessageBatches       func(childComplexity int, limit *int, after *string) int
 		Messages             func(childComplexity int, conversationID string, limit *int, after *string, newestFirst *bool) int
 		MessagingWindow      func(childComplexity int, input model.MessagingWindowInput) int
 		MySessions           func(childComplexity int) int
@@ -2731,6 +2738,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageBatchCounts.Sent(childComplexity), true
 
+	case "MessageBatchPage.hasMore":
+		if e.ComplexityRoot.MessageBatchPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchPage.HasMore(childComplexity), true
+	case "MessageBatchPage.items":
+		if e.ComplexityRoot.MessageBatchPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchPage.Items(childComplexity), true
+	case "MessageBatchPage.nextCursor":
+		if e.ComplexityRoot.MessageBatchPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageBatchPage.NextCursor(childComplexity), true
+
 	case "MessagePage.hasMore":
 		if e.ComplexityRoot.MessagePage.HasMore == nil {
 			break
@@ -3700,6 +3726,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MessageBatch(childComplexity, args["id"].(string)), true
+	case "Query.messageBatches":
+		if e.ComplexityRoot.Query.MessageBatches == nil {
+			break
+		}
+
+		args, err := ec.field_Query_messageBatches_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MessageBatches(childComplexity, args["limit"].(*int), args["after"].(*string)), true
 	case "Query.messages":
 		if e.ComplexityRoot.Query.Messages == nil {
 			break
@@ -5087,11 +5124,14 @@ input KnowledgeEntryInput {
 `, BuiltIn: false},
 	{Name: "../../schema/batches.graphqls", Input: `# Asynchronous and batch sends (docs/api.md, Asynchronous and batch sends):
 # POST /v1/messages/batch queues up to 1,000 sends as one batch; a batch's
-# progress is read here and at GET /v1/messages/batch/{id}.
+# progress is read here and at GET /v1/messages/batch/{id}; the developer
+# portal lists the recent batches (messageBatches).
 
 extend type Query {
   "A batch of sends and how far its messages got."
   messageBatch(id: ID!): MessageBatch!
+  "The caller's mode's batches, newest first, each with its progress (the developer portal's Batches); pages of limit (1-100, 25 by default)."
+  messageBatches(limit: Int, after: String): MessageBatchPage!
 }
 
 "A batch of queued sends (POST /v1/messages/batch)."
@@ -5118,6 +5158,13 @@ type MessageBatchCounts {
   delivered: Int!
   read: Int!
   failed: Int!
+}
+
+"A page of batches, newest first."
+type MessageBatchPage {
+  items: [MessageBatch!]!
+  hasMore: Boolean!
+  nextCursor: String
 }
 `, BuiltIn: false},
 	{Name: "../../schema/connections.graphqls", Input: `# Provider connections of channel accounts, for the internal
@@ -7492,6 +7539,18 @@ func (ec *executionContext) childFields_MessageBatchCounts(ctx context.Context, 
 		return ec.fieldContext_MessageBatchCounts_failed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageBatchCounts", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageBatchPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_MessageBatchPage_items(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_MessageBatchPage_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_MessageBatchPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageBatchPage", field.Name)
 }
 
 func (ec *executionContext) childFields_MessagePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

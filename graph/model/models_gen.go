@@ -158,6 +158,13 @@ type InboxPage struct {
 	NextCursor *string      `json:"nextCursor,omitempty"`
 }
 
+// A page of batches, newest first.
+type MessageBatchPage struct {
+	Items      []*MessageBatch `json:"items"`
+	HasMore    bool            `json:"hasMore"`
+	NextCursor *string         `json:"nextCursor,omitempty"`
+}
+
 type Mutation struct {
 }
 

@@ -2,8 +2,10 @@ package send
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/msgsvc/msgsvc/graph/auth"
+	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/view"
 	"github.com/msgsvc/msgsvc/internal/apierr"
@@ -60,8 +62,53 @@ func (s *Service) MessageBatch(ctx context.Context, id string) (*model.MessageBa
 	if err != nil {
 		return nil, err
 	}
+	return batchView(b, counts), nil
+}
+
+const batchList = "message_batches"
+
+// MessageBatches lists the batches of the member's workspace and mode,
+// newest first, each with its progress (the developer portal's Batches).
+func (s *Service) MessageBatches(ctx context.Context, limit *int, after *string) (*model.MessageBatchPage, error) {
+	a, err := auth.ForField(ctx, "messageBatches")
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.Cursors.Page(batchList, limit, after)
+	if err != nil {
+		return nil, err
+	}
+	scope := repo.Scope{WorkspaceID: a.WorkspaceID, Livemode: a.Livemode}
+	out := &model.MessageBatchPage{Items: []*model.MessageBatch{}}
+	err = s.Store.InTx(ctx, func(q repo.Queries) error {
+		rows, err := q.MessageBatches(ctx, scope, page)
+		if err != nil {
+			return err
+		}
+		rows, out.HasMore, out.NextCursor = cursor.Trim(s.Cursors, batchList, rows, page, func(b repo.MessageBatch) repo.Position {
+			return repo.Position{At: b.CreatedAt, ID: b.ID}
+		})
+		ids := make([]string, len(rows))
+		for i, b := range rows {
+			ids[i] = b.ID
+		}
+		counts, err := q.BatchesStatusCounts(ctx, scope, ids)
+		for i := range rows {
+			out.Items = append(out.Items, batchView(&rows[i], counts[rows[i].ID]))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("send: list batches: %w", err)
+	}
+	return out, nil
+}
+
+// batchView is a batch as the API shows it, with its messages' counts by
+// status.
+func batchView(b *repo.MessageBatch, counts map[string]int) *model.MessageBatch {
 	c := model.MessageBatchCounts{Queued: counts["queued"], Sending: counts["sending"], Sent: counts["sent"],
 		Delivered: counts["delivered"], Read: counts["read"], Failed: counts["failed"]}
 	return &model.MessageBatch{ID: b.ID, Object: "message_batch", Total: b.Total, Refused: b.Refused, Counts: c,
-		Done: c.Queued == 0 && c.Sending == 0, CreatedAt: model.NewTimestamp(b.CreatedAt)}, nil
+		Done: c.Queued == 0 && c.Sending == 0, CreatedAt: model.NewTimestamp(b.CreatedAt)}
 }

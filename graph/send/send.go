@@ -16,6 +16,7 @@ import (
 	"github.com/msgsvc/msgsvc/channels"
 	"github.com/msgsvc/msgsvc/graph/auth"
 	"github.com/msgsvc/msgsvc/graph/conversation"
+	"github.com/msgsvc/msgsvc/graph/cursor"
 	"github.com/msgsvc/msgsvc/graph/event"
 	"github.com/msgsvc/msgsvc/graph/model"
 	"github.com/msgsvc/msgsvc/graph/view"
@@ -68,6 +69,8 @@ type Service struct {
 	// provider_unknown (MSGSVC_PROVIDER_UNKNOWN_AFTER; DefaultUnknownAfter
 	// when 0).
 	UnknownAfter time.Duration
+	// Cursors signs the positions of the batches' list (MessageBatches).
+	Cursors cursor.Signer
 }
 
 // htmlPolicy makes email HTML safe to show in a browser; html_raw keeps the

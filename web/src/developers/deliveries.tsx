@@ -75,13 +75,7 @@ export function Deliveries(p: { endpointId: string; tick: number }) {
         ))}
       </table>
       {page && !page.items.length && <p>No deliveries{status ? ` ${status}` : ""}.</p>}
-      <Pager
-        label="Deliveries pages"
-        hasPrev={pages.hasPrev}
-        next={page?.hasMore ? page.nextCursor : null}
-        onPrev={pages.prev}
-        onNext={() => page?.nextCursor && pages.next(page.nextCursor)}
-      />
+      <Pager label="Deliveries pages" pages={pages} page={page} />
     </section>
   );
 }

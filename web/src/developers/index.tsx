@@ -1,9 +1,10 @@
 // The developer portal at /app/developers/*: its tabs and the page of the
-// path (keys, webhooks and an endpoint's page, usage, request logs, and
-// members for owners).
+// path (keys, webhooks and an endpoint's page, usage, request logs,
+// batches, and members for owners).
 import { useEffect } from "preact/hooks";
 import { session } from "../api";
 import { navigate, path } from "../router";
+import { Batches } from "./batches";
 import { EndpointPage } from "./endpoint";
 import { Hooks } from "./hooks";
 import { Keys } from "./keys";
@@ -17,6 +18,7 @@ const tabs: [string, string][] = [
   ["webhooks", "Webhooks"],
   ["usage", "Usage"],
   ["logs", "Request logs"],
+  ["batches", "Batches"],
 ];
 
 /** The portal; the app routes /app/developers/* here. */
@@ -39,6 +41,7 @@ export function Developers() {
   else if (tab === "webhooks") page = <Hooks />;
   else if (tab === "usage") page = <Usage />;
   else if (tab === "logs") page = <Logs />;
+  else if (tab === "batches") page = <Batches />;
   else if (tab === "members" && owner) page = <Members meId={me?.id} />;
   else page = <p role="alert">No such page.</p>;
   return (

@@ -123,13 +123,7 @@ export function Logs() {
         </tbody>
       </table>
       {page && !page.items.length && <p>No request matches.</p>}
-      <Pager
-        label="Requests pages"
-        hasPrev={pages.hasPrev}
-        next={page?.hasMore ? page.nextCursor : null}
-        onPrev={pages.prev}
-        onNext={() => page?.nextCursor && pages.next(page.nextCursor)}
-      />
+      <Pager label="Requests pages" pages={pages} page={page} />
     </section>
   );
 }

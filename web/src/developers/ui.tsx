@@ -193,19 +193,24 @@ export function When(p: { at?: string | null }) {
   return <time dateTime={p.at}>{p.at.slice(0, 16).replace("T", " ")} UTC</time>;
 }
 
-/** Previous/next over cursor pages; cursors is the stack of pages' cursors. */
-export function Pager(p: { label: string; hasPrev: boolean; next?: string | null; onPrev: () => void; onNext: () => void }) {
+/** Previous/next over cursor pages: pages is useCursors' state, page the
+ * list's page shown (its next cursor when there is more). */
+export function Pager(p: { label: string; pages: Cursors; page?: { hasMore: boolean; nextCursor?: string | null } }) {
+  const next = p.page?.hasMore ? p.page.nextCursor : null;
   return (
     <nav aria-label={p.label} class="pager">
-      <button type="button" disabled={!p.hasPrev} onClick={p.onPrev}>
+      <button type="button" disabled={!p.pages.hasPrev} onClick={p.pages.prev}>
         Previous page
       </button>
-      <button type="button" disabled={!p.next} onClick={p.onNext}>
+      <button type="button" disabled={!next} onClick={() => next && p.pages.next(next)}>
         Next page
       </button>
     </nav>
   );
 }
+
+/** The state of useCursors. */
+export type Cursors = ReturnType<typeof useCursors>;
 
 /** Cursor paging state: the cursor of the page shown and those before it. */
 export function useCursors() {
