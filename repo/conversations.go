@@ -58,7 +58,12 @@ var (
 	conversationColumns = qualified("c", conversationTableColumns) + `,
 	ct.name AS contact_name, ct.email AS contact_email, ct.phone AS contact_phone,
 	ct.external_id AS contact_external_id`
-	conversationFrom   = `conversations c LEFT JOIN contacts ct ON ct.id = c.contact_id`
+	// The contact is read by a lateral subquery with a LIMIT, which the
+	// planner cannot flatten into a join: one probe per conversation
+	// whatever the statistics. As a plain join, a workspace with few
+	// contacts got a hash join, and every read built a hash table of them.
+	conversationFrom = `conversations c LEFT JOIN LATERAL (SELECT name, email, phone, external_id FROM contacts
+		WHERE id = c.contact_id LIMIT 1) ct ON true`
 	conversationSelect = `SELECT ` + conversationColumns + ` FROM ` + conversationFrom
 )
 

@@ -39,7 +39,8 @@ var (
 	// The contact is in the conversation's workspace and mode, which are the
 	// scope's; the account is the first Account would answer.
 	conversationForSendFrom = conversationFrom + `
-	LEFT JOIN contacts k ON k.id = c.contact_id AND k.workspace_id = c.workspace_id AND k.livemode = c.livemode
+	LEFT JOIN LATERAL (SELECT ` + contactColumns + ` FROM contacts k WHERE k.id = c.contact_id
+		AND k.workspace_id = c.workspace_id AND k.livemode = c.livemode LIMIT 1) k ON true
 	LEFT JOIN LATERAL (` + accountsSelect("c.workspace_id", "c.channel", "'{}'::text[]", "'{}'::text[]", "c.account_id") + `
 	LIMIT 1) acc ON true`
 )

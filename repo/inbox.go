@@ -88,7 +88,7 @@ func InboxStatement(s Scope, f InboxFilter, p Page) (string, []any, error) {
 	l.conds = append(l.conds, scopeWhere(s, &l.args))
 	from, alias := conversationFrom, "c"
 	if f.View != ViewWaiting {
-		from, alias = "conversation_activity a JOIN "+conversationFrom+" ON c.id = a.id", "a"
+		from, alias = "conversation_activity a JOIN ("+conversationFrom+") ON c.id = a.id", "a"
 		l.add("a.workspace_id = ? AND a.livemode = ?", s.WorkspaceID, s.Livemode)
 	}
 	if f.View == ViewMine {

@@ -186,3 +186,34 @@ func TestInboxPlans(t *testing.T) {
 		t.Fatalf("All: %d rows, %v; want 3", len(rows), err)
 	}
 }
+
+// TestConversationReadPlanBuildsNoHash: a conversation is read with its
+// contact by one probe each, also when the statistics are those of the
+// empty tables msgsvc migrate analysed (a new installation; autovacuum
+// analyses later), where a plain join was planned as a hash join that
+// built a hash table of the contacts at every read.
+func TestConversationReadPlanBuildsNoHash(t *testing.T) {
+	store := repotest.NewStore(t)
+	repotest.Exec(t, store,
+		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
+			VALUES ('ws_hash', 'Hash', 'free', 'active', 10, 10, 100)`,
+		`INSERT INTO websites (id, workspace_id, name, domains) VALUES ('web_hash', 'ws_hash', 'Hash', '{}')`,
+		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
+		`ALTER TABLE conversations SET (autovacuum_enabled = false)`,
+		`ANALYZE contacts, conversations`,
+		`INSERT INTO contacts (id, workspace_id, livemode, name, created_at, updated_at)
+			SELECT 'ct_' || g, 'ws_hash', false, 'Customer ' || g, now(), now() FROM generate_series(1, 3) g`,
+		`INSERT INTO conversations (id, workspace_id, livemode, channel, account_id, website_id, contact_id,
+			status, mode, created_at, updated_at, last_message_at)
+			SELECT 'conv_' || g, 'ws_hash', false, 'website', 'web_hash', 'web_hash', 'ct_' || (g % 3 + 1), 'open', 'human',
+				now(), now(), now() FROM generate_series(1, 2000) g`,
+	)
+	query, args := repo.ConversationStatement(repo.Scope{WorkspaceID: "ws_hash"}, "conv_7")
+	if plan := explain(t, store, query, args...); strings.Contains(plan, "Hash") {
+		t.Errorf("the read builds a hash table:\n%s", plan)
+	}
+	c, err := store.Conversation(t.Context(), repo.Scope{WorkspaceID: "ws_hash"}, "conv_7")
+	if err != nil || c.ContactName == nil || *c.ContactName != "Customer 2" {
+		t.Fatalf("Conversation = %+v, %v; want conv_7 with Customer 2", c, err)
+	}
+}
