@@ -97,7 +97,9 @@ func InboxStatement(s Scope, f InboxFilter, p Page) (string, []any, error) {
 		l.add(cond)
 	}
 	if f.Channel != nil {
-		l.add("c.channel = ?", *f.Channel)
+		// On the row the view's index walk reads (conversation_activity
+		// holds the channel too), before its conversation is joined.
+		l.add(alias+".channel = ?", *f.Channel)
 	}
 	if f.Tag != nil {
 		l.add("c.tags @> ARRAY[?]::text[]", *f.Tag)

@@ -181,6 +181,19 @@ func TestInboxPlans(t *testing.T) {
 			t.Errorf("view %s does not read %s in order:\n%s", view, index, text)
 		}
 	}
+	// A channel filter is checked on the activity row the walk reads.
+	website := "website"
+	query, args, err := repo.InboxStatement(s, repo.InboxFilter{View: repo.ViewAll, Channel: &website}, repo.Page{Limit: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	if err := store.DB.SelectContext(t.Context(), &plan, `EXPLAIN `+query, args...); err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "conversation_activity_all") || strings.Contains(text, "Sort") {
+		t.Errorf("All on one channel does not read conversation_activity_all in order:\n%s", text)
+	}
 	rows, err := store.InboxConversations(t.Context(), s, repo.InboxFilter{View: repo.ViewAll}, repo.Page{Limit: 2})
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("All: %d rows, %v; want 3", len(rows), err)

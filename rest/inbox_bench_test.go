@@ -45,6 +45,7 @@ func seedInbox(b *testing.B, api *resttest.API, n, msgs int) string {
 		   $1::timestamptz - interval '1 day' + i * interval '1 second'
 		 FROM generate_series(1, $2) AS i`,
 		`ANALYZE conversations`,
+		`ANALYZE conversation_activity`,
 		`ANALYZE messages`,
 	} {
 		var args []any
