@@ -235,13 +235,9 @@ func (s *Server) finishItem(ctx context.Context, rec *repo.IdempotencyRecord, st
 }
 
 // itemError is an error as writeError would answer it alone: its status
-// and error object.
+// and error object. The items' request is never cancelled (the batch runs
+// on when its client hangs up), so answerFor always has an answer.
 func itemError(r *http.Request, err error) batchResult {
-	a, ok := answerFor(r, err)
-	if !ok { // only a cancelled request's; a batch's items run on when its client hangs up
-		entry, _ := apierr.Lookup(apierr.InternalError)
-		a = errorAnswer{status: entry.Status, body: errorObject{Code: string(apierr.InternalError),
-			Message: entry.Message, RequestID: requestID(r.Context())}}
-	}
+	a, _ := answerFor(r, err)
 	return batchResult{Status: a.status, Error: &a.body}
 }

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { Deliveries, Recover } from "./deliveries";
 import { q, stepped } from "./gql";
 import { type Endpoint, EndpointScope, Verified, endpointFields } from "./hooks";
-import { Confirm, Dialog, ErrorText, Field, Link, Secret, Select, When, base, go, useLoad } from "./ui";
+import { Confirm, Dialog, ErrorText, Field, FormActions, Link, Secret, Select, When, base, go, useLoad } from "./ui";
 
 type TestResult = { outcome: string; status?: number | null; latencyMs?: number | null; reason?: string | null };
 
@@ -226,13 +226,7 @@ function RollSecret(p: { id: string; onClose: () => void; onRolled: (secret: str
           value={grace}
           onInput={(ev: Event) => setGrace((ev.target as HTMLInputElement).value)}
         />
-        <ErrorText error={err} />
-        <div class="actions">
-          <button type="submit">Roll</button>
-          <button type="button" onClick={p.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Roll" error={err} onCancel={p.onClose} />
       </form>
     </Dialog>
   );
@@ -268,13 +262,7 @@ function EditEndpoint(p: {
         <Field label="URL" type="url" required value={url} onInput={(ev: Event) => setUrl((ev.target as HTMLInputElement).value)} />
         <EndpointScope events={events} channels={chans} setEvents={setEvents} setChannels={setChans} />
         <Select label="Content" value={meta} options={[["no", "full events"], ["yes", "metadata only"]]} onChange={setMeta} />
-        <ErrorText error={err} />
-        <div class="actions">
-          <button type="submit">Save</button>
-          <button type="button" onClick={p.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Save" error={err} onCancel={p.onClose} />
       </form>
     </Dialog>
   );

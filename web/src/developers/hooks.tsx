@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { q } from "./gql";
 import { channelNames } from "./keys";
-import { Checks, ErrorText, Field, Link, Secret, base, useLoad } from "./ui";
+import { Checks, ErrorText, Field, FormActions, Link, Secret, base, useLoad } from "./ui";
 
 /** The event types an endpoint can subscribe to (docs/api.md, Events). */
 export const eventTypes = [
@@ -159,15 +159,7 @@ function AddEndpoint(p: { onDone: () => void; onClose: () => void }) {
         <input type="checkbox" checked={tests} onChange={() => setTests(!tests)} />
         Send sandbox events too
       </label>
-      <ErrorText error={err} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Create
-        </button>
-        <button type="button" onClick={p.onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create" error={err} busy={busy} onCancel={p.onClose} />
     </form>
   );
 }

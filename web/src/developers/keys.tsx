@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { testMode } from "../api";
 import { q, stepped } from "./gql";
-import { Checks, Confirm, Dialog, ErrorText, Field, Secret, Select, When, useLoad } from "./ui";
+import { Checks, Confirm, Dialog, ErrorText, Field, FormActions, Secret, Select, When, useLoad } from "./ui";
 
 /** The scopes a key may hold (docs/api.md, Authentication). */
 export const scopes = [
@@ -230,15 +230,7 @@ function CreateKey(p: { onClose: () => void }) {
           value={expires}
           onInput={(e: Event) => setExpires((e.target as HTMLInputElement).value)}
         />
-        <ErrorText error={err} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Create
-          </button>
-          <button type="button" onClick={p.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Create" error={err} busy={busy} onCancel={p.onClose} />
       </form>
     </Dialog>
   );
@@ -288,15 +280,7 @@ function RollKey(p: { k: Key; onClose: () => void }) {
       >
         <p>A new secret replaces this one; the old one keeps working for the grace period, then fails (key_rolled).</p>
         <Select label="Grace period" value={grace} options={graces} onChange={setGrace} />
-        <ErrorText error={err} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Roll key
-          </button>
-          <button type="button" onClick={p.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Roll key" error={err} busy={busy} onCancel={p.onClose} />
       </form>
     </Dialog>
   );

@@ -187,6 +187,23 @@ export function ErrorText(p: { error: unknown }) {
   );
 }
 
+/** A form's foot: its error, its submit button and Cancel. */
+export function FormActions(p: { submit: string; error: unknown; busy?: boolean; onCancel: () => void }) {
+  return (
+    <>
+      <ErrorText error={p.error} />
+      <div class="actions">
+        <button type="submit" disabled={p.busy}>
+          {p.submit}
+        </button>
+        <button type="button" onClick={p.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
 /** A UTC instant as "2026-10-15 12:00 UTC"; "—" for none. */
 export function When(p: { at?: string | null }) {
   if (!p.at) return <>—</>;
