@@ -92,10 +92,6 @@ func (s *Server) sendBatch(r *http.Request) (int, any, error) {
 	}
 	// The client hanging up does not stop a batch half way.
 	r = r.WithContext(context.WithoutCancel(r.Context()))
-	// The items run at once and answer for themselves: what they note of
-	// their errors and conversations is not the batch request's (the
-	// request log records the batch's own answer).
-	items := r.WithContext(context.WithValue(r.Context(), requestInfoKey, (*requestInfo)(nil)))
 	a, err := auth.From(r.Context())
 	if err != nil {
 		return 0, nil, err
@@ -112,7 +108,7 @@ func (s *Server) sendBatch(r *http.Request) (int, any, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = s.batchItem(items, a, id, i, in.Messages[i])
+				results[i] = s.batchItem(r, a, id, i, in.Messages[i])
 			}
 		}()
 	}
@@ -235,8 +231,10 @@ func (s *Server) finishItem(ctx context.Context, rec *repo.IdempotencyRecord, st
 }
 
 // itemError is an error as writeError would answer it alone: its status
-// and error object. The items' request is never cancelled (the batch runs
-// on when its client hangs up), so answerFor always has an answer.
+// and error object. Unlike writeError it notes nothing for the request
+// log (the items run at once; the log records the batch's own answer), and
+// the items' request is never cancelled (the batch runs on when its client
+// hangs up), so answerFor always has an answer.
 func itemError(r *http.Request, err error) batchResult {
 	a, _ := answerFor(r, err)
 	return batchResult{Status: a.status, Error: &a.body}

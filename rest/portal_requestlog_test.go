@@ -121,3 +121,26 @@ func TestRequestLogKeepsEveryRequestAndNoSecret(t *testing.T) {
 		t.Errorf("%d rows kept past the retention period", len(kept))
 	}
 }
+
+// A batch's row in the request log is the batch's own answer: its items'
+// refusals and conversations are theirs (in the batch's results), not the
+// request's.
+func TestRequestLogRecordsTheBatchNotItsItems(t *testing.T) {
+	t.Parallel()
+	api := resttest.New(t)
+	items := []any{
+		map[string]any{"conversation_id": "conv_wa_1h", "text": "one"},
+		map[string]any{"conversation_id": "conv_wa_25h", "text": "late"},
+		map[string]any{"conversation_id": "conv_wa_1h"},
+	}
+	r := api.Want(api.Do("POST", "/v1/messages/batch", "test_all", map[string]any{"messages": items}), 202, "")
+	if refused := r.Data()["refused"]; refused != 2.0 {
+		t.Fatalf("refused %v, want 2", refused)
+	}
+	api.FlushRequestLog()
+	rows, _ := requestLogs(t, api, "ws_main", false, fmt.Sprintf(`(filter: {requestId: %q})`, r.Header.Get("X-Request-Id")))
+	if len(rows) != 1 || rows[0]["path"] != "/v1/messages/batch" || rows[0]["status"] != 202.0 ||
+		rows[0]["errorCode"] != nil || rows[0]["conversationId"] != nil {
+		t.Errorf("the batch's row: %v", rows)
+	}
+}
