@@ -8,14 +8,15 @@ import (
 )
 
 // The purges delete the rows older than their cutoff, a batch at a time,
-// through the block range indexes of migration 0055, and keep the rest.
+// through the block range indexes of migration 0055, and keep the rest; a
+// purged event that waited for the fan-out leaves events_unfanned too.
 func TestPurgesTakeTheOldestOnly(t *testing.T) {
 	store := repotest.NewStore(t)
 	ctx := t.Context()
 	cutoff := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	for _, q := range []string{
 		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at, born_fanned_out)
-			SELECT 'evt_' || g, 'ws_purge', false, 'message.sent', '{}', $1::timestamptz + (g - 300) * interval '1 hour', true
+			SELECT 'evt_' || g, 'ws_purge', false, 'message.sent', '{}', $1::timestamptz + (g - 300) * interval '1 hour', g % 100 <> 0
 			FROM generate_series(1, 500) g`,
 		`INSERT INTO api_request_logs (request_id, workspace_id, livemode, created_at, key_id, method, path, status, latency_ms)
 			SELECT 'req_' || g, 'ws_purge', false, $1::timestamptz + (g - 300) * interval '1 hour', 'key_purge', 'GET', '/v1/channels', 200, 1
@@ -54,5 +55,19 @@ func TestPurgesTakeTheOldestOnly(t *testing.T) {
 		if total != 299 || left != 201 || old != 0 {
 			t.Errorf("%s: purged %d, %d left (%d older than the cutoff); want 299, 201, 0", name, total, left, old)
 		}
+	}
+	// Events still waiting for the fan-out (every hundredth) leave
+	// events_unfanned with their rows: none is left waiting for an event
+	// that is gone.
+	var waiting []string
+	if err := store.DB.SelectContext(ctx, &waiting, `SELECT e.id FROM events_unfanned u JOIN events e ON e.seq = u.seq ORDER BY e.id`); err != nil {
+		t.Fatal(err)
+	}
+	var listed int
+	if err := store.DB.GetContext(ctx, &listed, `SELECT count(*) FROM events_unfanned`); err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting) != 3 || listed != 3 {
+		t.Errorf("waiting for the fan-out after the purge: %v of %d listed; want evt_300, evt_400, evt_500", waiting, listed)
 	}
 }
