@@ -113,7 +113,9 @@ func (s *Server) graphqlCaller(r *http.Request, session string) (*auth.Actor, er
 }
 
 // graphqlRoles refuses a member a root field her role lacks (403
-// forbidden, graph/auth's fieldRoles): the one place roles are enforced.
+// forbidden, graph/auth's fieldRoles) before its resolver runs; the
+// portal's services check the same table again (auth.ForField), for
+// callers that reach them without this middleware.
 func graphqlRoles(ctx context.Context, next graphql.Resolver) (any, error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && rootObject(fc.Object) {
 		if a := auth.ActorFrom(ctx); a != nil {
