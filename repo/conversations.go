@@ -35,6 +35,11 @@ type Conversation struct {
 	ContactEmail      *string `db:"contact_email"`
 	ContactPhone      *string `db:"contact_phone"`
 	ContactExternalID *string `db:"contact_external_id"`
+
+	// Version is the row's xmin when an optimistic run read it
+	// (LockConversationForSend), for UpdateConversation to write it only
+	// at that version; "" otherwise.
+	Version string `db:"-"`
 }
 
 // ConversationFilter narrows a conversation list.
@@ -170,10 +175,18 @@ func (q Queries) InsertConversation(ctx context.Context, c *Conversation) error 
 
 // UpdateConversation writes the mutable columns of a conversation.
 func (q Queries) UpdateConversation(ctx context.Context, s Scope, c *Conversation) error {
-	return q.execHeld(ctx, `UPDATE conversations SET status = $4, mode = $5, subject = $6,
+	args := []any{s.WorkspaceID, s.Livemode, c.ID, c.Status, c.Mode, c.Subject, c.AssignedAgentID, c.Tags,
+		c.IntegrationReplies, c.MessageCount, c.UpdatedAt, c.LastMessageAt, c.LastInboundAt}
+	if !q.Optimistic() {
+		return q.execHeld(ctx, updateConversation, oneRow, args...)
+	}
+	if c.Version == "" {
+		return q.giveUp() // not read at a version: only a lock keeps it
+	}
+	return q.holdAtVersion(ctx, updateConversation+` AND xmin = $14::text::xid`, append(args, c.Version)...)
+}
+
+const updateConversation = `UPDATE conversations SET status = $4, mode = $5, subject = $6,
 		assigned_agent_id = $7, tags = $8, integration_replies = $9, message_count = $10,
 		updated_at = $11, last_message_at = $12, last_inbound_at = $13
-		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`, oneRow,
-		s.WorkspaceID, s.Livemode, c.ID, c.Status, c.Mode, c.Subject, c.AssignedAgentID, c.Tags,
-		c.IntegrationReplies, c.MessageCount, c.UpdatedAt, c.LastMessageAt, c.LastInboundAt)
-}
+		WHERE workspace_id = $1 AND livemode = $2 AND id = $3`

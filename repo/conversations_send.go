@@ -10,13 +10,20 @@ import (
 // restrictions), and its contact, as Contact finds it in the scope, in the
 // one statement: a send into a conversation needs all three. The account or
 // the contact is nil when there is none (a contact deleted since, or an
-// account gone); only the conversation is locked.
+// account gone); only the conversation is locked. In an optimistic run
+// (InTxOptimistic) nothing is locked: the conversation's version is read
+// instead.
 func (q Queries) LockConversationForSend(ctx context.Context, s Scope, id string) (*Conversation, *Account, *Contact, error) {
 	args := []any{id}
 	row := new(conversationForSend)
-	err := q.scanOne(ctx, row.targets(), `SELECT `+conversationForSendColumns+` FROM `+conversationForSendFrom+`
-		WHERE c.id = $1 AND `+scopeWhere(s, &args)+` FOR UPDATE OF c`, args...)
-	if err != nil {
+	targets, version, lock := row.targets(), ``, ` FOR UPDATE OF c`
+	if q.Optimistic() {
+		// No lock: the row's version, for UpdateConversation to write at.
+		targets, version, lock = append(targets, &row.Conversation.Version), `, c.xmin::text`, ``
+	}
+	query := `SELECT ` + conversationForSendColumns + version + ` FROM ` + conversationForSendFrom + `
+		WHERE c.id = $1 AND ` + scopeWhere(s, &args) + lock
+	if err := q.scanOne(ctx, targets, query, args...); err != nil {
 		return nil, nil, nil, err
 	}
 	return &row.Conversation, row.Account.account(), row.Contact.contact(), nil

@@ -176,6 +176,9 @@ func (q Queries) tally() {
 }
 
 func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.mayRun(query, false); err != nil {
+		return err
+	}
 	if err := q.flush(ctx); err != nil {
 		return err
 	}
@@ -187,6 +190,9 @@ func (q Queries) get(ctx context.Context, dest any, query string, args ...any) e
 }
 
 func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.mayRun(query, false); err != nil {
+		return err
+	}
 	if err := q.flush(ctx); err != nil {
 		return err
 	}
@@ -198,6 +204,9 @@ func (q Queries) selectRows(ctx context.Context, dest any, query string, args ..
 }
 
 func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if err := q.mayRun(query, true); err != nil {
+		return 0, err
+	}
 	if err := q.flush(ctx); err != nil {
 		return 0, err
 	}

@@ -33,10 +33,18 @@ type held struct {
 	args  []any
 	// rows checks how many rows it changed, once it ran; nil takes any.
 	rows func(int64) error
+	// atVersion marks an update that must change its row, checked in its
+	// own statement (holdAtVersion, optimistic.go).
+	atVersion bool
 }
 
-// heldWrites are one transaction's held writes, in order.
-type heldWrites struct{ w []held }
+// heldWrites are one transaction's held writes, in order, or an optimistic
+// run's (optimistic.go), with whether that run was given up, and whether
+// for a change of the row it wrote at a version.
+type heldWrites struct {
+	w                          []held
+	optimistic, needsTx, stale bool
+}
 
 // execHeld runs a write at once outside a transaction; inside one it holds
 // it until the transaction's next statement or its commit.
@@ -47,6 +55,9 @@ func (q Queries) execHeld(ctx context.Context, query string, rows func(int64) er
 			err = rows(n)
 		}
 		return err
+	}
+	if q.held.optimistic && rows != nil {
+		return q.giveUp() // its count is checked after it ran: too late alone
 	}
 	for _, h := range q.held.w {
 		if h.query == query {
@@ -67,6 +78,9 @@ func (q Queries) execHeld(ctx context.Context, query string, rows func(int64) er
 func (q Queries) flush(ctx context.Context) error {
 	if q.held == nil || len(q.held.w) == 0 {
 		return nil
+	}
+	if q.held.optimistic {
+		return q.giveUp() // a statement that would see them, or a write twice
 	}
 	w := q.held.w
 	q.held.w = nil
@@ -206,7 +220,8 @@ var (
 const maxCombined = 1000
 
 // combineText is the statement of held writes w: each one a CTE, its
-// parameters renumbered after those of the ones before it.
+// parameters renumbered after those of the ones before it, and the count
+// of an update at a version (optimistic.go) through held_row_required.
 func combineText(w []held) string {
 	var b strings.Builder
 	var args int
@@ -226,6 +241,10 @@ func combineText(w []held) string {
 		}))
 		b.WriteString(" RETURNING 1)")
 		counts[i] = "(SELECT count(*) FROM " + name + ")"
+		if h.atVersion {
+			// Its statement fails whole when it changed no row.
+			counts[i] = "held_row_required(" + counts[i] + ")"
+		}
 		args += len(h.args)
 	}
 	b.WriteString(" SELECT " + strings.Join(counts, ", "))

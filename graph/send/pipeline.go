@@ -80,9 +80,17 @@ var credentialed = map[string]bool{"whatsapp": true, "instagram": true}
 // send it stores sent (sandboxAccept).
 func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) (*reservation, error) {
 	res := &reservation{actor: a}
-	err := s.Store.InTx(ctx, func(q repo.Queries) error {
+	inTx := s.Store.InTx
+	if optimistic(a, req) {
+		inTx = func(ctx context.Context, fn func(repo.Queries) error) error {
+			return s.Store.InTxOptimistic(ctx, *req.in.ConversationID, fn)
+		}
+	}
+	err := inTx(ctx, func(q repo.Queries) error {
 		// Only q is used inside: a second pool connection per send could
-		// starve the pool under concurrent sends.
+		// starve the pool under concurrent sends. A run may be a second
+		// one (InTxOptimistic): nothing of a first stays.
+		*res = reservation{actor: a}
 		t, err := s.lookups(ctx, q, a, req)
 		if err != nil {
 			return err
@@ -130,6 +138,15 @@ func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 		req.binding.MessageID = res.msg.ID
 	}
 	return res, err
+}
+
+// optimistic says a send's reserve may run without a transaction first
+// (repo.InTxOptimistic): a sandbox reply into a conversation, which only
+// reads before its held writes. Any other send writes at once (a contact,
+// an Idempotency-Key, a quota unit, a queued send) and would only read
+// twice.
+func optimistic(a *auth.Actor, req *sendRequest) bool {
+	return !a.Livemode && !req.async && req.binding == nil && req.in.ConversationID != nil
 }
 
 // sandboxAccept settles a sandbox send in its reserve transaction: the

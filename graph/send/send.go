@@ -28,6 +28,7 @@ import (
 // Store is what a send reads outside its transaction; repo.Store is one.
 type Store interface {
 	InTx(ctx context.Context, fn func(repo.Queries) error) error
+	InTxOptimistic(ctx context.Context, key string, fn func(repo.Queries) error) error
 	Account(ctx context.Context, workspaceID, channel, id string) (*repo.Account, error)
 	Accounts(ctx context.Context, s repo.Scope, channel string) ([]repo.Account, error)
 	Conversation(ctx context.Context, s repo.Scope, id string) (*repo.Conversation, error)
