@@ -33,9 +33,9 @@ type held struct {
 	args  []any
 	// rows checks how many rows it changed, once it ran; nil takes any.
 	rows func(int64) error
-	// atVersion marks an update that must change its row, checked in its
-	// own statement (holdAtVersion, optimistic.go).
-	atVersion bool
+	// required marks a write that must change a row, checked in its own
+	// statement (holdRequired, optimistic.go).
+	required bool
 }
 
 // heldWrites are one transaction's held writes, in order, or an optimistic
@@ -221,7 +221,7 @@ const maxCombined = 1000
 
 // combineText is the statement of held writes w: each one a CTE, its
 // parameters renumbered after those of the ones before it, and the count
-// of an update at a version (optimistic.go) through held_row_required.
+// of a required write (optimistic.go) through held_row_required.
 func combineText(w []held) string {
 	var b strings.Builder
 	var args int
@@ -241,7 +241,7 @@ func combineText(w []held) string {
 		}))
 		b.WriteString(" RETURNING 1)")
 		counts[i] = "(SELECT count(*) FROM " + name + ")"
-		if h.atVersion {
+		if h.required {
 			// Its statement fails whole when it changed no row.
 			counts[i] = "held_row_required(" + counts[i] + ")"
 		}

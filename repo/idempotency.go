@@ -58,14 +58,22 @@ func (q Queries) RetakeIdempotencyKey(ctx context.Context, rec *IdempotencyRecor
 }
 
 // BindIdempotencyKey names the message a send reserves under its key, in
-// the reserve's transaction; false when the request no longer owns the key
-// (a retry took it over), and the reserve must not commit.
+// the reserve's transaction (or with its optimistic run's writes); false
+// when the request no longer owns the key (a retry took it over), and the
+// reserve must not commit.
 func (q Queries) BindIdempotencyKey(ctx context.Context, apiKeyID, key, requestID, messageID string) (bool, error) {
-	n, err := q.exec(ctx, `UPDATE idempotency_keys SET message_id = $4
-		WHERE api_key_id = $1 AND key = $2 AND request_id = $3 AND message_id IS NULL`,
-		apiKeyID, key, requestID, messageID)
+	if q.Optimistic() {
+		// Bound when the run's writes commit; when it is not, they keep
+		// nothing and the run goes again in a transaction, where this
+		// answers false.
+		return true, q.holdRequired(ctx, bindIdempotencyKey, apiKeyID, key, requestID, messageID)
+	}
+	n, err := q.exec(ctx, bindIdempotencyKey, apiKeyID, key, requestID, messageID)
 	return n == 1, err
 }
+
+const bindIdempotencyKey = `UPDATE idempotency_keys SET message_id = $4
+		WHERE api_key_id = $1 AND key = $2 AND request_id = $3 AND message_id IS NULL`
 
 // FinishIdempotencyKey stores the final response of the request owning a
 // key, its body sealed by the caller.

@@ -27,7 +27,8 @@ import (
 // While it runs optimistically only reads that take no lock run at once.
 // What needs a transaction, a write that runs at once, a read after a held
 // write, a read that locks, a held write whose row count is checked after
-// it ran, gives up the optimistic run before anything was written
+// it ran (holdRequired checks it in the statement instead), gives up the
+// optimistic run before anything was written
 // (errNeedsTx), and the function runs again in a transaction. So a
 // function given to InTxOptimistic must be one InTx can run a second time:
 // it keeps nothing but its result from a run that gave up.
@@ -122,19 +123,37 @@ func lockFreeRead(query string) bool {
 	return ok
 }
 
-// holdAtVersion holds an UPDATE by primary key whose text ends with a
-// condition on the row's xmin: in an optimistic run its statement fails
-// whole when it changes no row (the row changed since it was read).
-func (q Queries) holdAtVersion(ctx context.Context, query string, args ...any) error {
+// holdRequired holds a write that must change a row: an UPDATE by primary
+// key at the version the run read (a condition on the row's xmin), or one
+// whose condition says the row is still as the run needs it. In an
+// optimistic run its statement fails whole when it changes no row, and the
+// run starts again in a transaction, where the write runs as it would.
+func (q Queries) holdRequired(ctx context.Context, query string, args ...any) error {
 	if err := q.execHeld(ctx, query, nil, args...); err != nil {
 		return err
 	}
-	q.held.w[len(q.held.w)-1].atVersion = true
+	q.held.w[len(q.held.w)-1].required = true
+	return nil
+}
+
+// holdAtVersion is holdRequired for the update of the row the run read at
+// a version, put first among the held writes: the statement locks that
+// row before any other it writes, as a transaction locks it at its read,
+// so it holds no other row (an Idempotency-Key's) while it waits for that
+// one. The writes of one statement do not see each other, so their order
+// is only the order of their locks.
+func (q Queries) holdAtVersion(ctx context.Context, query string, args ...any) error {
+	if err := q.holdRequired(ctx, query, args...); err != nil {
+		return err
+	}
+	w := q.held.w
+	copy(w[1:], w[:len(w)-1])
+	w[0] = held{query: query, args: args, required: true}
 	return nil
 }
 
 // commitOptimistic sends an optimistic run's held writes as one statement,
-// which commits alone: each one's CTE, the count of an update at a version
+// which commits alone: each one's CTE, the count of a required write
 // checked by held_row_required (combineText). A refusal by Postgres (the version check, or any other:
 // nothing of the statement stays) gives the run up for a transaction; a
 // failure to reach Postgres is the caller's, as a failed COMMIT is.

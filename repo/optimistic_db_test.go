@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/msgsvc/msgsvc/repo"
+	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
 // optimisticReply writes what a sandbox reply writes into conv_nocontact
@@ -166,5 +167,89 @@ func TestOptimisticRunGivesUpForWhatNeedsATransaction(t *testing.T) {
 				t.Errorf("%d of the held event, want 1 (from the transaction only)", n)
 			}
 		})
+	}
+}
+
+// TestOptimisticReplyBindsItsKey: a reply's Idempotency-Key is bound with
+// its writes, in the same statement; when a retry took the key over between
+// the read and the writes, the writes keep nothing and the transaction's
+// run answers that the request no longer owns the key.
+func TestOptimisticReplyBindsItsKey(t *testing.T) {
+	for _, takenOver := range []bool{false, true} {
+		t.Run(map[bool]string{false: "owned", true: "taken over"}[takenOver], func(t *testing.T) {
+			store := sendFixture(t)
+			ctx := t.Context()
+			if ok, err := store.ClaimIdempotencyKey(ctx, &repo.IdempotencyRecord{APIKeyID: "key_1", Key: "k",
+				WorkspaceID: "ws_1", RequestHash: "h", RequestID: "req_1", CreatedAt: time.Now()}); err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			before := store.Statements()
+			var owned []bool
+			err := store.InTxOptimistic(ctx, t.Name(), func(q repo.Queries) error {
+				msgID := "msg_keyed" + map[bool]string{true: "_tx", false: ""}[!q.Optimistic()]
+				return optimisticReply(t, q, msgID, func() {
+					ok, err := q.BindIdempotencyKey(ctx, "key_1", "k", "req_1", msgID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					owned = append(owned, ok)
+					if takenOver && q.Optimistic() {
+						if _, err := store.DB.ExecContext(ctx, `UPDATE idempotency_keys SET request_id = 'req_2'`); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bound []string
+			if err := store.DB.SelectContext(ctx, &bound, `SELECT coalesce(message_id, '') FROM idempotency_keys`); err != nil {
+				t.Fatal(err)
+			}
+			stored := count(t, store, `SELECT count(*) FROM messages WHERE id LIKE 'msg_keyed%'`)
+			switch {
+			case !takenOver && (store.Statements()-before != 2 || len(owned) != 1 || bound[0] != "msg_keyed" || stored != 1):
+				t.Errorf("%d statements, owned %v, key bound to %q, %d stored; want 2, [true], msg_keyed, 1",
+					store.Statements()-before, owned, bound[0], stored)
+			case takenOver && (len(owned) != 2 || owned[1] || bound[0] != "" || stored != 1):
+				// The transaction's run wrote its reply (the test's function
+				// does not stop at false, as bindKey does) but not the key.
+				t.Errorf("owned %v, key bound to %q, %d stored; want [true false], unbound, 1 (the transaction's)",
+					owned, bound[0], stored)
+			}
+		})
+	}
+}
+
+// TestOptimisticReplyWaitsForItsConversationFirst: the writes' statement
+// locks the conversation before the Idempotency-Key's row, as the
+// transaction does, so while it waits for the conversation a retry of the
+// request can still read and take over its key.
+func TestOptimisticReplyWaitsForItsConversationFirst(t *testing.T) {
+	store := sendFixture(t)
+	ctx := t.Context()
+	if ok, err := store.ClaimIdempotencyKey(ctx, &repo.IdempotencyRecord{APIKeyID: "key_1", Key: "k",
+		WorkspaceID: "ws_1", RequestHash: "h", RequestID: "req_1", CreatedAt: time.Now()}); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	err := repotest.WhileWaiting(t, store, "conv_nocontact", func() error {
+		return store.InTxOptimistic(ctx, t.Name(), func(q repo.Queries) error {
+			return optimisticReply(t, q, "msg_waits", func() {
+				if ok, err := q.BindIdempotencyKey(ctx, "key_1", "k", "req_1", "msg_waits"); err != nil || !ok {
+					t.Error(ok, err)
+				}
+			})
+		})
+	}, func() {
+		if repotest.Locked(t, store, `SELECT 1 FROM idempotency_keys WHERE key = 'k' FOR UPDATE NOWAIT`) {
+			t.Error("waiting for the conversation, the reply held its Idempotency-Key's row already")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, store, `SELECT count(*) FROM idempotency_keys WHERE message_id = 'msg_waits'`); n != 1 {
+		t.Errorf("%d keys bound to the reply, want 1", n)
 	}
 }

@@ -29,7 +29,7 @@ func TestLockFreeRead(t *testing.T) {
 func TestCombineChecksTheVersionedUpdate(t *testing.T) {
 	w := []held{
 		{query: "INSERT INTO messages (id) VALUES ($1)", args: []any{"m"}},
-		{query: "UPDATE conversations SET x = $1 WHERE id = $2 AND xmin = $3::text::xid", args: []any{1, "c", "9"}, atVersion: true},
+		{query: "UPDATE conversations SET x = $1 WHERE id = $2 AND xmin = $3::text::xid", args: []any{1, "c", "9"}, required: true},
 		{query: "INSERT INTO events (id) VALUES ($1)", args: []any{"e"}},
 	}
 	query, args := combine(w)

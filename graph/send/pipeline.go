@@ -143,10 +143,9 @@ func (s *Service) reserve(ctx context.Context, a *auth.Actor, req *sendRequest) 
 // optimistic says a send's reserve may run without a transaction first
 // (repo.InTxOptimistic): a sandbox reply into a conversation, which only
 // reads before its held writes. Any other send writes at once (a contact,
-// an Idempotency-Key, a quota unit, a queued send) and would only read
-// twice.
+// a quota unit, a queued send) and would only read twice.
 func optimistic(a *auth.Actor, req *sendRequest) bool {
-	return !a.Livemode && !req.async && req.binding == nil && req.in.ConversationID != nil
+	return !a.Livemode && !req.async && req.in.ConversationID != nil
 }
 
 // sandboxAccept settles a sandbox send in its reserve transaction: the
