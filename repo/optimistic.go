@@ -13,25 +13,26 @@ import (
 )
 
 // Optimistic transactions. A reply reads its conversation, checks its rules
-// and writes the conversation, the message and the event. In a transaction
-// that is four round trips: BEGIN, the read with its row lock, the held
-// writes, COMMIT. InTxOptimistic runs the same function in two: the read
-// without a lock, noting the row's version (its xmin), and the held writes
-// as one statement that commits alone and changes the conversation only at
-// the version read. When another writer changed the conversation in
-// between, that statement fails whole (held_row_required raises
-// serialization_failure, migration 0058) and the function runs again in a
-// transaction, as InTx runs it: the answer is the one the lock would have
-// given.
+// and writes the conversation, the message and the event (and binds its
+// Idempotency-Key). In a transaction that is four round trips: BEGIN, the
+// read with its row lock, the held writes, COMMIT. InTxOptimistic runs the
+// same function in two: the read without a lock, noting the row's version
+// (its xmin), and the held writes as one statement that commits alone,
+// changes the conversation only at the version read and binds the key only
+// if the request still owns it. When either changed no row (another writer
+// changed the conversation in between, or a retry took the key over), that
+// statement fails whole (held_row_required raises serialization_failure,
+// migration 0058) and the function runs again in a transaction, as InTx
+// runs it: the answer is the one the lock would have given.
 //
 // While it runs optimistically only reads that take no lock run at once.
-// What needs a transaction, a write that runs at once, a read after a held
+// What needs a transaction (a write that runs at once, a read after a held
 // write, a read that locks, a held write whose row count is checked after
-// it ran (holdRequired checks it in the statement instead), gives up the
-// optimistic run before anything was written
-// (errNeedsTx), and the function runs again in a transaction. So a
-// function given to InTxOptimistic must be one InTx can run a second time:
-// it keeps nothing but its result from a run that gave up.
+// it ran; holdRequired checks it in the statement instead) gives the
+// optimistic run up before anything was written (errNeedsTx), and the
+// function runs again in a transaction. So a function given to
+// InTxOptimistic must be one InTx can run a second time: it keeps nothing
+// but its result from a run that gave up.
 
 // errNeedsTx ends an optimistic run: its work needs a transaction.
 var errNeedsTx = errors.New("repo: this work needs a transaction (optimistic run given up)")
