@@ -102,7 +102,6 @@ func TestMessageBatchesPages(t *testing.T) {
 func TestBatchesStatusCounts(t *testing.T) {
 	store := batchFixture(t)
 	var counts map[string]map[string]int
-	var one map[string]int
 	before := store.Statements()
 	inTx(t, store, func(q repo.Queries) (err error) {
 		counts, err = q.BatchesStatusCounts(t.Context(), repo.Scope{WorkspaceID: "ws_1"}, []string{"batch_d", "batch_c", "batch_b"})
@@ -119,18 +118,18 @@ func TestBatchesStatusCounts(t *testing.T) {
 		t.Errorf("counts %v, want %v", counts, want)
 	}
 	inTx(t, store, func(q repo.Queries) (err error) {
-		one, err = q.BatchStatusCounts(t.Context(), repo.Scope{WorkspaceID: "ws_1", Livemode: true}, "batch_d")
+		counts, err = q.BatchesStatusCounts(t.Context(), repo.Scope{WorkspaceID: "ws_1", Livemode: true}, []string{"batch_d"})
 		return err
 	})
-	if fmt.Sprint(one) != fmt.Sprint(map[string]int{"queued": 1}) {
-		t.Errorf("batch_d's live counts %v, want its one live queued message", one)
+	if fmt.Sprint(counts) != fmt.Sprint(map[string]map[string]int{"batch_d": {"queued": 1}}) {
+		t.Errorf("batch_d's live counts %v, want its one live queued message", counts)
 	}
 	inTx(t, store, func(q repo.Queries) (err error) {
-		one, err = q.BatchStatusCounts(t.Context(), repo.Scope{WorkspaceID: "ws_2"}, "batch_d")
+		counts, err = q.BatchesStatusCounts(t.Context(), repo.Scope{WorkspaceID: "ws_2"}, []string{"batch_d"})
 		return err
 	})
-	if one == nil || len(one) != 0 {
-		t.Errorf("another workspace counts %v of batch_d, want an empty map", one)
+	if len(counts) != 0 {
+		t.Errorf("another workspace counts %v of batch_d, want none", counts)
 	}
 }
 

@@ -192,6 +192,9 @@ func combine(w []held) (string, []any) {
 	for _, h := range w {
 		key.WriteString(h.query)
 		key.WriteByte(0)
+		if h.required { // the same text makes another statement then
+			key.WriteByte(1)
+		}
 		n += len(h.args)
 	}
 	args := make([]any, 0, n)

@@ -148,8 +148,9 @@ func (q Queries) holdAtVersion(ctx context.Context, query string, args ...any) e
 		return err
 	}
 	w := q.held.w
+	last := w[len(w)-1]
 	copy(w[1:], w[:len(w)-1])
-	w[0] = held{query: query, args: args, required: true}
+	w[0] = last
 	return nil
 }
 

@@ -43,3 +43,17 @@ func TestCombineChecksTheVersionedUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestCombineKeepsRequiredApart: the same held texts, once with a required
+// write and once without, are two statements, whichever came first.
+func TestCombineKeepsRequiredApart(t *testing.T) {
+	w := func(required bool) []held {
+		return []held{{query: "UPDATE keep_apart SET x = $1 WHERE id = $2", args: []any{1, "a"}, required: required},
+			{query: "INSERT INTO keep_apart_too (id) VALUES ($1)", args: []any{"b"}}}
+	}
+	plain, _ := combine(w(false))
+	required, _ := combine(w(true))
+	if strings.Contains(plain, "held_row_required") || !strings.Contains(required, "held_row_required") {
+		t.Errorf("without required:\n%s\nwith:\n%s", plain, required)
+	}
+}

@@ -187,15 +187,6 @@ const messageBatchesList = `SELECT ` + messageBatchColumns + ` FROM message_batc
 	WHERE workspace_id = $1 AND livemode = $2 AND ($3 = '' OR (created_at, id) < ($4, $3))
 	ORDER BY created_at DESC, id DESC LIMIT $5`
 
-// BatchStatusCounts counts a batch's queued messages by their status now.
-func (q Queries) BatchStatusCounts(ctx context.Context, s Scope, id string) (map[string]int, error) {
-	counts, err := q.BatchesStatusCounts(ctx, s, []string{id})
-	if counts[id] == nil {
-		return map[string]int{}, err
-	}
-	return counts[id], err
-}
-
 // BatchesStatusCounts counts the queued messages of batches by their
 // status now: batch id, then status; a batch with no message is missing.
 func (q Queries) BatchesStatusCounts(ctx context.Context, s Scope, ids []string) (map[string]map[string]int, error) {

@@ -50,19 +50,19 @@ func (s *Service) MessageBatch(ctx context.Context, id string) (*model.MessageBa
 		return nil, err
 	}
 	var b *repo.MessageBatch
-	var counts map[string]int
+	var counts map[string]map[string]int
 	err = s.Store.InTx(ctx, func(q repo.Queries) error {
 		scope := repo.Scope{WorkspaceID: a.WorkspaceID, Livemode: a.Livemode}
 		if b, err = q.MessageBatchOf(ctx, scope, id); err != nil {
 			return view.NotFound(err, apierr.BatchNotFound, "message batch", id)
 		}
-		counts, err = q.BatchStatusCounts(ctx, scope, id)
+		counts, err = q.BatchesStatusCounts(ctx, scope, []string{id})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return batchView(b, counts), nil
+	return batchView(b, counts[id]), nil
 }
 
 const batchList = "message_batches"
@@ -105,7 +105,7 @@ func (s *Service) MessageBatches(ctx context.Context, limit *int, after *string)
 }
 
 // batchView is a batch as the API shows it, with its messages' counts by
-// status.
+// status (nil: it has none).
 func batchView(b *repo.MessageBatch, counts map[string]int) *model.MessageBatch {
 	c := model.MessageBatchCounts{Queued: counts["queued"], Sending: counts["sending"], Sent: counts["sent"],
 		Delivered: counts["delivered"], Read: counts["read"], Failed: counts["failed"]}
