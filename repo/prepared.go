@@ -104,20 +104,27 @@ func (c *stmtCache) lookup(query string, inTx bool) (st *sqlx.Stmt, ok bool) {
 }
 
 // prepare prepares a text on the pool and keeps it; nil when that failed.
+// The cache's lock is never held across a call into database/sql: closing
+// a statement takes the lock of each connection it was prepared on, whose
+// holder may be waiting in Postgres for a transaction whose goroutine waits
+// for the cache (a deadlock TestRoutingUnderConcurrentHandOffs met).
 func (c *stmtCache) prepare(ctx context.Context, query string) *sqlx.Stmt {
 	st, err := c.db.PreparexContext(ctx, query)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	delete(c.pending, query)
-	if err != nil {
-		return nil
+	first, prepared := c.m[query]
+	if err == nil && !prepared {
+		c.m[query] = st
 	}
-	if first, ok := c.m[query]; ok {
+	c.mu.Unlock()
+	switch {
+	case err != nil:
+		return nil
+	case prepared:
 		// Another goroutine prepared it meanwhile: keep one.
 		st.Close() //nolint:errcheck // a statement nobody used
 		return first
 	}
-	c.m[query] = st
 	return st
 }
 
