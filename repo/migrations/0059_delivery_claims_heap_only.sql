@@ -1,0 +1,11 @@
+-- A delivery's row is written three times: inserted by the fan-out, then
+-- its claim sets the lease (no indexed column: a heap-only update when the
+-- new version fits on the row's page), then its record finishes it (status
+-- is in the partial indexes' predicates, so never heap-only). With a fifth
+-- of each page kept free (0055), a burst of deliveries packed the pages
+-- too tightly and two claims in three were not heap-only: a new entry in
+-- each of the table's six indexes, and its WAL, for a lease. With seven
+-- tenths kept free every claim of a burst stays on its page (measured in
+-- docs/performance.md); the table takes about a third more room for rows
+-- that live until the retention's purge.
+ALTER TABLE webhook_deliveries SET (fillfactor = 30);
