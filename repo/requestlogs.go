@@ -33,7 +33,9 @@ const requestLogColumns = `l.request_id, l.workspace_id, l.livemode, l.created_a
 
 // InsertRequestLogs writes many request log rows in one statement. A row of
 // a conversation that no longer exists (deleted while the row waited in a
-// batch) is left out, so a deletion leaves no log of it behind.
+// batch) is left out, so a deletion leaves no log of it behind. A request's
+// id is made once (NewID) and a batch is written once, so rows are plain
+// inserts, with no look for a conflict first.
 func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
 	n := len(logs)
 	if n == 0 {
@@ -53,8 +55,7 @@ func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error
 			l.error_code, l.latency_ms, l.conversation_id FROM unnest($1::text[], $2::text[], $3::boolean[], $4::timestamptz[], $5::text[], $6::text[],
 			$7::text[], $8::integer[], $9::text[], $10::double precision[], $11::text[])
 			AS l(request_id, workspace_id, livemode, created_at, key_id, method, path, status, error_code, latency_ms, conversation_id)
-		WHERE l.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversations c WHERE c.id = l.conversation_id)
-		ON CONFLICT (request_id) DO NOTHING`,
+		WHERE l.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversations c WHERE c.id = l.conversation_id)`,
 		array(ids), array(ws), pq.BoolArray(live), array(at), array(keys), array(methods), array(paths),
 		pq.Int64Array(status), nullableArray(codes), pq.Float64Array(latency), nullableArray(convs))
 	return err
