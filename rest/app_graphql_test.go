@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,13 +244,30 @@ func TestSubscriptionAsMember(t *testing.T) {
 		}
 		_ = wsjson.Write(ctx, conn, wsMessage{ID: "1", Type: "subscribe",
 			Payload: json.RawMessage(`{"query":"subscription { conversationEvents { type } }"}`)})
+		received := make(chan struct{})
+		var posting sync.WaitGroup
 		if c.email == "alice@main.test" {
-			api.Inbound("website", "visitor-ws-"+c.email, "hello")
+			// The subscription streams the events after the last one when
+			// the server handles subscribe, which may come after a message
+			// posted at once: a message is posted until one arrives.
+			posting.Go(func() {
+				for {
+					api.Do("POST", "/v1/test/inbound", "test_all", map[string]any{
+						"channel": "website", "from": "visitor-ws-" + c.email, "name": "Customer", "text": "hello"})
+					select {
+					case <-received:
+						return
+					case <-time.After(300 * time.Millisecond):
+					}
+				}
+			})
 		}
 		var got wsMessage
 		if err := wsjson.Read(ctx, conn, &got); err != nil || got.Type != "next" || !strings.Contains(string(got.Payload), c.want) {
 			t.Errorf("%s: %v %s %v, want %s", c.email, got.Type, got.Payload, err, c.want)
 		}
+		close(received)
+		posting.Wait()
 		conn.CloseNow()
 		cancel()
 	}
