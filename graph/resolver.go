@@ -7,7 +7,6 @@ package graph
 //go:generate go tool gqlgen generate
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -30,8 +29,9 @@ import (
 // Enqueuer hands background work to the job queue (jobs.Client is one);
 // jobs carry only ids.
 type Enqueuer interface {
-	// EventsRecorded says that new events wait to be fanned out.
-	EventsRecorded(ctx context.Context) error
+	// EventsRecorded and FanOutDue say that new events wait to be fanned
+	// out (event.Announcer).
+	event.Announcer
 	// DeliveryDue and DeliveriesDue hand webhook deliveries to the queue.
 	webhook.Enqueuer
 	// RecoveryDue hands a recovery of failed deliveries to the queue.

@@ -14,6 +14,7 @@ import (
 type recordingQueue struct{ tasks []string }
 
 func (q *recordingQueue) EventsRecorded(context.Context) error { return nil }
+func (q *recordingQueue) FanOutDue(context.Context) error      { return nil }
 func (q *recordingQueue) DeliveryDue(context.Context, string, time.Duration) error {
 	return nil
 }

@@ -15,16 +15,28 @@ import (
 // four Redis calls per pause.
 const announceAgainAfter = 25 * time.Millisecond
 
-// announce is a round of the announcer: one fan-out and one AI dispatch
-// pass asked for, each coalesced with one already waiting. The fan-out goes
+// announce is a round of the announcer: one fan-out pass asked for and,
+// when a commit since the last round may owe one (dispatchOwed), one AI
+// dispatch pass, each coalesced with one already waiting. The fan-out goes
 // to the webhook queue: it makes the deliveries, and waiting behind a burst
 // of other tasks (AI passes, inbound mail) it would hold them all back (there is
 // never more than one waiting, so it delays a delivery by one pass at most).
+// A dispatch pass to be asked for again keeps its mark for the next round.
 func (c *Client) announce(ctx context.Context) (again bool) {
-	for typ, queue := range map[string]string{TypeWebhookFanOut: WebhookQueue(c.Queue), TypeAIDispatch: c.Queue} {
-		more, err := c.enqueueCoalesced(ctx, queue, typ)
+	dispatch := c.dispatchOwed.Swap(false)
+	for _, t := range [...]struct {
+		typ, queue string
+		owed       bool
+	}{{TypeWebhookFanOut, WebhookQueue(c.Queue), true}, {TypeAIDispatch, c.Queue, dispatch}} {
+		if !t.owed {
+			continue
+		}
+		more, err := c.enqueueCoalesced(ctx, t.queue, t.typ)
 		if err != nil {
-			slog.Warn("announce "+typ+"; the sweep will catch up", "err", err)
+			slog.Warn("announce "+t.typ+"; the sweep will catch up", "err", err)
+		}
+		if more && t.typ == TypeAIDispatch {
+			c.dispatchOwed.Store(true)
 		}
 		again = again || more
 	}

@@ -131,41 +131,91 @@ func TestCommitsShareOnePendingPass(t *testing.T) {
 	}
 }
 
-// TestCommitWhileFanOutRunsMakesAnother: a fan-out that runs may have read
-// before a commit; the commit's notice is not swallowed by the running
-// task's id but makes another fan-out.
-func TestCommitWhileFanOutRunsMakesAnother(t *testing.T) {
+// TestSendsAskForTheFanOutAlone: the commits of sends (FanOutDue) owe no
+// AI dispatch pass, so however many there are, only a fan-out waits.
+func TestSendsAskForTheFanOutAlone(t *testing.T) {
 	t.Parallel()
 	c, opt := redisClient(t)
-	runs := make(chan int, 10)
-	release := make(chan struct{})
-	var n int
-	mux := asynq.NewServeMux()
-	mux.HandleFunc(jobs.TypeWebhookFanOut, func(ctx context.Context, _ *asynq.Task) error {
-		n++ // one slot: handlers never overlap
-		runs <- n
-		if n == 1 {
-			<-release
+	for range 20 {
+		if err := c.FanOutDue(t.Context()); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	mux.HandleFunc(jobs.TypeAIDispatch, func(context.Context, *asynq.Task) error { return nil })
-	srv := jobs.NewServerOn(opt, 1, c.Queue)
-	if err := srv.Start(mux); err != nil {
+	}
+	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Shutdown()
-	if err := c.EventsRecorded(t.Context()); err != nil {
-		t.Fatal(err)
+	ins := asynq.NewInspector(opt)
+	defer ins.Close()
+	got := map[string]int{}
+	for _, q := range []string{c.Queue, jobs.WebhookQueue(c.Queue)} {
+		tasks, err := ins.ListPendingTasks(q)
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) { // never used
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			got[task.Type]++
+		}
 	}
-	<-runs // the first fan-out runs
-	if err := c.EventsRecorded(t.Context()); err != nil {
-		t.Fatal(err)
+	if want := map[string]int{jobs.TypeWebhookFanOut: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pending tasks %v, want %v", got, want)
 	}
-	close(release)
-	select {
-	case <-runs:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the commit during the running fan-out made no other fan-out")
+}
+
+// TestCommitWhilePassRunsMakesAnother: a pass that runs may have read
+// before a commit; the commit's notice is not swallowed by the running
+// task's id but makes another pass. A commit that may owe a dispatch pass
+// keeps its mark through the rounds the running pass refuses, even when
+// only sends (FanOutDue) commit meanwhile.
+func TestCommitWhilePassRunsMakesAnother(t *testing.T) {
+	for _, tc := range []struct {
+		typ, other string
+		meanwhile  func(context.Context, *jobs.Client) error
+	}{
+		{jobs.TypeWebhookFanOut, jobs.TypeAIDispatch, nil},
+		{jobs.TypeAIDispatch, jobs.TypeWebhookFanOut, func(ctx context.Context, c *jobs.Client) error {
+			time.Sleep(100 * time.Millisecond) // rounds refused by the running pass
+			return c.FanOutDue(ctx)
+		}},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			t.Parallel()
+			c, opt := redisClient(t)
+			runs := make(chan int, 10)
+			release := make(chan struct{})
+			var n int
+			mux := asynq.NewServeMux()
+			mux.HandleFunc(tc.typ, func(context.Context, *asynq.Task) error {
+				n++ // one slot: handlers never overlap
+				runs <- n
+				if n == 1 {
+					<-release
+				}
+				return nil
+			})
+			mux.HandleFunc(tc.other, func(context.Context, *asynq.Task) error { return nil })
+			srv := jobs.NewServerOn(opt, 1, c.Queue)
+			if err := srv.Start(mux); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Shutdown()
+			if err := c.EventsRecorded(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			<-runs // the first pass runs
+			if err := c.EventsRecorded(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if tc.meanwhile != nil {
+				if err := tc.meanwhile(t.Context(), c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			close(release)
+			select {
+			case <-runs:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the commit during the running pass made no other pass")
+			}
+		})
 	}
 }

@@ -46,9 +46,12 @@ type Client struct {
 	// the last HandOverFailed.
 	handOverFailed atomic.Bool
 
-	announcer  *coalesce.Coalescer
-	stop       context.CancelFunc
-	background sync.WaitGroup
+	announcer *coalesce.Coalescer
+	// dispatchOwed says a commit since the announcer's last round may owe
+	// an AI dispatch pass (EventsRecorded); a send's (FanOutDue) never does.
+	dispatchOwed atomic.Bool
+	stop         context.CancelFunc
+	background   sync.WaitGroup
 }
 
 // Redis outages, as enqueueing sees them. Every task is owed by a row in

@@ -72,6 +72,19 @@ func (c *Client) EventsRecorded(context.Context) error {
 	if c.paused() {
 		return ErrQueueDown
 	}
+	c.dispatchOwed.Store(true)
+	c.announcer.Wake()
+	return nil
+}
+
+// FanOutDue is EventsRecorded for a commit that owes the fan-out only: its
+// events are of outbound messages, and of the contact and conversation a
+// send created, none of which gives the AI work or frees an agent. The
+// announcer's round then asks for no dispatch pass, half its Redis calls.
+func (c *Client) FanOutDue(context.Context) error {
+	if c.paused() {
+		return ErrQueueDown
+	}
 	c.announcer.Wake()
 	return nil
 }

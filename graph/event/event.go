@@ -51,7 +51,11 @@ type Inserter interface {
 
 // Announcer tells the job queue that new events wait to be fanned out.
 type Announcer interface {
+	// EventsRecorded asks for the fan-out and, as the commit may owe the
+	// AI work or free an agent, for an AI dispatch pass.
 	EventsRecorded(ctx context.Context) error
+	// FanOutDue asks for the fan-out only.
+	FanOutDue(ctx context.Context) error
 }
 
 // Listener hears of every commit that recorded events: the widget hubs'
@@ -72,14 +76,27 @@ type Recorder struct {
 
 // Committed tells the job queue about new events. A lost notice is caught up
 // by the periodic sweep, so its failure is logged, not returned.
-func (r Recorder) Committed(ctx context.Context) {
+func (r Recorder) Committed(ctx context.Context) { r.committed(ctx, true) }
+
+// CommittedSends is Committed for a commit of the send pipeline, whose
+// events are of outbound messages (sent, settled) and of the contact and
+// conversation a send created: none owes the AI an answer (only an inbound
+// message does, queueAIWork) or frees an agent, so the job queue is asked
+// for the fan-out alone.
+func (r Recorder) CommittedSends(ctx context.Context) { r.committed(ctx, false) }
+
+func (r Recorder) committed(ctx context.Context, dispatch bool) {
 	if r.Listener != nil {
 		r.Listener.Committed(ctx)
 	}
 	if r.Queue == nil {
 		return
 	}
-	if err := r.Queue.EventsRecorded(ctx); err != nil {
+	announce := r.Queue.FanOutDue
+	if dispatch {
+		announce = r.Queue.EventsRecorded
+	}
+	if err := announce(ctx); err != nil {
 		slog.Warn("event: announce fan-out; the sweep will catch up", "err", err)
 	}
 }

@@ -93,3 +93,29 @@ func withoutID(t *testing.T, e *repo.Event) string {
 	}
 	return string(out)
 }
+
+// announcements records which notice each commit gave the job queue.
+type announcements []string
+
+func (a *announcements) EventsRecorded(context.Context) error {
+	*a = append(*a, "fan-out and dispatch")
+	return nil
+}
+
+func (a *announcements) FanOutDue(context.Context) error {
+	*a = append(*a, "fan-out")
+	return nil
+}
+
+// TestSendsAnnounceTheFanOutAlone: a commit of the send pipeline asks the
+// job queue for the fan-out only; any other commit, which may owe the AI
+// an answer or free an agent, asks for a dispatch pass as well.
+func TestSendsAnnounceTheFanOutAlone(t *testing.T) {
+	var got announcements
+	r := event.Recorder{Queue: &got}
+	r.CommittedSends(t.Context())
+	r.Committed(t.Context())
+	if want := (announcements{"fan-out", "fan-out and dispatch"}); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("announced %q, want %q", got, want)
+	}
+}

@@ -100,7 +100,7 @@ func (s *Service) SendOpened(ctx context.Context, claim *repo.QueuedSend, opened
 		})
 		if err == nil {
 			// The claim stays sending (called): the message says sent.
-			s.Events.Committed(ctx)
+			s.Events.CommittedSends(ctx)
 		}
 		return QueuedOutcome{Sent: true}
 	case channels.OutcomeUnknown(callErr):
@@ -176,7 +176,7 @@ func (s *Service) failQueued(ctx context.Context, claim *repo.QueuedSend, refusa
 		return
 	}
 	if changed {
-		s.Events.Committed(ctx)
+		s.Events.CommittedSends(ctx)
 	}
 	if refusal.RefreshTemplates && s.Refresher != nil {
 		if err := s.Refresher.RefreshTemplates(ctx, claim.WorkspaceID, claim.AccountID); err != nil {

@@ -179,7 +179,7 @@ func (s *Service) unknown(ctx context.Context, res *reservation, pending *model.
 	if err != nil {
 		slog.Warn("send: the creations of an unknown send are announced when it settles", "message_id", msg.ID, "err", err)
 	} else if announced {
-		s.Events.Committed(ctx)
+		s.Events.CommittedSends(ctx)
 	}
 	return pending
 }

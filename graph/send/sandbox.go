@@ -82,7 +82,7 @@ func (s *Service) deliverSandboxBatch(ctx context.Context, by time.Time) (int, e
 		return 0, err
 	}
 	if n > 0 {
-		s.Events.Committed(ctx)
+		s.Events.CommittedSends(ctx)
 	}
 	return n, nil
 }

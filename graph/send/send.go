@@ -94,7 +94,7 @@ func (s *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing 
 		// completes it from Postgres once the delay has run out, so nothing
 		// needs to be told but the fan-out. A queued one (queue.go) is
 		// committed queued for the pacer.
-		s.Events.Committed(context.WithoutCancel(ctx))
+		s.Events.CommittedSends(context.WithoutCancel(ctx))
 		return res.sent, nil
 	}
 	// Reserved: from here on the message is settled whatever the client
@@ -123,7 +123,7 @@ func (s *Service) run(ctx context.Context, a *auth.Actor, in Request, marketing 
 			return pending(), nil
 		}
 		if err == nil {
-			s.Events.Committed(ctx)
+			s.Events.CommittedSends(ctx)
 		}
 		return out, err
 	case channels.OutcomeUnknown(callErr):

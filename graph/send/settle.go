@@ -90,7 +90,7 @@ func (s *Service) release(ctx context.Context, res *reservation, callErr error) 
 	if err != nil {
 		slog.Error("send: release failed; the sweep settles the message", "message_id", msg.ID, "err", err)
 	} else if optedOut {
-		s.Events.Committed(ctx)
+		s.Events.CommittedSends(ctx)
 	}
 	if refusal.RefreshTemplates && s.Refresher != nil {
 		if err := s.Refresher.RefreshTemplates(ctx, msg.WorkspaceID, acc.ID); err != nil {

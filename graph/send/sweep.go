@@ -57,7 +57,7 @@ func (s *Service) giveUp(ctx context.Context, workspaceID, messageID string) err
 		return s.recordStatus(ctx, q, scope, conv, m)
 	})
 	if err == nil && changed {
-		s.Events.Committed(ctx)
+		s.Events.CommittedSends(ctx)
 	}
 	return err
 }
