@@ -24,21 +24,19 @@ const announceAgainAfter = 25 * time.Millisecond
 // A dispatch pass to be asked for again keeps its mark for the next round.
 func (c *Client) announce(ctx context.Context) (again bool) {
 	dispatch := c.dispatchOwed.Swap(false)
-	for _, t := range [...]struct {
-		typ, queue string
-		owed       bool
-	}{{TypeWebhookFanOut, WebhookQueue(c.Queue), true}, {TypeAIDispatch, c.Queue, dispatch}} {
-		if !t.owed {
-			continue
-		}
-		more, err := c.enqueueCoalesced(ctx, t.queue, t.typ)
-		if err != nil {
-			slog.Warn("announce "+t.typ+"; the sweep will catch up", "err", err)
-		}
-		if more && t.typ == TypeAIDispatch {
-			c.dispatchOwed.Store(true)
-		}
-		again = again || more
+	again = c.ask(ctx, WebhookQueue(c.Queue), TypeWebhookFanOut)
+	if dispatch && c.ask(ctx, c.Queue, TypeAIDispatch) {
+		c.dispatchOwed.Store(true)
+		again = true
+	}
+	return again
+}
+
+// ask is enqueueCoalesced with its error logged: the sweeps catch up.
+func (c *Client) ask(ctx context.Context, queue, typ string) (again bool) {
+	again, err := c.enqueueCoalesced(ctx, queue, typ)
+	if err != nil {
+		slog.Warn("announce "+typ+"; the sweep will catch up", "err", err)
 	}
 	return again
 }

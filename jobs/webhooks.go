@@ -68,13 +68,12 @@ func newDeliverTask(p DeliverPayload) (*asynq.Task, error) {
 // enqueues them, coalesced (enqueueCoalesced), and while Redis is known to
 // be down it answers ErrQueueDown. A notice lost in a crash is no event
 // lost: the sweeps fan out whatever Postgres has not.
-func (c *Client) EventsRecorded(context.Context) error {
+func (c *Client) EventsRecorded(ctx context.Context) error {
 	if c.paused() {
 		return ErrQueueDown
 	}
-	c.dispatchOwed.Store(true)
-	c.announcer.Wake()
-	return nil
+	c.dispatchOwed.Store(true) // before the wake-up, for its round to see
+	return c.FanOutDue(ctx)
 }
 
 // FanOutDue is EventsRecorded for a commit that owes the fan-out only: its

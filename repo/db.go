@@ -176,10 +176,7 @@ func (q Queries) tally() {
 }
 
 func (q Queries) get(ctx context.Context, dest any, query string, args ...any) error {
-	if err := q.mayRun(query, false); err != nil {
-		return err
-	}
-	if err := q.flush(ctx); err != nil {
+	if err := q.beforeStatement(ctx, query, false); err != nil {
 		return err
 	}
 	q.tally()
@@ -190,10 +187,7 @@ func (q Queries) get(ctx context.Context, dest any, query string, args ...any) e
 }
 
 func (q Queries) selectRows(ctx context.Context, dest any, query string, args ...any) error {
-	if err := q.mayRun(query, false); err != nil {
-		return err
-	}
-	if err := q.flush(ctx); err != nil {
+	if err := q.beforeStatement(ctx, query, false); err != nil {
 		return err
 	}
 	q.tally()
@@ -204,10 +198,7 @@ func (q Queries) selectRows(ctx context.Context, dest any, query string, args ..
 }
 
 func (q Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	if err := q.mayRun(query, true); err != nil {
-		return 0, err
-	}
-	if err := q.flush(ctx); err != nil {
+	if err := q.beforeStatement(ctx, query, true); err != nil {
 		return 0, err
 	}
 	return q.run(ctx, query, args...)

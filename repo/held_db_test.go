@@ -12,17 +12,25 @@ import (
 // the conversation saved, a message and an event.
 func heldReply(t *testing.T, q repo.Queries, convID, msgID, evtID string) error {
 	t.Helper()
-	ctx, s := t.Context(), repo.Scope{WorkspaceID: "ws_1"}
-	at := time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC)
-	c, err := q.LockConversation(ctx, repo.Scope{WorkspaceID: "ws_1"}, "conv_nocontact")
+	c, err := q.LockConversation(t.Context(), repo.Scope{WorkspaceID: "ws_1"}, "conv_nocontact")
 	if err != nil {
 		return err
 	}
-	c.ID, c.MessageCount, c.LastMessageAt = convID, c.MessageCount+1, at
+	c.ID = convID
+	return writeReply(t, q, c, msgID, evtID, "held")
+}
+
+// writeReply writes what a reply into conv_nocontact of sendFixture writes,
+// over its conversation c as the caller read it: the conversation's
+// update, the message (of text) and its event.
+func writeReply(t *testing.T, q repo.Queries, c *repo.Conversation, msgID, evtID, text string) error {
+	t.Helper()
+	ctx, s := t.Context(), repo.Scope{WorkspaceID: "ws_1"}
+	at := time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC)
+	c.MessageCount, c.LastMessageAt, c.UpdatedAt = c.MessageCount+1, at, at
 	if err := q.UpdateConversation(ctx, s, c); err != nil {
 		return err
 	}
-	text := "held"
 	if err := q.InsertMessage(ctx, &repo.Message{ID: msgID, WorkspaceID: "ws_1", ConversationID: "conv_nocontact",
 		Channel: "whatsapp", Direction: "outbound", SenderType: "api", Type: "text", Text: &text,
 		Status: "sent", CreatedAt: at}); err != nil {
@@ -30,6 +38,13 @@ func heldReply(t *testing.T, q repo.Queries, convID, msgID, evtID string) error 
 	}
 	return q.InsertEvent(ctx, &repo.Event{ID: evtID, WorkspaceID: "ws_1", Type: "message.sent",
 		ConversationID: &c.ID, Envelope: repo.JSONB(`{}`), CreatedAt: at})
+}
+
+// replyStored counts which of a reply's message and event are stored.
+func replyStored(t *testing.T, store *repo.Store, msgID, evtID string) int {
+	t.Helper()
+	return count(t, store, `SELECT count(*) FROM messages WHERE id = $1`, msgID) +
+		count(t, store, `SELECT count(*) FROM events WHERE id = $1`, evtID)
 }
 
 func count(t *testing.T, store *repo.Store, query string, args ...any) int {
@@ -62,8 +77,7 @@ func TestHeldWritesGoAsOneStatement(t *testing.T) {
 	if n := count(t, store, `SELECT message_count FROM conversations WHERE id = 'conv_nocontact'`); n != 2 {
 		t.Errorf("message_count %d, want 2", n)
 	}
-	if n := count(t, store, `SELECT count(*) FROM messages WHERE id = 'msg_held'`) +
-		count(t, store, `SELECT count(*) FROM events WHERE id = 'evt_held'`); n != 2 {
+	if n := replyStored(t, store, "msg_held", "evt_held"); n != 2 {
 		t.Errorf("%d of the message and the event stored, want 2", n)
 	}
 }

@@ -19,10 +19,7 @@ func sqlxNamedExec(ctx context.Context, q Queries, query string, arg any) (int64
 		}
 		return q.exec(ctx, sqlx.Rebind(sqlx.DOLLAR, positional), args...)
 	}
-	if err := q.mayRun(query, true); err != nil {
-		return 0, err
-	}
-	if err := q.flush(ctx); err != nil {
+	if err := q.beforeStatement(ctx, query, true); err != nil {
 		return 0, err
 	}
 	q.tally()

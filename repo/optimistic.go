@@ -92,17 +92,15 @@ func (q Queries) giveUp() error {
 	return errNeedsTx
 }
 
-// mayRun says whether a statement may run at once; in an optimistic run it
-// gives the run up (errNeedsTx) unless the statement is a read that takes
-// no lock and no writes are held, which it would not see.
-func (q Queries) mayRun(query string, write bool) error {
-	if !q.Optimistic() {
-		return nil
-	}
-	if write || len(q.held.w) > 0 || !lockFreeRead(query) {
+// beforeStatement is what every statement q runs at once does first: in an
+// optimistic run, a write or a read that locks gives the run up
+// (errNeedsTx); then the writes held before it are sent (flush), which
+// gives an optimistic run up too, as the read would not see them.
+func (q Queries) beforeStatement(ctx context.Context, query string, write bool) error {
+	if q.Optimistic() && (write || !lockFreeRead(query)) {
 		return q.giveUp()
 	}
-	return nil
+	return q.flush(ctx)
 }
 
 // lockFreeReads caches lockFreeRead's answer per statement text.

@@ -13,27 +13,14 @@ import (
 // it runs meanwhile, when set.
 func optimisticReply(t *testing.T, q repo.Queries, msgID string, meanwhile func()) error {
 	t.Helper()
-	ctx, s := t.Context(), repo.Scope{WorkspaceID: "ws_1"}
-	at := time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC)
-	c, _, _, err := q.LockConversationForSend(ctx, s, "conv_nocontact")
+	c, _, _, err := q.LockConversationForSend(t.Context(), repo.Scope{WorkspaceID: "ws_1"}, "conv_nocontact")
 	if err != nil {
 		return err
 	}
 	if meanwhile != nil {
 		meanwhile()
 	}
-	c.MessageCount, c.LastMessageAt, c.UpdatedAt = c.MessageCount+1, at, at
-	if err := q.UpdateConversation(ctx, s, c); err != nil {
-		return err
-	}
-	text := "optimistic"
-	if err := q.InsertMessage(ctx, &repo.Message{ID: msgID, WorkspaceID: "ws_1", ConversationID: c.ID,
-		Channel: "whatsapp", Direction: "outbound", SenderType: "api", Type: "text", Text: &text,
-		Status: "sent", CreatedAt: at}); err != nil {
-		return err
-	}
-	return q.InsertEvent(ctx, &repo.Event{ID: "evt_" + msgID, WorkspaceID: "ws_1", Type: "message.sent",
-		ConversationID: &c.ID, Envelope: repo.JSONB(`{}`), CreatedAt: at})
+	return writeReply(t, q, c, msgID, "evt_"+msgID, "optimistic")
 }
 
 // TestOptimisticReplyIsTwoStatements: a reply run optimistically is its
@@ -58,8 +45,7 @@ func TestOptimisticReplyIsTwoStatements(t *testing.T) {
 	if n := count(t, store, `SELECT message_count FROM conversations WHERE id = 'conv_nocontact'`); n != 2 {
 		t.Errorf("message_count %d, want 2", n)
 	}
-	if n := count(t, store, `SELECT count(*) FROM messages WHERE id = 'msg_opt'`) +
-		count(t, store, `SELECT count(*) FROM events WHERE id = 'evt_msg_opt'`); n != 2 {
+	if n := replyStored(t, store, "msg_opt", "evt_msg_opt"); n != 2 {
 		t.Errorf("%d of the message and the event stored, want 2", n)
 	}
 }
@@ -92,8 +78,7 @@ func TestOptimisticReplyAfterAChangeRunsAgainLocked(t *testing.T) {
 	if runs != 2 {
 		t.Fatalf("%d runs, want 2", runs)
 	}
-	if n := count(t, store, `SELECT count(*) FROM messages WHERE id = 'msg_first'`) +
-		count(t, store, `SELECT count(*) FROM events WHERE id = 'evt_msg_first'`); n != 0 {
+	if n := replyStored(t, store, "msg_first", "evt_msg_first"); n != 0 {
 		t.Errorf("%d rows of the given-up run stored, want 0", n)
 	}
 	if n := count(t, store, `SELECT message_count FROM conversations WHERE id = 'conv_nocontact'

@@ -11,10 +11,7 @@ import "context"
 // scanOne runs a query that answers one row into dest, after the writes
 // held before it (as get does); no row is ErrNotFound.
 func (q Queries) scanOne(ctx context.Context, dest []any, query string, args ...any) error {
-	if err := q.mayRun(query, false); err != nil {
-		return err
-	}
-	if err := q.flush(ctx); err != nil {
+	if err := q.beforeStatement(ctx, query, false); err != nil {
 		return err
 	}
 	return q.scanRow(ctx, dest, query, args...)

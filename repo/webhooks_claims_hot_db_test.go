@@ -1,7 +1,6 @@
 package repo_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func TestClaimsOfABurstAreHeapOnly(t *testing.T) {
 		ids = append(ids, w.delivery("", w.now))
 	}
 	err := w.store.InTx(t.Context(), func(q repo.Queries) error {
-		ctx := context.Background()
+		ctx := t.Context()
 		for i, id := range ids {
 			got, err := q.ClaimEach(ctx, id, w.now, w.now.Add(time.Minute), fmt.Sprint("tok-", i))
 			if err != nil {
