@@ -19,7 +19,18 @@ type Coalescer struct {
 	round func(ctx context.Context) (again bool)
 	// pause waits before a round that asked again; false when ctx ended.
 	pause func(ctx context.Context) bool
+	// space waits, after rounds that began at a time, until the next may
+	// begin (Spacing); it returns early when ctx ends.
+	space func(ctx context.Context, began time.Time)
 }
+
+// Spacing is the least time from the start of one round to the start of the
+// next that New gives, so that under a stream of wakes (a commit every
+// half millisecond) rounds come at most 200 times a second, each covering
+// the wakes since the last, rather than back to back, each a Redis round
+// trip of its own: the wake that waits longest waits this long. A wake after
+// a quiet moment starts its round at once.
+const Spacing = 5 * time.Millisecond
 
 // maxAgain bounds the rounds one wake makes while each asks again (a pass
 // that keeps running while events keep coming, which sees them itself; a
@@ -30,16 +41,24 @@ const maxAgain = 80
 // New returns a coalescer of rounds; a round that answers true is
 // run again after pause. Run drives it.
 func New(round func(context.Context) bool, pause time.Duration) *Coalescer {
-	return &Coalescer{signal: make(chan struct{}, 1), round: round, pause: func(ctx context.Context) bool {
-		t := time.NewTimer(pause)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			return true
-		}
-	}}
+	return &Coalescer{signal: make(chan struct{}, 1), round: round,
+		pause: func(ctx context.Context) bool { return sleep(ctx, pause) },
+		space: func(ctx context.Context, began time.Time) { sleep(ctx, Spacing-time.Since(began)) }}
+}
+
+// sleep waits d, or until ctx ends (false then).
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // Wake asks for a round and returns at once.
@@ -67,10 +86,14 @@ func (a *Coalescer) Run(ctx context.Context) {
 			}
 			return
 		}
+		began := time.Now()
 		for n := 0; a.round(work); n++ {
 			if n == maxAgain || !a.pause(ctx) {
 				break
 			}
 		}
+		// Wakes while the round ran, or while this waits, make one round
+		// after it.
+		a.space(ctx, began)
 	}
 }

@@ -4,15 +4,19 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 )
 
 // testAnnouncer is an announcer whose rounds the test steps through: each
 // round reports its start on started and waits for release; again answers
-// the round's "again".
+// the round's "again". Its spacing after rounds is none, unless the test
+// sets spaced: then the spacing reports itself there and waits for it to
+// be answered.
 type testAnnouncer struct {
 	*Coalescer
 	started chan int
 	release chan bool
+	spaced  chan bool
 	mu      sync.Mutex
 	rounds  int
 }
@@ -29,6 +33,12 @@ func newTestCoalescer() *testAnnouncer {
 			return <-ta.release
 		},
 		pause: func(ctx context.Context) bool { return ctx.Err() == nil },
+		space: func(context.Context, time.Time) {
+			if ta.spaced != nil {
+				ta.spaced <- true
+				<-ta.spaced
+			}
+		},
 	}
 	return ta
 }
@@ -70,6 +80,55 @@ func TestCoalescerWakeDuringRoundMakesOneMoreRound(t *testing.T) {
 	stop()
 	if n := ta.count(); n != 2 {
 		t.Errorf("%d rounds, want 2: the wakes during round 1 make one round", n)
+	}
+}
+
+// After a round the loop waits out the spacing before it starts another:
+// wakes during the round or the spacing make one round, after it.
+func TestCoalescerSpacesRounds(t *testing.T) {
+	ta := newTestCoalescer()
+	ta.spaced = make(chan bool)
+	stop := ta.start(t)
+	ta.Wake()
+	<-ta.started
+	ta.Wake() // while round 1 runs
+	ta.release <- false
+	<-ta.spaced // the spacing after round 1 has begun
+	for range 5 {
+		ta.Wake()
+	}
+	if n := ta.count(); n != 1 {
+		t.Fatalf("%d rounds during the spacing, want 1", n)
+	}
+	ta.spaced <- true
+	if n := <-ta.started; n != 2 {
+		t.Fatalf("round %d after the spacing, want 2", n)
+	}
+	ta.release <- false
+	<-ta.spaced
+	ta.spaced <- true
+	stop()
+	if n := ta.count(); n != 2 {
+		t.Errorf("%d rounds, want 2: the wakes during round 1 and its spacing make one round", n)
+	}
+}
+
+// New's spacing waits from the start of the last round: none once that is
+// Spacing ago, and it ends with ctx.
+func TestNewSpacingCountsFromTheRoundStart(t *testing.T) {
+	a := New(func(context.Context) bool { return false }, 0)
+	done := make(chan struct{})
+	go func() {
+		a.space(context.Background(), time.Now().Add(-Spacing))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		a.space(ctx, time.Now().Add(time.Hour))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the spacing waited although the round began Spacing ago, or past its context's end")
 	}
 }
 
