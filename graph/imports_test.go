@@ -45,7 +45,7 @@ func adapter(p string) bool { return strings.HasPrefix(p, "channels/") }
 // may use its adapter's types.
 var providerDomain = under("graph/metahook", "graph/instagram", "graph/mail", "graph/credentials")
 
-var leaf = under("internal", "webhooksig", "graph/model", "graph/generated", "ops/sse", "ops/logging", "ops/redisconn")
+var leaf = under("internal", "webhooksig", "graph/model", "graph/generated", "ops/sse", "ops/logging", "ops/redisconn", "ops/gctune")
 
 // harness is a package only tests import (repotest, resttest, …): it may
 // stand above what it harnesses, and no product package depends on it.

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/msgsvc/msgsvc/graph/seed"
 	"github.com/msgsvc/msgsvc/graph/webhook"
 	"github.com/msgsvc/msgsvc/jobs"
+	"github.com/msgsvc/msgsvc/ops/gctune"
 	"github.com/msgsvc/msgsvc/ops/redisconn"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest"
@@ -48,10 +48,9 @@ configuration: environment variables (docs/configuration.md)
 
 func main() {
 	if os.Getenv("GOGC") == "" {
-		// Twice Go's default heap growth between collections: a request
-		// allocates little that lives, and the collector's share of the
-		// CPU halves for a few more megabytes (docs/configuration.md).
-		debug.SetGCPercent(200)
+		// A request allocates little that lives: the heap may grow by a
+		// few tens of megabytes between collections (docs/configuration.md).
+		go gctune.Run(context.Background(), time.Second)
 	}
 	err := run(os.Args[1:])
 	_ = logs.Flush()
