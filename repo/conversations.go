@@ -76,10 +76,14 @@ var (
 // workspace, its mode, and the key's channels and websites.
 func scopeWhere(s Scope, args *[]any) string {
 	*args = append(*args, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
-	n := len(*args)
+	return scopeWhereAt(len(*args) - 3)
+}
+
+// scopeWhereAt is scopeWhere's text for its four arguments from $n on.
+func scopeWhereAt(n int) string {
 	return fmt.Sprintf(`c.workspace_id = $%d AND c.livemode = $%d
 		AND (cardinality($%d::text[]) = 0 OR c.channel = ANY($%d))
-		AND (cardinality($%d::text[]) = 0 OR c.website_id = ANY($%d))`, n-3, n-2, n-1, n-1, n, n)
+		AND (cardinality($%d::text[]) = 0 OR c.website_id = ANY($%d))`, n, n+1, n+2, n+2, n+3, n+3)
 }
 
 // Conversation returns one conversation visible to the scope.
@@ -96,9 +100,12 @@ func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Convers
 // arguments: what GET /v1/conversations/{id} asks of Postgres, for a
 // benchmark that runs it alone (make bench-reads).
 func ConversationStatement(s Scope, id string) (string, []any) {
-	args := []any{id}
-	return conversationSelect + ` WHERE c.id = $1 AND ` + scopeWhere(s, &args), args
+	return conversationByID, []any{id, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs)}
 }
+
+// conversationByID is the text of ConversationStatement, made once: the
+// busiest read of the API builds no statement.
+var conversationByID = conversationSelect + ` WHERE c.id = $1 AND ` + scopeWhereAt(2)
 
 // LockConversation returns a conversation visible to the scope, locked for
 // update until the transaction ends.
