@@ -29,10 +29,50 @@ func TimestampPtr(t *time.Time) *Timestamp {
 }
 
 // String formats the timestamp in the contract's layout.
-func (t Timestamp) String() string { return t.UTC().Format(TimestampLayout) }
+func (t Timestamp) String() string { return string(t.append(make([]byte, 0, len(TimestampLayout)))) }
 
-// MarshalJSON writes the contract's layout.
-func (t Timestamp) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(t.String())), nil }
+// MarshalJSON writes the contract's layout, quoted.
+func (t Timestamp) MarshalJSON() ([]byte, error) { return t.quoted(), nil }
+
+// quoted is the timestamp in the contract's layout, in quotes (it has no
+// character JSON or GraphQL would escape).
+func (t Timestamp) quoted() []byte {
+	b := make([]byte, 0, len(TimestampLayout)+2)
+	return append(t.append(append(b, '"')), '"')
+}
+
+// append appends the timestamp in the contract's layout. Every event and
+// answer writes several, so it writes the digits itself rather than have
+// time.AppendFormat read the layout each time; a year outside 0-9999 goes
+// through AppendFormat.
+func (t Timestamp) append(b []byte) []byte {
+	u := t.UTC()
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 {
+		return u.AppendFormat(b, TimestampLayout)
+	}
+	hour, minute, second := u.Clock()
+	b = digits(b, year, 4)
+	b = digits(append(b, '-'), int(month), 2)
+	b = digits(append(b, '-'), day, 2)
+	b = digits(append(b, 'T'), hour, 2)
+	b = digits(append(b, ':'), minute, 2)
+	b = digits(append(b, ':'), second, 2)
+	b = digits(append(b, '.'), u.Nanosecond()/int(time.Millisecond), 3)
+	return append(b, 'Z')
+}
+
+// digits appends n (0 <= n < 10^width) in width decimal digits.
+func digits(b []byte, n, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		b = append(b, 0)
+	}
+	for i := len(b) - 1; width > 0; i, width = i-1, width-1 {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
+}
 
 // UnmarshalJSON reads RFC 3339 with any fraction.
 func (t *Timestamp) UnmarshalJSON(b []byte) error {
@@ -49,7 +89,7 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalGQL writes the timestamp as a GraphQL string.
-func (t Timestamp) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(t.String())) }
+func (t Timestamp) MarshalGQL(w io.Writer) { _, _ = w.Write(t.quoted()) }
 
 // UnmarshalGQL reads a GraphQL string timestamp.
 func (t *Timestamp) UnmarshalGQL(v any) error {
