@@ -1,14 +1,19 @@
 package repo
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // DeleteConversation deletes a conversation locked by the caller's
 // transaction (LockConversation) and everything of it: the stored files of
 // its messages, the answers of Idempotency-Keys that made them, its events
 // and their webhook deliveries, its request log rows; its messages and the
-// rows that hang on them go with it (ON DELETE CASCADE). It returns the
-// ids of the messages deleted.
-func (q Queries) DeleteConversation(ctx context.Context, c *Conversation) ([]string, error) {
+// rows that hang on them go with it (ON DELETE CASCADE). It leaves the
+// conversation's id, deleted at a time, in deleted_conversations, for
+// PurgeDeletedConversationLogs to delete the request log rows written after
+// it. It returns the ids of the messages deleted.
+func (q Queries) DeleteConversation(ctx context.Context, c *Conversation, at time.Time) ([]string, error) {
 	var messages []string
 	if err := q.selectRows(ctx, &messages, `SELECT id FROM messages WHERE conversation_id = $1`, c.ID); err != nil {
 		return nil, err
@@ -26,6 +31,8 @@ func (q Queries) DeleteConversation(ctx context.Context, c *Conversation) ([]str
 		{`DELETE FROM events WHERE workspace_id = $1 AND conversation_id = $2`, []any{ws, c.ID}},
 		{`DELETE FROM api_request_logs WHERE workspace_id = $1 AND conversation_id = $2`, []any{ws, c.ID}},
 		{`DELETE FROM conversations WHERE workspace_id = $1 AND id = $2`, []any{ws, c.ID}},
+		{`INSERT INTO deleted_conversations (id, deleted_at) VALUES ($1, $2)
+			ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at`, []any{c.ID, at}},
 	} {
 		if _, err := q.exec(ctx, st.sql, st.args...); err != nil {
 			return nil, err

@@ -20,6 +20,10 @@ func ColumnListQueries() map[string]string {
 // MessageBatchesQuery is the statement MessageBatches runs.
 const MessageBatchesQuery = messageBatchesList
 
+// PurgeDeletedConversationLogsQuery is the first statement of
+// PurgeDeletedConversationLogs.
+const PurgeDeletedConversationLogsQuery = purgeDeletedConversationLogs
+
 // UnfannedPartitionsQuery is the query UnfannedPartitions runs.
 var UnfannedPartitionsQuery = unfannedPartitions
 

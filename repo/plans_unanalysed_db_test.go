@@ -86,7 +86,11 @@ func explain(t *testing.T, store *repo.Store, query string, args ...any) string 
 		}
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `DEALLOCATE explained; RESET plan_cache_mode`) //nolint:errcheck
-	if err := conn.SelectContext(ctx, &generic, `EXPLAIN EXECUTE explained(`+strings.Join(params, ", ")+`)`); err != nil {
+	execute := `EXPLAIN EXECUTE explained`
+	if len(params) > 0 {
+		execute += `(` + strings.Join(params, ", ") + `)`
+	}
+	if err := conn.SelectContext(ctx, &generic, execute); err != nil {
 		t.Fatal(err)
 	}
 	return "custom plan:\n" + strings.Join(custom, "\n") + "\ngeneric plan:\n" + strings.Join(generic, "\n")

@@ -31,11 +31,12 @@ const requestLogColumns = `l.request_id, l.workspace_id, l.livemode, l.created_a
 	l.status, l.error_code, l.latency_ms, l.conversation_id,
 	k.name AS key_name, k.secret_last4 AS key_secret_last4`
 
-// InsertRequestLogs writes many request log rows in one statement. A row of
-// a conversation that no longer exists (deleted while the row waited in a
-// batch) is left out, so a deletion leaves no log of it behind. A request's
+// InsertRequestLogs writes many request log rows in one statement. A request's
 // id is made once (NewID) and a batch is written once, so rows are plain
-// inserts, with no look for a conflict first.
+// inserts, with no look for a conflict first. A row of a conversation
+// deleted while it waited in a batch is written too: the purge deletes it
+// (PurgeDeletedConversationLogs), so a deletion leaves no log behind, with
+// no look at the conversation for every row.
 func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error {
 	n := len(logs)
 	if n == 0 {
@@ -54,8 +55,7 @@ func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error
 		SELECT l.request_id, l.workspace_id, l.livemode, l.created_at, l.key_id, l.method, l.path, l.status,
 			l.error_code, l.latency_ms, l.conversation_id FROM unnest($1::text[], $2::text[], $3::boolean[], $4::timestamptz[], $5::text[], $6::text[],
 			$7::text[], $8::integer[], $9::text[], $10::double precision[], $11::text[])
-			AS l(request_id, workspace_id, livemode, created_at, key_id, method, path, status, error_code, latency_ms, conversation_id)
-		WHERE l.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversations c WHERE c.id = l.conversation_id)`,
+			AS l(request_id, workspace_id, livemode, created_at, key_id, method, path, status, error_code, latency_ms, conversation_id)`,
 		array(ids), array(ws), pq.BoolArray(live), array(at), array(keys), array(methods), array(paths),
 		pq.Int64Array(status), nullableArray(codes), pq.Float64Array(latency), nullableArray(convs))
 	return err
@@ -98,3 +98,24 @@ func (q Queries) PurgeRequestLogs(ctx context.Context, before time.Time, limit i
 	return q.exec(ctx, `DELETE FROM api_request_logs WHERE request_id IN (
 		SELECT request_id FROM api_request_logs WHERE created_at < $1 LIMIT $2)`, before, limit)
 }
+
+// PurgeDeletedConversationLogs deletes the request log rows of the
+// conversations deleted (DeleteConversation) since a batch could still
+// hold a row of them, and forgets the conversations deleted before a
+// time; it returns how many rows went.
+func (q Queries) PurgeDeletedConversationLogs(ctx context.Context, forgetBefore time.Time) (int64, error) {
+	n, err := q.exec(ctx, purgeDeletedConversationLogs)
+	if err != nil {
+		return 0, err
+	}
+	_, err = q.exec(ctx, `DELETE FROM deleted_conversations WHERE deleted_at < $1`, forgetBefore)
+	return n, err
+}
+
+// purgeDeletedConversationLogs deletes the log rows of the deleted
+// conversations, found by conversation one id at a time (a lateral
+// subquery): as a join, the planner may hash the few ids and read the
+// whole log.
+const purgeDeletedConversationLogs = `DELETE FROM api_request_logs WHERE request_id IN (
+	SELECT l.request_id FROM deleted_conversations d,
+		LATERAL (SELECT request_id FROM api_request_logs r WHERE r.conversation_id = d.id OFFSET 0) l)`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/rest/resttest"
 )
 
@@ -117,5 +118,20 @@ func TestDeleteConversationLeavesNothingOfIt(t *testing.T) {
 	// Deleting it again: not found.
 	if code, _ := deleteConversation(t, w.API, "ws_main", false, conv); code != "conversation_not_found" {
 		t.Errorf("second delete: %s", code)
+	}
+
+	// A request of it that waited in an API process's batch during the
+	// deletion is written after it, and goes at the purge.
+	late := "req_late_" + conv
+	if err := w.API.Store.InsertRequestLogs(t.Context(), []repo.RequestLog{{RequestID: late, WorkspaceID: "ws_main",
+		CreatedAt: w.API.Clock.Now(), KeyID: "key_test_all", Method: "GET", Path: "/v1/conversations/{id}", Status: 200,
+		ConversationID: &conv}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.API.Resolver.RequestLogs.PurgeExpired(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := countOf(t, w.API, `SELECT count(*) FROM api_request_logs WHERE conversation_id = $1`, conv); n != 0 {
+		t.Errorf("%d request log rows of the deleted conversation left after the purge", n)
 	}
 }

@@ -36,7 +36,7 @@ func (s *Service) Delete(ctx context.Context, id string) (*model.Deleted, error)
 		if err != nil {
 			return view.NotFound(err, apierr.ConversationNotFound, "conversation", id)
 		}
-		messages, err := q.DeleteConversation(ctx, c)
+		messages, err := q.DeleteConversation(ctx, c, s.Clock.Now())
 		if err != nil {
 			return err
 		}

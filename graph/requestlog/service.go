@@ -16,7 +16,14 @@ import (
 type Store interface {
 	RequestLogs(ctx context.Context, s repo.Scope, f repo.RequestLogFilter, p repo.Page) ([]repo.RequestLog, error)
 	PurgeRequestLogs(ctx context.Context, before time.Time, limit int) (int64, error)
+	PurgeDeletedConversationLogs(ctx context.Context, forgetBefore time.Time) (int64, error)
 }
+
+// Straggling is how long a row of a deleted conversation may still reach
+// the log after the deletion: the rows waiting in an API process's buffer
+// are written within a second (DefaultFlush), or 5 s more at its stop. The
+// purge looks for such rows this long after each deletion.
+const Straggling = 10 * time.Minute
 
 // Service lists the request log to the portal and purges it.
 type Service struct {
@@ -80,9 +87,14 @@ func toFilter(f *model.RequestLogFilter) repo.RequestLogFilter {
 }
 
 // PurgeExpired deletes the rows older than the retention period, in
-// batches of 1000.
+// batches of 1000, and the rows of conversations deleted (written after
+// the deletion from a batch that held them).
 func (s *Service) PurgeExpired(ctx context.Context) error {
-	before := s.Clock.Now().Add(-s.Retention)
+	now := s.Clock.Now()
+	if _, err := s.Store.PurgeDeletedConversationLogs(ctx, now.Add(-Straggling)); err != nil {
+		return err
+	}
+	before := now.Add(-s.Retention)
 	for {
 		n, err := s.Store.PurgeRequestLogs(ctx, before, 1000)
 		if err != nil || n < 1000 {
