@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces the value of an attribute that must never be logged.
@@ -18,16 +20,33 @@ const Redacted = "[redacted]"
 var sensitive = []string{"secret", "token", "password", "passwd", "authorization", "api_key", "apikey",
 	"private_key", "cookie", "signature", "body", "text", "html", "content", "credential"}
 
-// Sensitive says whether an attribute of this name is redacted.
+// Sensitive says whether an attribute of this name is redacted. Every log
+// line asks for each of its attributes, whose names are few and come back,
+// so the answers for up to maxKnownKeys names are kept.
 func Sensitive(key string) bool {
+	if v, ok := knownKeys.Load(key); ok {
+		return v.(bool)
+	}
 	k := strings.ToLower(key)
+	found := false
 	for _, s := range sensitive {
 		if strings.Contains(k, s) {
-			return true
+			found = true
+			break
 		}
 	}
-	return false
+	if knownCount.Add(1) <= maxKnownKeys {
+		knownKeys.Store(key, found)
+	}
+	return found
 }
+
+var (
+	knownKeys  sync.Map
+	knownCount atomic.Int64
+)
+
+const maxKnownKeys = 1024
 
 // New returns a logger writing to w in format "json" or "text" (anything
 // else is text), at level. To a Buffered w, a line at Warn or above is
