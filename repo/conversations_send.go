@@ -18,8 +18,10 @@ func (q Queries) LockConversationForSend(ctx context.Context, s Scope, id string
 	row := new(conversationForSend)
 	targets, version, lock := row.targets(), ``, ` FOR UPDATE OF c`
 	if q.Optimistic() {
-		// No lock: the row's version, for UpdateConversation to write at.
+		// No lock: the row's version, for UpdateConversation to write at;
+		// a read by key that waits for nothing (uncancellable).
 		targets, version, lock = append(targets, &row.Conversation.Version), `, c.xmin::text`, ``
+		ctx = uncancellable(ctx)
 	}
 	query := `SELECT ` + conversationForSendColumns + version + ` FROM ` + conversationForSendFrom + `
 		WHERE c.id = $1 AND ` + scopeWhere(s, &args) + lock
