@@ -60,8 +60,10 @@ func TestSensitive(t *testing.T) {
 		if want {
 			key += "_token"
 		}
-		if Sensitive(key) != want || Sensitive(key) != want {
-			t.Fatalf("Sensitive(%q) = %v", key, !want)
+		for range 2 { // worked out, then (within the bound) kept
+			if Sensitive(key) != want {
+				t.Fatalf("Sensitive(%q) = %v", key, !want)
+			}
 		}
 	}
 }
