@@ -166,6 +166,14 @@ function CreateKey(p: { onClose: () => void }) {
         </button>
       </Dialog>
     );
+  // The form shows once the websites are known, whole: a fieldset
+  // appearing under a person's pointer would move what she meant to click.
+  if (sites.loading && !sites.data)
+    return (
+      <Dialog title="Create key" onClose={p.onClose}>
+        <p role="status">Loading…</p>
+      </Dialog>
+    );
   const websites = (sites.data?.channelsOverview.websites ?? []).map((w) => w.website);
   const submit = async (e: Event) => {
     e.preventDefault();
