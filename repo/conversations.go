@@ -79,8 +79,24 @@ func scopeWhere(s Scope, args *[]any) string {
 	return scopeWhereAt(len(*args) - 3)
 }
 
-// scopeWhereAt is scopeWhere's text for its four arguments from $n on.
+// scopeWhereAt is scopeWhere's text for its four arguments from $n on,
+// made once for the first positions (scopeWhereTexts): the statements
+// that read a scope's conversations format none of it per call.
 func scopeWhereAt(n int) string {
+	if n > 0 && n < len(scopeWhereTexts) {
+		return scopeWhereTexts[n]
+	}
+	return formatScopeWhere(n)
+}
+
+var scopeWhereTexts = func() (t [32]string) {
+	for n := 1; n < len(t); n++ {
+		t[n] = formatScopeWhere(n)
+	}
+	return t
+}()
+
+func formatScopeWhere(n int) string {
 	return fmt.Sprintf(`c.workspace_id = $%d AND c.livemode = $%d
 		AND (cardinality($%d::text[]) = 0 OR c.channel = ANY($%d))
 		AND (cardinality($%d::text[]) = 0 OR c.website_id = ANY($%d))`, n, n+1, n+2, n+2, n+3, n+3)

@@ -1,7 +1,9 @@
 package repo
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -17,5 +19,14 @@ func TestConversationStatementIsTheScopesRead(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, args) {
 		t.Errorf("args %#v, want %#v", got, args)
+	}
+}
+
+// The scope's condition made once is the one formatted, at every position.
+func TestScopeWhereTextsAreFormatted(t *testing.T) {
+	for n := 1; n < len(scopeWhereTexts)+8; n++ {
+		if got, want := scopeWhereAt(n), formatScopeWhere(n); got != want || !strings.Contains(got, fmt.Sprintf("$%d", n+3)) {
+			t.Fatalf("scopeWhereAt(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
