@@ -190,27 +190,6 @@ func (p *Person) call(n AXNode, fn string, out any) error {
 	return decode(res.Result, res.ExceptionDetails, out)
 }
 
-// Click waits for the node of role and name and clicks it (a real mouse
-// click at its centre, after scrolling it into view).
-func (p *Person) Click(role, name string) {
-	p.T.Helper()
-	n := p.WaitFor(role, name)
-	p.ClickNode(n)
-}
-
-// ClickNode clicks a node found before.
-func (p *Person) ClickNode(n AXNode) {
-	p.T.Helper()
-	var box struct{ X, Y float64 }
-	if err := p.call(n, `function() { this.scrollIntoView({block: "center"}); const r = this.getBoundingClientRect();
-		return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; }`, &box); err != nil {
-		p.T.Fatalf("click %s %q: %v", n.Role, n.Name, err)
-	}
-	if err := chromedp.Do(p.Ctx, chromedp.MouseClickXY(box.X, box.Y)); err != nil {
-		p.T.Fatalf("click %s %q: %v", n.Role, n.Name, err)
-	}
-}
-
 // Focus moves the keyboard focus to the node of role and name.
 func (p *Person) Focus(role, name string) {
 	p.T.Helper()

@@ -1,0 +1,67 @@
+package webtest
+
+import "github.com/chromedp/chromedp"
+
+// Click waits for the node of role and name and clicks it (a real mouse
+// click at its centre, after scrolling it into view).
+func (p *Person) Click(role, name string) {
+	p.T.Helper()
+	n := p.WaitFor(role, name)
+	p.ClickNode(n)
+}
+
+// aim scrolls the element into view and waits (up to two seconds, 120 frames) until its
+// box holds still for two frames and its centre shows the element itself
+// (not a dialog or a box still moving over it), then arms a flag its next
+// click sets and returns the centre. A page that loads while it opens (a
+// dialog growing around a form) moves elements between a read of the box
+// and a click at it; a click at a box still moving lands elsewhere.
+const aim = `function() {
+  this.scrollIntoView({block: "center"});
+  const el = this, frame = () => new Promise((r) => requestAnimationFrame(r));
+  const at = () => { const r = el.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2, W: r.width, H: r.height}; };
+  const hit = (b) => { const e = document.elementFromPoint(b.X, b.Y); return !!e && (e === el || el.contains(e) || (el.labels && [...el.labels].some((l) => l.contains(e)))); };
+  return (async () => {
+    let last = at();
+    for (let i = 0; i < 120; i++) {
+      await frame();
+      const b = at();
+      if (b.X === last.X && b.Y === last.Y && b.W === last.W && b.H === last.H && b.W > 0 && hit(b)) {
+        el.__webtestClicked = false;
+        el.addEventListener("click", () => { el.__webtestClicked = true; }, {once: true, capture: true});
+        return {X: b.X, Y: b.Y, Steady: true};
+      }
+      last = b;
+    }
+    return {X: last.X, Y: last.Y, Steady: false};
+  })();
+}`
+
+// ClickNode clicks a node found before: a real mouse click at its centre
+// once its box holds still (aim), failing the test if the element did not
+// get the click.
+func (p *Person) ClickNode(n AXNode) {
+	p.T.Helper()
+	var box struct {
+		X, Y   float64
+		Steady bool
+	}
+	if err := p.call(n, aim, &box); err != nil {
+		p.T.Fatalf("click %s %q: %v", n.Role, n.Name, err)
+	}
+	if !box.Steady {
+		p.T.Fatalf("click %s %q: it did not hold still and show at its centre within two seconds", n.Role, n.Name)
+	}
+	if err := chromedp.Do(p.Ctx, chromedp.MouseClickXY(box.X, box.Y)); err != nil {
+		p.T.Fatalf("click %s %q: %v", n.Role, n.Name, err)
+	}
+	var got bool
+	if err := p.call(n, `function() { return this.__webtestClicked === true; }`, &got); err != nil {
+		// The click may have taken the element away (a dialog closed, a
+		// page left): it was clicked.
+		return
+	}
+	if !got {
+		p.T.Fatalf("click %s %q: the click at (%.0f, %.0f) reached another element", n.Role, n.Name, box.X, box.Y)
+	}
+}
