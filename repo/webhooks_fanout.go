@@ -2,20 +2,15 @@ package repo
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/lib/pq"
 )
 
-// fanOutLock is the advisory lock class of the fan-out; each partition has a
+// fanOutLock is the advisory lock class of the fan-out; each partition (a
+// workspace's is fan_out_partition(workspace_id), migration 0061) has a
 // lock of its own in it, so events of one partition become deliveries in
 // seq order, one pass at a time, and the partitions go in parallel.
 const fanOutLock = 727002
-
-// fanOutPartitions is how many partitions of workspaces the fan-out works
-// in. Migration 0057's trigger computes the same expression into
-// events_unfanned.part.
-const fanOutPartitions = 8
 
 // TryLockFanOut takes a partition's fan-out lock for the rest of the
 // transaction; it reports false, without waiting, when another fan-out
@@ -40,8 +35,10 @@ var unfannedEvents = `SELECT e.seq, e.id, e.workspace_id, e.livemode, e.type, e.
 // partition: the first waiting event of each, which no plan finds faster
 // than the key (an EXISTS may be planned as a scan of every waiting event
 // while the statistics count many, as after a burst).
-var unfannedPartitions = fmt.Sprintf(`SELECT p FROM generate_series(0, %d) p, LATERAL (
-	SELECT u.seq FROM events_unfanned u WHERE u.part = p ORDER BY u.part, u.seq LIMIT 1) first`, fanOutPartitions-1)
+// The count of partitions is the database's (fan_out_partitions(),
+// migration 0061), as is a workspace's partition.
+const unfannedPartitions = `SELECT p FROM generate_series(0, fan_out_partitions() - 1) p, LATERAL (
+	SELECT u.seq FROM events_unfanned u WHERE u.part = p ORDER BY u.part, u.seq LIMIT 1) first`
 
 // UnfannedPartitions lists the partitions with events waiting for fan-out,
 // in one statement of one index probe per partition; none when every event

@@ -1,6 +1,7 @@
 package repo_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,5 +78,32 @@ func TestUnfannedPartitions(t *testing.T) {
 	events, err := store.UnfannedEvents(ctx, 1, 10)
 	if err != nil || len(events) != 2 || events[0].ID != "evt_a" || events[1].ID != "evt_i" {
 		t.Fatalf("UnfannedEvents(1) = %+v, %v; want evt_a, evt_i", events, err)
+	}
+}
+
+// TestEveryPartitionIsProbed: events of workspaces whose ids end in every
+// digit and letter fall in every partition the trigger gives, and
+// UnfannedPartitions lists each of them (both take the partitioning from
+// migration 0061's functions).
+func TestEveryPartitionIsProbed(t *testing.T) {
+	store := repotest.NewStore(t)
+	ctx := t.Context()
+	repotest.Exec(t, store,
+		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
+			SELECT 'ws_p' || c, c, 'free', 'active', 10, 10, 100
+			FROM regexp_split_to_table('0123456789abcdefghijklmnopqrstuvwxyz', '') c`,
+		`INSERT INTO events (id, workspace_id, livemode, type, envelope, created_at)
+			SELECT 'evt_' || id, id, false, 'contact.created', '{}', now() FROM workspaces WHERE id LIKE 'ws_p_'`,
+	)
+	var given []int
+	if err := store.DB.SelectContext(ctx, &given, `SELECT DISTINCT part FROM events_unfanned ORDER BY part`); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := store.UnfannedPartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(given) != 8 || fmt.Sprint(parts) != fmt.Sprint(given) {
+		t.Fatalf("the trigger gave partitions %v and UnfannedPartitions lists %v; want the same 8", given, parts)
 	}
 }
