@@ -2,6 +2,7 @@ package repo_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -386,4 +387,62 @@ func TestClaimCommitsWithoutAFlush(t *testing.T) {
 	if v := setting(w.store.Queries); v != "on" {
 		t.Errorf("synchronous_commit %q after a claim on its own, want on", v)
 	}
+}
+
+// TestInsertWebhookDeliveriesKeepsEveryColumn: a batch (one statement for
+// any number of rows) stores each delivery's columns as given, NULLs
+// included, and a single delivery goes the same way.
+func TestInsertWebhookDeliveriesKeepsEveryColumn(t *testing.T) {
+	w := newAttemptWorld(t)
+	ctx := t.Context()
+	first := w.delivery("conv_1", w.now)
+	channel, website, conv, replayOf := "website", "web_1", "conv_2", first
+	due := w.now.Add(90 * time.Second).Add(123456 * time.Nanosecond).Truncate(time.Microsecond)
+	var ev repo.Event
+	if err := w.store.DB.GetContext(ctx, &ev, `SELECT seq, id, type FROM events WHERE id = 'evt_att_1'`); err != nil {
+		t.Fatal(err)
+	}
+	want := []repo.WebhookDelivery{
+		{ID: "whd_b1", WorkspaceID: "ws_att", EndpointID: w.ep.ID, EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq,
+			Channel: &channel, WebsiteID: &website, ConversationID: &conv, ReplayOf: &replayOf, Status: "pending",
+			NextAttemptAt: &due, CreatedAt: w.now},
+		{ID: "whd_b2", WorkspaceID: "ws_att", EndpointID: w.ep.ID, EventID: ev.ID, EventType: ev.Type, EventSeq: ev.Seq,
+			Status: "failed", CreatedAt: w.now.Add(time.Millisecond)},
+	}
+	if err := w.store.InsertWebhookDeliveries(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	scope := repo.Scope{WorkspaceID: "ws_att"}
+	for _, d := range append(want, repo.WebhookDelivery{ID: first}) {
+		got, err := w.store.WebhookDelivery(ctx, scope, d.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", d.ID, err)
+		}
+		if d.ID == first {
+			if got.EventID != "evt_att_1" || got.Status != "pending" || got.NextAttemptAt == nil || !got.NextAttemptAt.Equal(w.now) {
+				t.Errorf("the single delivery reads back as %+v", got)
+			}
+			continue
+		}
+		if fmt.Sprint(deliveryColumns(*got)) != fmt.Sprint(deliveryColumns(d)) {
+			t.Errorf("%s reads back as\n%v\nwant\n%v", d.ID, deliveryColumns(*got), deliveryColumns(d))
+		}
+	}
+}
+
+// deliveryColumns is what InsertWebhookDeliveries writes of a delivery,
+// pointers followed and times in UTC.
+func deliveryColumns(d repo.WebhookDelivery) []any {
+	str := func(p *string) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	var next any
+	if d.NextAttemptAt != nil {
+		next = d.NextAttemptAt.UTC()
+	}
+	return []any{d.ID, d.WorkspaceID, d.Livemode, d.EndpointID, d.EventID, d.EventType, d.EventSeq,
+		str(d.Channel), str(d.WebsiteID), str(d.ConversationID), str(d.ReplayOf), d.Status, next, d.CreatedAt.UTC()}
 }

@@ -55,12 +55,7 @@ const earlierOpen = `SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.
 
 // InsertWebhookDelivery stores a new delivery (a replay).
 func (q Queries) InsertWebhookDelivery(ctx context.Context, d *WebhookDelivery) error {
-	_, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
-		endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id, replay_of,
-		status, next_attempt_at, created_at) VALUES (:id, :workspace_id, :livemode, :endpoint_id,
-		:event_id, :event_type, :event_seq, :channel, :website_id, :conversation_id, :replay_of,
-		:status, :next_attempt_at, :created_at)`, d)
-	return err
+	return q.InsertWebhookDeliveries(ctx, []WebhookDelivery{*d})
 }
 
 // WebhookDelivery returns a delivery of the scope's workspace and mode,

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"time"
 
 	"github.com/lib/pq"
 )
@@ -64,21 +65,45 @@ func (q Queries) ActiveWebhookEndpoints(ctx context.Context, workspaceIDs []stri
 		array(workspaceIDs))
 }
 
-// InsertWebhookDeliveries stores new deliveries, many rows per statement.
+// insertWebhookDeliveries is one statement text for any number of rows
+// (their columns as arrays), so Postgres plans it once per connection; a
+// VALUES list of the batch's length was a statement of its own for each
+// length, parsed and planned every time.
+const insertWebhookDeliveries = `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
+	endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id,
+	replay_of, status, next_attempt_at, created_at)
+	SELECT d.id, d.workspace_id, d.livemode, d.endpoint_id, d.event_id, d.event_type, d.event_seq,
+		d.channel, d.website_id, d.conversation_id, d.replay_of, d.status, d.next_attempt_at, d.created_at
+	FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[],
+		$7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+		$13::timestamptz[], $14::timestamptz[])
+		AS d(id, workspace_id, livemode, endpoint_id, event_id, event_type, event_seq, channel,
+		website_id, conversation_id, replay_of, status, next_attempt_at, created_at)`
+
+// InsertWebhookDeliveries stores new deliveries in one statement.
 func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
-	const chunk = 1000 // 14 parameters a row stays far below Postgres' 65535
-	for len(ds) > 0 {
-		n := min(chunk, len(ds))
-		if _, err := sqlxNamedExec(ctx, q, `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
-			endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id,
-			replay_of, status, next_attempt_at, created_at) VALUES (:id, :workspace_id, :livemode,
-			:endpoint_id, :event_id, :event_type, :event_seq, :channel, :website_id, :conversation_id,
-			:replay_of, :status, :next_attempt_at, :created_at)`, ds[:n]); err != nil {
-			return err
-		}
-		ds = ds[n:]
+	n := len(ds)
+	if n == 0 {
+		return nil
 	}
-	return nil
+	ids, ws, endpoints, events, types, status, created := make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	live, seqs := make([]bool, n), make([]int64, n)
+	channels, websites, convs, replays, next := make([]*string, n), make([]*string, n), make([]*string, n),
+		make([]*string, n), make([]*string, n)
+	for i, d := range ds {
+		ids[i], ws[i], live[i], endpoints[i], events[i], types[i] = d.ID, d.WorkspaceID, d.Livemode, d.EndpointID, d.EventID, d.EventType
+		seqs[i], channels[i], websites[i], convs[i], replays[i], status[i] = d.EventSeq, d.Channel, d.WebsiteID, d.ConversationID, d.ReplayOf, d.Status
+		created[i] = d.CreatedAt.UTC().Format(time.RFC3339Nano)
+		if d.NextAttemptAt != nil {
+			at := d.NextAttemptAt.UTC().Format(time.RFC3339Nano)
+			next[i] = &at
+		}
+	}
+	_, err := q.exec(ctx, insertWebhookDeliveries, array(ids), array(ws), pq.BoolArray(live), array(endpoints),
+		array(events), array(types), pq.Int64Array(seqs), nullableArray(channels), nullableArray(websites),
+		nullableArray(convs), nullableArray(replays), array(status), nullableArray(next), array(created))
+	return err
 }
 
 // ReadyWebhookDeliveries returns which of some deliveries may be attempted
