@@ -66,9 +66,8 @@ func (q Queries) ActiveWebhookEndpoints(ctx context.Context, workspaceIDs []stri
 }
 
 // insertWebhookDeliveries is one statement text for any number of rows
-// (their columns as arrays), so Postgres plans it once per connection; a
-// VALUES list of the batch's length was a statement of its own for each
-// length, parsed and planned every time.
+// (their columns as arrays), so Postgres parses and plans it once per
+// connection whatever a batch's length.
 const insertWebhookDeliveries = `INSERT INTO webhook_deliveries (id, workspace_id, livemode,
 	endpoint_id, event_id, event_type, event_seq, channel, website_id, conversation_id,
 	replay_of, status, next_attempt_at, created_at)

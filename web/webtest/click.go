@@ -10,12 +10,12 @@ func (p *Person) Click(role, name string) {
 	p.ClickNode(n)
 }
 
-// aim scrolls the element into view and waits (up to two seconds, 120 frames) until its
-// box holds still for two frames and its centre shows the element itself
-// (not a dialog or a box still moving over it), then arms a flag its next
-// click sets and returns the centre. A page that loads while it opens (a
-// dialog growing around a form) moves elements between a read of the box
-// and a click at it; a click at a box still moving lands elsewhere.
+// aim scrolls the element into view and waits, up to two seconds (120
+// frames), until its box has held still for two frames with the element
+// itself at its centre (no dialog or cover over it); then it arms a flag
+// the element's next click sets and returns the centre. A page that lays
+// out while it loads (a dialog growing around its form) moves elements, and
+// a click at a box read a moment before lands on whatever is there now.
 const aim = `function() {
   this.scrollIntoView({block: "center"});
   const el = this, frame = () => new Promise((r) => requestAnimationFrame(r));
