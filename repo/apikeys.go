@@ -89,7 +89,11 @@ func (q Queries) TouchAPIKeys(ctx context.Context, ids []string, at []time.Time)
 func timeStrings(ts []time.Time) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = t.UTC().Format(time.RFC3339Nano)
+		out[i] = timeText(t)
 	}
 	return out
 }
+
+// timeText is a time as an element of a text array that a statement casts
+// to timestamptz[].
+func timeText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

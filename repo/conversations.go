@@ -75,8 +75,13 @@ var (
 // scopeWhere is the visibility of a scope over conversations (alias c): its
 // workspace, its mode, and the key's channels and websites.
 func scopeWhere(s Scope, args *[]any) string {
-	*args = append(*args, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
+	*args = appendScope(*args, s)
 	return scopeWhereAt(len(*args) - 3)
+}
+
+// appendScope appends the scope's four arguments, in scopeWhere's order.
+func appendScope(args []any, s Scope) []any {
+	return append(args, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs))
 }
 
 // scopeWhereAt is scopeWhere's text for its four arguments from $n on,
@@ -117,7 +122,9 @@ func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Convers
 // arguments: what GET /v1/conversations/{id} asks of Postgres, for a
 // benchmark that runs it alone (make bench-reads).
 func ConversationStatement(s Scope, id string) (string, []any) {
-	return conversationByID, []any{id, s.WorkspaceID, s.Livemode, array(s.Channels), array(s.WebsiteIDs)}
+	args := make([]any, 1, 5) // the id and the scope's four, in one allocation
+	args[0] = id
+	return conversationByID, appendScope(args, s)
 }
 
 // conversationByID is the text of ConversationStatement, made once: the

@@ -71,7 +71,7 @@ func (q Queries) InsertEvents(ctx context.Context, es []*Event) error {
 	for i, e := range es {
 		ids[i], ws[i], live[i], types[i] = e.ID, e.WorkspaceID, e.Livemode, e.Type
 		channels[i], websites[i], convs[i] = e.Channel, e.WebsiteID, e.ConversationID
-		envelopes[i], at[i] = string(e.Envelope), e.CreatedAt.UTC().Format(time.RFC3339Nano)
+		envelopes[i], at[i] = string(e.Envelope), timeText(e.CreatedAt)
 	}
 	_, err := q.exec(ctx, insertEvents,
 		array(ids), array(ws), pq.BoolArray(live), array(types), nullableArray(channels), nullableArray(websites),

@@ -46,7 +46,7 @@ func (q Queries) InsertRequestLogs(ctx context.Context, logs []RequestLog) error
 	live, status, latency := make([]bool, n), make([]int64, n), make([]float64, n)
 	codes, convs := make([]*string, n), make([]*string, n)
 	for i, l := range logs {
-		ids[i], ws[i], live[i], at[i] = l.RequestID, l.WorkspaceID, l.Livemode, l.CreatedAt.UTC().Format(time.RFC3339Nano)
+		ids[i], ws[i], live[i], at[i] = l.RequestID, l.WorkspaceID, l.Livemode, timeText(l.CreatedAt)
 		keys[i], methods[i], paths[i], status[i] = l.KeyID, l.Method, l.Path, int64(l.Status)
 		codes[i], latency[i], convs[i] = l.ErrorCode, l.LatencyMS, l.ConversationID
 	}

@@ -17,22 +17,15 @@ func TestPurgeDeletedConversationLogs(t *testing.T) {
 	store := repotest.NewStore(t)
 	ctx := t.Context()
 	at := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
-	for _, q := range []string{
+	repotest.Exec(t, store,
 		`ALTER TABLE api_request_logs SET (autovacuum_enabled = false)`,
 		`INSERT INTO api_request_logs (request_id, workspace_id, livemode, created_at, key_id, method, path, status,
 			latency_ms, conversation_id)
-			SELECT 'req_' || g, 'ws_del', false, $1, 'key_del', 'GET', '/v1/conversations/{id}', 200, 1, 'conv_' || (g % 5000)
-			FROM generate_series(1, 50000) g`,
-		`INSERT INTO deleted_conversations (id, deleted_at) VALUES ('conv_1', $1::timestamptz - interval '1 hour'), ('conv_2', $1)`,
-	} {
-		args := []any{at}
-		if !strings.Contains(q, "$1") {
-			args = nil
-		}
-		if _, err := store.DB.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+			SELECT 'req_' || g, 'ws_del', false, '2026-11-29 08:00:00+00', 'key_del', 'GET', '/v1/conversations/{id}', 200, 1,
+			'conv_' || (g % 5000) FROM generate_series(1, 50000) g`,
+		`INSERT INTO deleted_conversations (id, deleted_at)
+			VALUES ('conv_1', '2026-11-29 07:00:00+00'), ('conv_2', '2026-11-29 08:00:00+00')`,
+	)
 	plan := explain(t, store, repo.PurgeDeletedConversationLogsQuery)
 	if strings.Contains(plan, "Seq Scan on api_request_logs") || !strings.Contains(plan, "api_request_logs_conversation") {
 		t.Errorf("the purge reads the whole log, or not by conversation:\n%s", plan)

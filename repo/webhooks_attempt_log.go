@@ -57,6 +57,6 @@ func (v attemptLogValues) set(i int, l *WebhookAttemptLog) {
 	if l == nil {
 		return
 	}
-	at := l.AttemptedAt.UTC().Format(time.RFC3339Nano)
+	at := timeText(l.AttemptedAt)
 	v.at[i], v.latencies[i], v.bodies[i] = &at, int64(l.LatencyMS), l.ResponseBody
 }

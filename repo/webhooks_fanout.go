@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"time"
 
 	"github.com/lib/pq"
 )
@@ -93,9 +92,9 @@ func (q Queries) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelive
 	for i, d := range ds {
 		ids[i], ws[i], live[i], endpoints[i], events[i], types[i] = d.ID, d.WorkspaceID, d.Livemode, d.EndpointID, d.EventID, d.EventType
 		seqs[i], channels[i], websites[i], convs[i], replays[i], status[i] = d.EventSeq, d.Channel, d.WebsiteID, d.ConversationID, d.ReplayOf, d.Status
-		created[i] = d.CreatedAt.UTC().Format(time.RFC3339Nano)
+		created[i] = timeText(d.CreatedAt)
 		if d.NextAttemptAt != nil {
-			at := d.NextAttemptAt.UTC().Format(time.RFC3339Nano)
+			at := timeText(*d.NextAttemptAt)
 			next[i] = &at
 		}
 	}

@@ -43,6 +43,10 @@ const (
 	DefaultKeysFlush = 30 * time.Second
 )
 
+// FinalFlush is how long Run still writes what it holds once its context
+// ends (a process stopping).
+const FinalFlush = 5 * time.Second
+
 // Recorder buffers entries in a bounded channel and writes them from Run:
 // a batch every FlushEvery or as soon as Batch entries wait, in one
 // multi-row INSERT; the keys used since the last key flush, with their
@@ -92,7 +96,7 @@ func (r *Recorder) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), FinalFlush)
 			batch = r.drain(final, batch)
 			r.write(final, batch)
 			r.flushKeys(final)

@@ -21,8 +21,8 @@ type Store interface {
 
 // Straggling is how long a row of a deleted conversation may still reach
 // the log after the deletion: the rows waiting in an API process's buffer
-// are written within a second (DefaultFlush), or 5 s more at its stop. The
-// purge looks for such rows this long after each deletion.
+// are written within a second (DefaultFlush), or FinalFlush more at its
+// stop. The purge looks for such rows this long after each deletion.
 const Straggling = 10 * time.Minute
 
 // Service lists the request log to the portal and purges it.
