@@ -24,6 +24,11 @@ const MessageBatchesQuery = messageBatchesList
 // PurgeDeletedConversationLogs.
 const PurgeDeletedConversationLogsQuery = purgeDeletedConversationLogs
 
+// ForgetContention clears the count of runs that go straight to InTx for
+// key's slot of contended keys (InTxOptimistic), which keys of other tests
+// may share.
+func ForgetContention(key string) { contendedSlot(key).Store(0) }
+
 // UnfannedPartitionsQuery is the query UnfannedPartitions runs.
 var UnfannedPartitionsQuery = unfannedPartitions
 
