@@ -96,6 +96,9 @@ func TestPortalWebhooksInChromium(t *testing.T) {
 	dev.WaitText("table", "Deliveries", "message.received")
 	dev.Click("button", "Replay")
 	waitPageText(t, dev, "Replayed as ")
+	// The list reloads with the replay as its newest row, moving the rows
+	// under it: wait for it before aiming at a button below.
+	dev.WaitText("table", "Deliveries", "replay of ")
 	replayed := rc.WaitEvents(t, 3)[2]
 	if replayed.ID() != received.ID() {
 		t.Errorf("the replay carries event %s; want %s", replayed.ID(), received.ID())
