@@ -109,3 +109,35 @@ func (q Queries) XactUpdates(ctx context.Context, table string) (updates, hot in
 	err = q.get(ctx, &row, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = $1`, table)
 	return row.Upd, row.Hot, err
 }
+
+// KeepPrepared prepares query on the store's pool and keeps it in the
+// statement cache, as a goroutine that prepared it first would have.
+func KeepPrepared(ctx context.Context, s *Store, query string) error {
+	st, err := s.DB.PreparexContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	s.stmts.m[query] = st
+	return nil
+}
+
+// PrepareAgain prepares query as a goroutine that met it new does (the
+// cache's prepare), and reports whether the cache answered a statement.
+func PrepareAgain(ctx context.Context, s *Store, query string) bool {
+	return s.stmts.prepare(ctx, query) != nil
+}
+
+// LookUpPrepared looks query up in the cache, as a statement outside a
+// transaction does, and reports whether it was found.
+func LookUpPrepared(s *Store, query string) bool {
+	st, _ := s.stmts.lookup(query, false)
+	return st != nil
+}
+
+// HoldStatementCache takes the cache's lock until the returned func is called.
+func HoldStatementCache(s *Store) (release func()) {
+	s.stmts.mu.Lock()
+	return s.stmts.mu.Unlock
+}

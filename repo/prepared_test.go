@@ -1,11 +1,14 @@
 package repo_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 )
@@ -119,5 +122,87 @@ func TestNewStatementInATransactionDoesNotWaitForTheTransaction(t *testing.T) {
 			t.Fatal("the statement was not prepared in the background")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestDuplicateClosesOutsideTheCacheLock: of two goroutines that prepared
+// the same text, the second closes its statement, which waits for the
+// connection it was prepared on while a statement runs there (database/sql
+// locks the connection for the close). That statement may wait in Postgres
+// for a transaction whose goroutine needs the cache: the close must not
+// hold the cache's lock, or the process and Postgres wait for each other.
+func TestDuplicateClosesOutsideTheCacheLock(t *testing.T) {
+	store, dsn := repotest.NewStoreURL(t)
+	store.SetMaxConns(1)
+	watch, err := sqlx.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	ctx := t.Context()
+	const query = `SELECT name FROM workspaces WHERE id = $1 AND status = 'active'`
+	if err := repo.KeepPrepared(ctx, store, query); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 30 s for %s", what)
+			}
+		}
+	}
+
+	// The second prepare waits for the pool's one connection, held here;
+	// given it, it prepares its duplicate there and then waits for the
+	// cache's lock, held here too.
+	conn, err := store.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepared := make(chan bool, 1)
+	go func() { prepared <- repo.PrepareAgain(context.WithoutCancel(ctx), store, query) }()
+	waitFor("the prepare to wait for the connection", func() bool { return store.DB.Stats().WaitCount == 1 })
+	release := repo.HoldStatementCache(store)
+	conn.Close()
+	waitFor("the duplicate to be prepared", func() bool { return store.DB.Stats().Idle == 1 })
+
+	// A statement runs on that connection; then the prepare goes on to
+	// close its duplicate, which waits for the statement.
+	sleepCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	slept := make(chan struct{})
+	go func() { store.DB.ExecContext(sleepCtx, `SELECT pg_sleep(60)`); close(slept) }() //nolint:errcheck // cancelled below
+	t.Cleanup(func() { stop(); <-slept })
+	waitFor("the statement to run", func() bool {
+		var n int
+		return watch.GetContext(ctx, &n, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND query = 'SELECT pg_sleep(60)' AND state = 'active'`) == nil && n == 1
+	})
+	release()
+
+	// The prepare, given the lock, closes its duplicate (a goroutine's
+	// place shows only in its stack).
+	waitFor("the duplicate's close", func() bool {
+		buf := make([]byte, 1<<20)
+		return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("database/sql.(*Stmt).Close("))
+	})
+	looked := make(chan bool, 1)
+	go func() { looked <- repo.LookUpPrepared(store, query) }()
+	select {
+	case found := <-looked:
+		if !found {
+			t.Error("the first statement is not in the cache")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a look-up waited 30 s for the cache while a duplicate closed: its lock is held across the close")
+	}
+	select {
+	case <-prepared:
+		t.Fatal("the duplicate closed while its connection ran a statement: the case was not set up")
+	default:
+	}
+	stop()
+	if !<-prepared {
+		t.Error("the second prepare answered no statement; want the first one")
 	}
 }
