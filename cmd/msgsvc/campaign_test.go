@@ -121,10 +121,19 @@ type campaignResult struct {
 func (r campaignResult) String() string {
 	return fmt.Sprintf("%s (%d/s): %d queued in %s (%.0f/s); sent %d in %s: %.1f/s overall (%.2f of the tier), %.1f/s steady (%.2f); "+
 		"killed a worker: %v (longest gap between sends %s); pair-window violations %d, duplicates %d, never sent %d; "+
-		"lateness against the ideal schedule p50 %s p99 %s; queued→sent p50 %s p99 %s; CPU per message %s (workers %s, postgres %s); %s",
+		"lateness against the ideal schedule p50 %s p99 %s; queued→sent p50 %s p99 %s; CPU per message %s; %s",
 		r.tier, r.rate, r.messages, ms(r.queueTook), float64(r.messages)/r.queueTook.Seconds(), r.sent, ms(r.sendTook), r.overall,
 		r.overall/float64(r.rate), r.steady, r.steady/float64(r.rate), r.killed, ms(r.gap), r.pairViolations, r.duplicates, r.missing,
-		ms(r.lateP50), ms(r.lateP99), ms(r.waitP50), ms(r.waitP99), r.cpuPerMsg, r.workerPerMsg, r.pgPerMsg, r.cpu)
+		ms(r.lateP50), ms(r.lateP99), ms(r.waitP50), ms(r.waitP99), r.perMessage(), r.cpu)
+}
+
+// perMessage is the CPU per message, measured only in a run without a kill
+// (the killed worker's CPU is gone with its process).
+func (r campaignResult) perMessage() string {
+	if r.killed {
+		return "not measured (a worker was killed)"
+	}
+	return fmt.Sprintf("%s (workers %s, postgres %s)", r.cpuPerMsg, r.workerPerMsg, r.pgPerMsg)
 }
 
 func runCampaign(t *testing.T, tier string, messages, customers int, latency time.Duration, kill bool) campaignResult {
