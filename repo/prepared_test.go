@@ -144,14 +144,6 @@ func TestDuplicateClosesOutsideTheCacheLock(t *testing.T) {
 	if err := repo.KeepPrepared(ctx, store, query); err != nil {
 		t.Fatal(err)
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 30 s for %s", what)
-			}
-		}
-	}
 
 	// The second prepare waits for the pool's one connection, held here;
 	// given it, it prepares its duplicate there and then waits for the
@@ -162,10 +154,10 @@ func TestDuplicateClosesOutsideTheCacheLock(t *testing.T) {
 	}
 	prepared := make(chan bool, 1)
 	go func() { prepared <- repo.PrepareAgain(context.WithoutCancel(ctx), store, query) }()
-	waitFor("the prepare to wait for the connection", func() bool { return store.DB.Stats().WaitCount == 1 })
+	repotest.Eventually(t, "the prepare to wait for the connection", func() bool { return store.DB.Stats().WaitCount == 1 })
 	release := repo.HoldStatementCache(store)
 	conn.Close()
-	waitFor("the duplicate to be prepared", func() bool { return store.DB.Stats().Idle == 1 })
+	repotest.Eventually(t, "the duplicate to be prepared", func() bool { return store.DB.Stats().Idle == 1 })
 
 	// A statement runs on that connection; then the prepare goes on to
 	// close its duplicate, which waits for the statement.
@@ -173,7 +165,7 @@ func TestDuplicateClosesOutsideTheCacheLock(t *testing.T) {
 	slept := make(chan struct{})
 	go func() { store.DB.ExecContext(sleepCtx, `SELECT pg_sleep(60)`); close(slept) }() //nolint:errcheck // cancelled below
 	t.Cleanup(func() { stop(); <-slept })
-	waitFor("the statement to run", func() bool {
+	repotest.Eventually(t, "the statement to run", func() bool {
 		var n int
 		return watch.GetContext(ctx, &n, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 			AND query = 'SELECT pg_sleep(60)' AND state = 'active'`) == nil && n == 1
@@ -182,7 +174,7 @@ func TestDuplicateClosesOutsideTheCacheLock(t *testing.T) {
 
 	// The prepare, given the lock, closes its duplicate (a goroutine's
 	// place shows only in its stack).
-	waitFor("the duplicate's close", func() bool {
+	repotest.Eventually(t, "the duplicate's close", func() bool {
 		buf := make([]byte, 1<<20)
 		return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("database/sql.(*Stmt).Close("))
 	})

@@ -413,20 +413,21 @@ func TestInsertWebhookDeliveriesKeepsEveryColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	scope := repo.Scope{WorkspaceID: "ws_att"}
-	for _, d := range append(want, repo.WebhookDelivery{ID: first}) {
-		got, err := w.store.WebhookDelivery(ctx, scope, d.ID)
+	read := func(id string) *repo.WebhookDelivery {
+		t.Helper()
+		got, err := w.store.WebhookDelivery(ctx, scope, id)
 		if err != nil {
-			t.Fatalf("%s: %v", d.ID, err)
+			t.Fatalf("%s: %v", id, err)
 		}
-		if d.ID == first {
-			if got.EventID != "evt_att_1" || got.Status != "pending" || got.NextAttemptAt == nil || !got.NextAttemptAt.Equal(w.now) {
-				t.Errorf("the single delivery reads back as %+v", got)
-			}
-			continue
-		}
-		if fmt.Sprint(deliveryColumns(*got)) != fmt.Sprint(deliveryColumns(d)) {
+		return got
+	}
+	for _, d := range want {
+		if got := read(d.ID); fmt.Sprint(deliveryColumns(*got)) != fmt.Sprint(deliveryColumns(d)) {
 			t.Errorf("%s reads back as\n%v\nwant\n%v", d.ID, deliveryColumns(*got), deliveryColumns(d))
 		}
+	}
+	if got := read(first); got.EventID != "evt_att_1" || got.Status != "pending" || got.NextAttemptAt == nil || !got.NextAttemptAt.Equal(w.now) {
+		t.Errorf("the single delivery reads back as %+v", got)
 	}
 }
 

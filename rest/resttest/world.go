@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/msgsvc/msgsvc/graph/webhook"
@@ -78,17 +77,10 @@ func (w *World) StartWorker() *asynq.Server {
 // SandboxScope is the repo scope of the all-scopes test key.
 var SandboxScope = repo.Scope{WorkspaceID: "ws_main"}
 
-// Eventually waits, up to 15 s, for cond; work happens on other goroutines
-// and processes, so the test polls rather than sleeps a fixed time.
+// Eventually is repotest.Eventually, for the API's tests.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	repotest.Eventually(t, what, cond)
 }
 
 // Delivery reads a sandbox delivery as stored.
