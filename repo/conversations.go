@@ -122,9 +122,13 @@ func (q Queries) Conversation(ctx context.Context, s Scope, id string) (*Convers
 // arguments: what GET /v1/conversations/{id} asks of Postgres, for a
 // benchmark that runs it alone (make bench-reads).
 func ConversationStatement(s Scope, id string) (string, []any) {
-	args := make([]any, 1, 5) // the id and the scope's four, in one allocation
-	args[0] = id
-	return conversationByID, appendScope(args, s)
+	return conversationByID, idAndScope(id, s)
+}
+
+// idAndScope are the arguments of a read of one conversation by its id
+// ($1) in a scope ($2-$5, scopeWhereAt(2)), in one allocation.
+func idAndScope(id string, s Scope) []any {
+	return appendScope(append(make([]any, 0, 5), id), s)
 }
 
 // conversationByID is the text of ConversationStatement, made once: the

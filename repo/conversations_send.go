@@ -14,17 +14,15 @@ import (
 // (InTxOptimistic) nothing is locked: the conversation's version is read
 // instead.
 func (q Queries) LockConversationForSend(ctx context.Context, s Scope, id string) (*Conversation, *Account, *Contact, error) {
-	args := []any{id}
+	args := idAndScope(id, s)
 	row := new(conversationForSend)
-	targets, version, lock := row.targets(), ``, ` FOR UPDATE OF c`
+	targets, query := row.targets(), conversationForSendLocked
 	if q.Optimistic() {
 		// No lock: the row's version, for UpdateConversation to write at;
 		// a read by key that waits for nothing (uncancellable).
-		targets, version, lock = append(targets, &row.Conversation.Version), `, c.xmin::text`, ``
+		targets, query = append(targets, &row.Conversation.Version), conversationForSendAtVersion
 		ctx = uncancellable(ctx)
 	}
-	query := `SELECT ` + conversationForSendColumns + version + ` FROM ` + conversationForSendFrom + `
-		WHERE c.id = $1 AND ` + scopeWhere(s, &args) + lock
 	if err := q.scanOne(ctx, targets, query, args...); err != nil {
 		return nil, nil, nil, err
 	}
@@ -52,6 +50,13 @@ var (
 		AND k.workspace_id = c.workspace_id AND k.livemode = c.livemode LIMIT 1) k ON true
 	LEFT JOIN LATERAL (` + accountsSelect("c.workspace_id", "c.channel", "'{}'::text[]", "'{}'::text[]", "c.account_id") + `
 	LIMIT 1) acc ON true`
+
+	// The texts LockConversationForSend runs, made once (a send builds no
+	// statement): in a transaction, the row locked; in an optimistic run,
+	// its version instead.
+	conversationForSendWhere     = ` FROM ` + conversationForSendFrom + ` WHERE c.id = $1 AND ` + scopeWhereAt(2)
+	conversationForSendLocked    = `SELECT ` + conversationForSendColumns + conversationForSendWhere + ` FOR UPDATE OF c`
+	conversationForSendAtVersion = `SELECT ` + conversationForSendColumns + `, c.xmin::text` + conversationForSendWhere
 )
 
 // nullAccount is an Account that may be absent.
