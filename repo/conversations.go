@@ -138,9 +138,11 @@ var conversationByID = conversationSelect + ` WHERE c.id = $1 AND ` + scopeWhere
 // LockConversation returns a conversation visible to the scope, locked for
 // update until the transaction ends.
 func (q Queries) LockConversation(ctx context.Context, s Scope, id string) (*Conversation, error) {
-	args := []any{id}
-	return one[Conversation](ctx, q, conversationSelect+` WHERE c.id = $1 AND `+scopeWhere(s, &args)+` FOR UPDATE OF c`, args...)
+	return one[Conversation](ctx, q, conversationByIDLocked, idAndScope(id, s)...)
 }
+
+// conversationByIDLocked is LockConversation's text, made once.
+var conversationByIDLocked = conversationByID + ` FOR UPDATE OF c`
 
 // Conversations lists conversations newest first, up to Limit+1 rows.
 func (q Queries) Conversations(ctx context.Context, s Scope, f ConversationFilter, p Page) ([]Conversation, error) {
