@@ -28,7 +28,7 @@ func (q Queries) DeleteConversation(ctx context.Context, c *Conversation, at tim
 		{`DELETE FROM send_creations WHERE workspace_id = $1 AND conversation_id = $2`, []any{ws, c.ID}},
 		{`DELETE FROM webhook_deliveries WHERE workspace_id = $1 AND event_id IN (
 			SELECT id FROM events WHERE conversation_id = $2 AND workspace_id = $1)`, []any{ws, c.ID}},
-		{`DELETE FROM events WHERE workspace_id = $1 AND conversation_id = $2`, []any{ws, c.ID}},
+		{deleteEvents(`workspace_id = $1 AND conversation_id = $2`), []any{ws, c.ID}},
 		{`DELETE FROM api_request_logs WHERE workspace_id = $1 AND conversation_id = $2`, []any{ws, c.ID}},
 		{`DELETE FROM conversations WHERE workspace_id = $1 AND id = $2`, []any{ws, c.ID}},
 		{`INSERT INTO deleted_conversations (id, deleted_at) VALUES ($1, $2)

@@ -1,9 +1,11 @@
 package repo_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgsvc/msgsvc/repo"
 	"github.com/msgsvc/msgsvc/repo/repotest"
 )
 
@@ -69,5 +71,36 @@ func TestPurgesTakeTheOldestOnly(t *testing.T) {
 	}
 	if len(waiting) != 3 || listed != 3 {
 		t.Errorf("waiting for the fan-out after the purge: %v of %d listed; want evt_300, evt_400, evt_500", waiting, listed)
+	}
+}
+
+// A deleted conversation's events that still waited for the fan-out leave
+// events_unfanned with them (it has no foreign key to events, migration
+// 0062); another conversation's stay listed.
+func TestDeleteConversationTakesItsWaitingEvents(t *testing.T) {
+	store := repotest.NewStore(t)
+	ctx := t.Context()
+	repotest.Exec(t, store,
+		`INSERT INTO workspaces (id, name, plan, status, messages_limit, rate_per_second, rate_per_minute)
+			VALUES ('ws_gone', 'Gone', 'free', 'active', 10, 10, 100)`,
+		`INSERT INTO websites (id, workspace_id, name, domains) VALUES ('web_gone', 'ws_gone', 'Gone', '{}')`,
+		`INSERT INTO conversations (id, workspace_id, livemode, channel, account_id, website_id, status, mode,
+			created_at, updated_at, last_message_at)
+			SELECT 'conv_' || c, 'ws_gone', false, 'website', 'web_gone', 'web_gone', 'open', 'ai', now(), now(), now()
+			FROM unnest(ARRAY['gone', 'kept']) c`,
+		`INSERT INTO events (id, workspace_id, livemode, type, conversation_id, envelope, created_at, born_fanned_out)
+			SELECT 'evt_' || c || g, 'ws_gone', false, 'message.sent', 'conv_' || c, '{}', now(), g = 3
+			FROM unnest(ARRAY['gone', 'kept']) c, generate_series(1, 3) g`,
+	)
+	if _, err := store.DeleteConversation(ctx, &repo.Conversation{ID: "conv_gone", WorkspaceID: "ws_gone"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	if err := store.DB.SelectContext(ctx, &listed, `SELECT coalesce(e.id, 'an event that is gone') FROM events_unfanned u
+		LEFT JOIN events e ON e.seq = u.seq ORDER BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(listed, " ") != "evt_kept1 evt_kept2" {
+		t.Errorf("waiting for the fan-out after the deletion: %v; want evt_kept1 evt_kept2", listed)
 	}
 }

@@ -167,6 +167,17 @@ func (q Queries) SweepWebhookDeliveries(ctx context.Context, now time.Time, grac
 // PurgeEvents deletes up to limit events recorded before a time, and with
 // them their deliveries; it returns how many events went.
 func (q Queries) PurgeEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return q.exec(ctx, `DELETE FROM events WHERE id IN (
-		SELECT id FROM events WHERE created_at < $1 LIMIT $2)`, before, limit)
+	var n int64
+	return n, q.get(ctx, &n, deleteEvents(`id IN (SELECT id FROM events WHERE created_at < $1 LIMIT $2)`), before, limit)
+}
+
+// deleteEvents is the statement that deletes the events matching where
+// and answers how many went. Their deliveries go by their foreign key's
+// cascade; the listing of those still waiting for the fan-out
+// (events_unfanned, which has no foreign key: migration 0062) goes in the
+// same statement. Every statement that deletes events is made here.
+func deleteEvents(where string) string {
+	return `WITH gone AS (DELETE FROM events WHERE ` + where + ` RETURNING workspace_id, seq),
+	listed AS (DELETE FROM events_unfanned WHERE (part, seq) IN (SELECT fan_out_partition(workspace_id), seq FROM gone))
+	SELECT count(*) FROM gone`
 }
