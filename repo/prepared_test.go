@@ -117,12 +117,9 @@ func TestNewStatementInATransactionDoesNotWaitForTheTransaction(t *testing.T) {
 	if !errors.Is(err, repo.ErrNotFound) {
 		t.Fatalf("Workspace in a transaction on a pool of one: %v", err)
 	}
-	for store.DB.Stats().InUse > 0 || prepared(t, store, "FROM workspaces WHERE id = $1") == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the statement was not prepared in the background")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	repotest.Eventually(t, "the statement to be prepared in the background", func() bool {
+		return store.DB.Stats().InUse == 0 && prepared(t, store, "FROM workspaces WHERE id = $1") > 0
+	})
 }
 
 // TestDuplicateClosesOutsideTheCacheLock: of two goroutines that prepared

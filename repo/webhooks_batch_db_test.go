@@ -49,9 +49,9 @@ func TestClaimsThatWaitGoInOneStatement(t *testing.T) {
 	for i, id := range waiting {
 		go claim(id, fmt.Sprint("tok-", i))
 	}
-	for w.store.ClaimsWaiting() < len(waiting) {
-		time.Sleep(time.Millisecond)
-	}
+	repotest.Eventually(t, "the claims to wait for the held statement", func() bool {
+		return w.store.ClaimsWaiting() >= len(waiting)
+	})
 	before := w.store.Statements()
 	if err := lock.Commit(); err != nil {
 		t.Fatal(err)
@@ -70,18 +70,14 @@ func TestClaimsThatWaitGoInOneStatement(t *testing.T) {
 // waitForLockWaits waits until n statements containing part wait for a lock.
 func waitForLockWaits(t *testing.T, store *repo.Store, part string, n int) {
 	t.Helper()
-	for range 500 {
+	repotest.Eventually(t, fmt.Sprintf("%d statements with %q to wait for a lock", n, part), func() bool {
 		var got int
 		if err := store.DB.GetContext(t.Context(), &got, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND strpos(query, $1) > 0`, part); err != nil {
 			t.Fatal(err)
 		}
-		if got >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("fewer than %d statements with %q waited for a lock", n, part)
+		return got >= n
+	})
 }
 
 // TestTwoClaimsOfADeliveryInOneStatement: of two claims of one delivery in
