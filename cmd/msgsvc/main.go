@@ -87,11 +87,11 @@ func run(args []string) error {
 	case "rekey":
 		return rekey(ctx, cfg, os.Stdout)
 	case "serve":
-		return start(ctx, cfg, true, false)
+		return stopped(ctx, start(ctx, cfg, true, false))
 	case "worker":
-		return start(ctx, cfg, false, true)
+		return stopped(ctx, start(ctx, cfg, false, true))
 	case "run":
-		return start(ctx, cfg, true, true)
+		return stopped(ctx, start(ctx, cfg, true, true))
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", args[0])
@@ -116,7 +116,37 @@ func withStore(ctx context.Context, cfg *Config, fn func(*repo.Store) error) err
 // MSGSVC_DB_PREPARE on it checks that the connection keeps prepared
 // statements, and refuses to go on behind a pooler that does not: such a
 // pooler runs one client's statement with another's parameters.
+//
+// It returns as soon as ctx ends: lib/pq does not watch the context while
+// a connection starts up, and a server that takes the connection but does
+// not answer (an overloaded Postgres, a black-holed address) would hold a
+// process told to stop until the connection's timeout, if it has one. The
+// store opened after that is closed when it comes.
 func openStore(ctx context.Context, cfg *Config) (*repo.Store, error) {
+	type opened struct {
+		store *repo.Store
+		err   error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		store, err := openStoreNow(ctx, cfg)
+		done <- opened{store, err}
+	}()
+	select {
+	case o := <-done:
+		return o.store, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.store != nil {
+				o.store.Close()
+			}
+		}()
+		return nil, fmt.Errorf("DATABASE_URL: %w", ctx.Err())
+	}
+}
+
+// openStoreNow is openStore's work, as long as it takes.
+func openStoreNow(ctx context.Context, cfg *Config) (*repo.Store, error) {
 	store, err := repo.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
@@ -175,6 +205,21 @@ func announceKeyChange(ctx context.Context, cfg *Config) {
 	if err := auth.Announce(ctx, rdb); err != nil {
 		slog.Warn("running servers were not told of the new keys; they pick them up within "+keyCacheTTL.String(), "err", err)
 	}
+}
+
+// stopped is what a serving command answers for err, the end of start
+// under ctx, the signals' context. A signal that arrives while the process
+// is still starting (opening its database, say, which waits for an
+// overloaded Postgres) cuts that step short with ctx's cancellation: the
+// process stops as asked, before it served anything, and exits 0 as it
+// does when the signal comes later. Any other error, and a cancellation
+// with no signal, are failures.
+func stopped(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		slog.Info("stopped before it started", "cause", err.Error())
+		return nil
+	}
+	return err
 }
 
 // start runs the API, the workers or both until the context ends.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,4 +170,65 @@ func TestSIGTERMMidLoadLosesNothing(t *testing.T) {
 			fmt.Sprintf("%d events, %d missing: %s", len(events), len(missing), strings.Join(missing[:min(3, len(missing))], " "))
 	})
 	t.Logf("%d sends: %d answered before SIGTERM, %d refused and retried", len(sends), len(stored), len(refused))
+}
+
+// TestSIGTERMWhileStartingIsAStop: a process told to stop while it still
+// waits for its database (here a listener that takes the connection and
+// never answers, as an overloaded Postgres may for a while) stops at once
+// and exits 0, as it does once it serves.
+func TestSIGTERMWhileStartingIsAStop(t *testing.T) {
+	in := newInstallation(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			accepted <- c
+		}
+	}()
+	for _, command := range []string{"worker", "serve", "run"} {
+		p := in.startEnv(map[string]string{
+			"DATABASE_URL": "postgres://msgsvc@" + ln.Addr().String() + "/msgsvc?sslmode=disable&connect_timeout=60"}, command)
+		select {
+		case <-accepted:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s never opened its database", command)
+		}
+		p.terminate(t)
+		if code := p.wait(t, 10*time.Second); code != 0 {
+			t.Errorf("%s told to stop while opening its database exited %d:\n%s", command, code, p.logs.String())
+		}
+	}
+}
+
+// A cancellation is a stop only when the signal came: the same error with
+// no signal, and another error after one, are failures.
+func TestStoppedIsCleanOnlyForTheSignal(t *testing.T) {
+	signalled, cancel := context.WithCancel(t.Context())
+	cancel()
+	cut := fmt.Errorf("DATABASE_URL: %w", context.Canceled)
+	other := errors.New("DATABASE_URL: not a URL")
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want error
+	}{
+		{"a signal cut the start short", signalled, cut, nil},
+		{"a cancellation with no signal", t.Context(), cut, cut},
+		{"another error after a signal", signalled, other, other},
+		{"a clean end", signalled, nil, nil},
+	} {
+		if got := stopped(c.ctx, c.err); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
 }
