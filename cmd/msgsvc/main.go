@@ -216,7 +216,7 @@ func announceKeyChange(ctx context.Context, cfg *Config) {
 // with no signal, are failures.
 func stopped(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		slog.Info("stopped before it started", "cause", err.Error())
+		slog.Info("stopped by a signal", "cause", err.Error())
 		return nil
 	}
 	return err
