@@ -86,12 +86,8 @@ func run(args []string) error {
 		return seedFile(ctx, cfg, args[1:])
 	case "rekey":
 		return rekey(ctx, cfg, os.Stdout)
-	case "serve":
-		return stopped(ctx, start(ctx, cfg, true, false))
-	case "worker":
-		return stopped(ctx, start(ctx, cfg, false, true))
-	case "run":
-		return stopped(ctx, start(ctx, cfg, true, true))
+	case "serve", "worker", "run":
+		return stopped(ctx, start(ctx, cfg, args[0] != "worker", args[0] != "serve"))
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", args[0])

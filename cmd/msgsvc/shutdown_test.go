@@ -182,23 +182,25 @@ func TestSIGTERMWhileStartingIsAStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each command's connection is held open, unanswered, until the
+	// command has exited.
+	accepted := make(chan net.Conn, 3)
 	t.Cleanup(func() { _ = ln.Close() })
-	accepted := make(chan net.Conn, 4)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { _ = c.Close() })
 			accepted <- c
 		}
 	}()
 	for _, command := range []string{"worker", "serve", "run"} {
 		p := in.startEnv(map[string]string{
 			"DATABASE_URL": "postgres://msgsvc@" + ln.Addr().String() + "/msgsvc?sslmode=disable&connect_timeout=60"}, command)
+		var conn net.Conn
 		select {
-		case <-accepted:
+		case conn = <-accepted:
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s never opened its database", command)
 		}
@@ -206,6 +208,7 @@ func TestSIGTERMWhileStartingIsAStop(t *testing.T) {
 		if code := p.wait(t, 10*time.Second); code != 0 {
 			t.Errorf("%s told to stop while opening its database exited %d:\n%s", command, code, p.logs.String())
 		}
+		_ = conn.Close()
 	}
 }
 
